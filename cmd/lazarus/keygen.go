@@ -1,0 +1,41 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+)
+
+func runKeygen(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lazarus keygen", flag.ContinueOnError)
+	dir := fs.String("o", "", "directory to write owner.key and server.key into (required)")
+	classic := fs.Bool("classic", false, "use a classic X25519 age key instead of the post-quantum hybrid default")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if *dir == "" {
+		errorf(stderr, "keygen needs -o DIR")
+		return exitUsage
+	}
+	owner, server, err := keys.WriteNewPair(*dir, *classic, time.Now())
+	if err != nil {
+		errorf(stderr, "%v", err)
+		hintf(stderr, "keygen never overwrites keys; choose another directory or move the old keys away first")
+		return exitError
+	}
+	fmt.Fprintf(stdout, `Wrote two keys (mode 0600):
+
+  %s
+      Keep this OFFLINE: a password manager, an encrypted USB stick, and a paper
+      copy in a safe place. It is the only thing that can decrypt and verify your
+      backups; without it, recovery is impossible. Never put it on the server.
+
+  %s
+      Copy this to the server (for 'lazarus inject --key' or the Caddy module's
+      'key' option). It encrypts and signs new backups but cannot decrypt them.
+`, owner, server)
+	return exitOK
+}

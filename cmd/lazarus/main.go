@@ -1,0 +1,98 @@
+// Command lazarus preserves a website's server side inside the pages web
+// archives keep, and rebuilds it from them after the site is lost.
+//
+// Usage:
+//
+//	lazarus keygen -o DIR        create owner.key (offline) and server.key (server)
+//	lazarus version              print the version and format versions
+//
+// Exit codes: 0 success, 1 error, 2 usage error, 3 partial result.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Exit codes, documented in the README.
+const (
+	exitOK      = 0
+	exitError   = 1
+	exitUsage   = 2
+	exitPartial = 3
+)
+
+// command is one subcommand: its name, a one-line summary and its run
+// function, which returns an exit code.
+type command struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"keygen", "create owner.key (keep offline) and server.key (for the server)", runKeygen},
+		{"version", "print the program and format versions", runVersion},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	errorf(stderr, "unknown command %q", args[0])
+	usage(stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: lazarus COMMAND [flags]")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'lazarus COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "Exit codes: 0 success, 1 error, 2 usage error, 3 partial result.")
+}
+
+func errorf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "lazarus: error: "+format+"\n", args...)
+}
+
+func hintf(w io.Writer, format string, args ...any) {
+	fmt.Fprintf(w, "lazarus: hint: "+format+"\n", args...)
+}
+
+// parseFlags parses a subcommand's flags, mapping -h to success and any
+// other problem (including stray arguments) to a usage error.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	if fs.NArg() > 0 {
+		errorf(stderr, "unexpected argument %q", fs.Arg(0))
+		return exitUsage, false
+	}
+	return exitOK, true
+}

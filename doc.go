@@ -1,0 +1,21 @@
+// Package lazarus preserves a website's server side (scripts, config,
+// database dumps) inside the HTML pages web archives already keep, and
+// rebuilds it from archived copies after the site is lost.
+//
+// Where things live:
+//
+//   - cmd/lazarus: the command (keygen, version; inject, recover, verify,
+//     status and demo as they land). Thin: flags in, one library call,
+//     exit code out.
+//   - injector, recover, caddymodule: the three public packages, one per
+//     product piece: embedding a backup in a static site's pages, rebuilding
+//     it from archived pages, and the Caddy v2 module http.handlers.lazarus.
+//   - internal/codec: the pipeline in both directions, built from
+//     internal/bundle (deterministic tar+gzip, safe extraction),
+//     internal/keys (age encryption, Ed25519 signatures, key files),
+//     internal/erasure (Reed-Solomon stripes), internal/block (the block
+//     wire format), internal/manifest (the signed manifest) and
+//     internal/htmlblock (HTML comment armor, insertion and scanning).
+//   - docs/FORMAT.md: the normative wire format and threat model.
+//   - testdata: shared fixtures.
+package lazarus
