@@ -1,0 +1,169 @@
+// Command pipeline measures the Lazarus codec on a real directory tree:
+// encode (tar, gzip, encrypt, erasure-code, sign, armor into pages) and
+// decode (scan pages, verify, rebuild, decrypt, extract). It prints wall
+// time, throughput and the process's peak RSS. bench/codec.sh drives it.
+//
+//	go run ./bench/pipeline -encode -src DIR -pages PAGES [-key owner.key]
+//	go run ./bench/pipeline -decode -pages PAGES -out DIR -key owner.key
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/block"
+	"github.com/lazarus-preserve/lazarus/internal/bundle"
+	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+)
+
+func main() {
+	encode := flag.Bool("encode", false, "encode -src into pages under -pages")
+	decode := flag.Bool("decode", false, "decode pages under -pages into -out")
+	src := flag.String("src", "", "source tree to encode")
+	pages := flag.String("pages", "", "directory of generated pages")
+	out := flag.String("out", "", "directory to extract into")
+	keyPath := flag.String("key", "", "owner.key (generated into -pages when encoding without it)")
+	z := flag.Int("z", 48<<10, "block budget in bytes")
+	perPage := flag.Int("per-page", 20, "blocks per page")
+	flag.Parse()
+	var err error
+	start := time.Now()
+	var n int64
+	switch {
+	case *encode:
+		n, err = runEncode(*src, *pages, *keyPath, *z, *perPage)
+	case *decode:
+		n, err = runDecode(*pages, *out, *keyPath)
+	default:
+		err = fmt.Errorf("give -encode or -decode")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pipeline:", err)
+		os.Exit(1)
+	}
+	d := time.Since(start)
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	fmt.Printf("bytes=%d seconds=%.2f MB/s=%.1f peak_rss_MiB=%.0f\n", n, d.Seconds(), float64(n)/1e6/d.Seconds(), float64(ru.Maxrss)/1024)
+}
+
+func loadOwner(path, pages string) (*keys.Owner, error) {
+	if path != "" {
+		o, _, err := keys.LoadOwner(path)
+		return o, err
+	}
+	op, _, err := keys.WriteNewPair(pages, false, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	o, _, err := keys.LoadOwner(op)
+	return o, err
+}
+
+func runEncode(src, pages, keyPath string, z, perPage int) (int64, error) {
+	if err := os.MkdirAll(pages, 0o755); err != nil {
+		return 0, err
+	}
+	owner, err := loadOwner(keyPath, pages)
+	if err != nil {
+		return 0, err
+	}
+	entries, _, err := bundle.Collect(src, "")
+	if err != nil {
+		return 0, err
+	}
+	sealer := owner.Server().Sealer()
+	sealed, err := codec.Seal(codec.Input{Name: "bench", Entries: entries}, sealer, codec.SealOptions{})
+	if err != nil {
+		return 0, err
+	}
+	defer sealed.Close()
+	p, err := sealed.Params(z, 1)
+	if err != nil {
+		return 0, err
+	}
+	w := &pageWriter{dir: pages, perPage: perPage}
+	gen := codec.Generation{ID: [16]byte{1}, Time: time.Now()}
+	err = sealed.Encode(gen, p, sealer.Signer, func(_ *block.Block, enc []byte) error {
+		c, err := htmlblock.Armor(htmlblock.KindBlock, enc)
+		if err != nil {
+			return err
+		}
+		return w.add(c)
+	})
+	if err == nil {
+		err = w.flush()
+	}
+	var total int64
+	for _, e := range entries {
+		total += e.Size
+	}
+	return total, err
+}
+
+// pageWriter writes perPage comments into each page file.
+type pageWriter struct {
+	dir     string
+	perPage int
+	pending [][]byte
+	n       int
+}
+
+func (w *pageWriter) add(c []byte) error {
+	w.pending = append(w.pending, c)
+	if len(w.pending) < w.perPage {
+		return nil
+	}
+	return w.flush()
+}
+
+func (w *pageWriter) flush() error {
+	if len(w.pending) == 0 {
+		return nil
+	}
+	page, err := htmlblock.Insert([]byte("<!doctype html><html><body><p>page</p></body></html>\n"), w.pending...)
+	if err != nil {
+		return err
+	}
+	w.pending = w.pending[:0]
+	w.n++
+	return os.WriteFile(filepath.Join(w.dir, fmt.Sprintf("page%06d.html", w.n)), page, 0o644)
+}
+
+func runDecode(pages, out, keyPath string) (int64, error) {
+	owner, _, err := keys.LoadOwner(keyPath)
+	if err != nil {
+		return 0, err
+	}
+	a, err := codec.NewAssembler(owner.Opener(), codec.Options{})
+	if err != nil {
+		return 0, err
+	}
+	defer a.Close()
+	files, err := filepath.Glob(filepath.Join(pages, "*.html"))
+	if err != nil {
+		return 0, err
+	}
+	for _, f := range files {
+		page, err := os.ReadFile(f)
+		if err != nil {
+			return 0, err
+		}
+		a.AddPage(page)
+	}
+	st := a.Status()
+	if len(st) != 1 || !st[0].Done() {
+		return 0, fmt.Errorf("segment not complete: %+v", st)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return 0, err
+	}
+	rep, err := a.Extract(st[0].Layout, out, bundle.ExtractOptions{})
+	return rep.Bytes, err
+}
