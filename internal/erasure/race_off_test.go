@@ -1,0 +1,6 @@
+//go:build !race
+
+package erasure
+
+// raceEnabled is true when the race detector is on; heavy cases then shrink.
+const raceEnabled = false
