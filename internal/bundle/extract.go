@@ -1,0 +1,289 @@
+package bundle
+
+import (
+	"archive/tar"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// ExtractOptions tunes Extract.
+type ExtractOptions struct {
+	// MaxTarSize, if positive, is the largest tar stream accepted, usually
+	// the exact size declared by the (signed) manifest; a payload header
+	// declaring more fails with ErrTooLarge. Defaults to 0: only the size
+	// in the payload header bounds decompression.
+	MaxTarSize int64
+	// Force allows extracting over existing names in the target directory:
+	// existing files and symbolic links are replaced and existing
+	// directories are merged into. Existing directories are never replaced
+	// by non-directories, and existing symbolic links are never extracted
+	// into. Defaults to false: any existing top-level name fails the
+	// extraction with ErrExists before anything is moved.
+	Force bool
+	// KeepSetuid keeps setuid and setgid bits. Defaults to false: they are
+	// cleared and each clearing is reported as a Problem.
+	KeepSetuid bool
+}
+
+// Report describes a completed extraction.
+type Report struct {
+	Files     int   // regular files
+	Dirs      int   // directories listed in the payload
+	Symlinks  int   // symbolic links
+	HardLinks int   // hard links to earlier files
+	Bytes     int64 // content bytes of regular files
+	TarSize   int64 // length of the tar stream, as declared and verified
+	// Problems lists what was not restored exactly as recorded: skipped
+	// device and FIFO entries, cleared setuid bits, metadata that could
+	// not be set.
+	Problems []Warning
+}
+
+// Extract reads a payload from r and recreates its entries in the existing
+// directory dir.
+//
+// No extracted entry appears in dir until the whole payload has been read
+// and verified: entries are first extracted into a fresh staging directory
+// inside dir (named ".lazarus-staging-*"), then moved into place; on any
+// error the staging directory is removed and dir is left as it was. Hostile input is rejected with the
+// package's sentinel errors: unsafe names (ErrUnsafePath), writes below a
+// symbolic link (ErrThroughSymlink), excess or missing data (ErrBomb,
+// ErrTruncated). Symbolic links are restored verbatim, whatever their
+// target, and never followed. Hard links may only point to regular files
+// extracted earlier from the same payload. Device and FIFO entries are
+// skipped and reported in Report.Problems.
+//
+// Aligned 64 KiB runs of zero bytes are left as holes, so sparse files stay
+// sparse. Ownership is not recorded in payloads and not restored; symbolic
+// link modification times are not restored.
+func Extract(r io.Reader, dir string, opts ExtractOptions) (Report, error) {
+	tarSize, err := readTarSize(r, opts.MaxTarSize)
+	if err != nil {
+		return Report{}, err
+	}
+	st, err := newStaging(dir)
+	if err != nil {
+		return Report{}, err
+	}
+	defer st.remove()
+	x := &extractor{tree: newTree(st.tree), opts: opts, rep: Report{TarSize: tarSize}}
+	if err := x.run(r, tarSize); err != nil {
+		return Report{}, err
+	}
+	if err := st.commit(x.tree, opts.Force); err != nil {
+		return Report{}, err
+	}
+	x.rep.Problems = append(x.rep.Problems, st.finalize(x.tree)...)
+	return x.rep, nil
+}
+
+// readTarSize reads the payload header and checks the declared tar size.
+func readTarSize(r io.Reader, limit int64) (int64, error) {
+	if limit < 0 {
+		return 0, fmt.Errorf("extract: MaxTarSize %d is negative", limit)
+	}
+	size, err := readHeader(r)
+	if err != nil {
+		return 0, err
+	}
+	if limit > 0 && size > limit {
+		return 0, tagf(ErrTooLarge, "payload declares a tar stream of %d bytes, more than the allowed %d", size, limit)
+	}
+	if size < tarTrailerSize || size%tarBlockSize != 0 {
+		return 0, tagf(ErrCorrupt, "declared tar size %d is not a valid tar length", size)
+	}
+	return size, nil
+}
+
+// extractor reads the tar stream into the staging tree.
+type extractor struct {
+	tree     *tree
+	opts     ExtractOptions
+	rep      Report
+	lim      *exactReader
+	declared int64 // sum of regular file sizes so far
+	buf      []byte
+}
+
+func (x *extractor) run(r io.Reader, tarSize int64) error {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return tagf(ErrTruncated, "payload ends before its compressed data")
+		}
+		return tagCause(ErrCorrupt, err, "decompressing payload")
+	}
+	defer gz.Close()
+	x.lim = newExactReader(gz, tarSize)
+	x.buf = make([]byte, sparseChunk)
+	tr := tar.NewReader(x.lim)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return x.cause(tagCause(ErrCorrupt, err, "reading tar"))
+		}
+		if err := x.entry(hdr, tr); err != nil {
+			return x.cause(err)
+		}
+	}
+	return x.lim.finish()
+}
+
+// cause prefers the stream error (truncation, bomb…) that made a tar
+// operation fail over the error the tar reader derived from it.
+func (x *extractor) cause(err error) error {
+	if x.lim.err != nil {
+		return x.lim.err
+	}
+	return err
+}
+
+// entry extracts one tar entry.
+func (x *extractor) entry(hdr *tar.Header, r io.Reader) error {
+	if hdr.Typeflag == tar.TypeXGlobalHeader {
+		x.problem(hdr.Name, "ignored global PAX header")
+		return nil
+	}
+	name, err := entryName(hdr)
+	if err != nil {
+		return err
+	}
+	if hdr.Typeflag == tar.TypeGNUSparse || hasSparseRecords(hdr) {
+		return tagf(ErrCorrupt, "entry %q: sparse tar entries are not supported", name)
+	}
+	switch hdr.Typeflag {
+	case tar.TypeReg:
+		return x.file(name, hdr, r)
+	case tar.TypeDir:
+		return x.dir(name, hdr)
+	case tar.TypeSymlink:
+		return x.symlink(name, hdr)
+	case tar.TypeLink:
+		return x.hardlink(name, hdr)
+	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
+		x.problem(name, fmt.Sprintf("skipped %s entry", typeName(hdr.Typeflag)))
+		return nil
+	}
+	return tagf(ErrCorrupt, "entry %q: unsupported tar entry type %q", name, hdr.Typeflag)
+}
+
+// entryName returns the validated entry name of hdr, without the trailing
+// slash of directories.
+func entryName(hdr *tar.Header) (string, error) {
+	name := hdr.Name
+	if hdr.Typeflag == tar.TypeDir {
+		name = strings.TrimSuffix(name, "/")
+	}
+	if err := validateName(name); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+func hasSparseRecords(hdr *tar.Header) bool {
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
+}
+
+func typeName(flag byte) string {
+	switch flag {
+	case tar.TypeChar:
+		return "character device"
+	case tar.TypeBlock:
+		return "block device"
+	}
+	return "FIFO"
+}
+
+func (x *extractor) problem(name, reason string) {
+	x.rep.Problems = append(x.rep.Problems, Warning{Name: name, Reason: reason})
+}
+
+// mode returns the mode to restore for hdr, clearing setuid and setgid
+// bits unless asked to keep them.
+func (x *extractor) mode(name string, hdr *tar.Header) fs.FileMode {
+	m := fileMode(hdr.Mode)
+	if !x.opts.KeepSetuid && m&(fs.ModeSetuid|fs.ModeSetgid) != 0 {
+		m &^= fs.ModeSetuid | fs.ModeSetgid
+		x.problem(name, "cleared setuid/setgid bits")
+	}
+	return m
+}
+
+func (x *extractor) file(name string, hdr *tar.Header, r io.Reader) error {
+	x.declared += hdr.Size
+	if x.declared > x.rep.TarSize {
+		return tagf(ErrCorrupt, "entry %q: file sizes add up to more than the tar stream", name)
+	}
+	if err := x.tree.claim(name, kindFile); err != nil {
+		return err
+	}
+	f, err := x.tree.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("creating %q: %w", name, err)
+	}
+	n, err := writeSparse(f, r, hdr.Size, x.buf)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %q: %w", name, err)
+	}
+	x.rep.Files++
+	x.rep.Bytes += n
+	return x.tree.setMeta(name, x.mode(name, hdr), hdr.ModTime)
+}
+
+func (x *extractor) dir(name string, hdr *tar.Header) error {
+	if err := x.tree.claim(name, kindDir); err != nil {
+		return err
+	}
+	x.rep.Dirs++
+	x.tree.nodes[name].mode = x.mode(name, hdr)
+	x.tree.nodes[name].mtime = hdr.ModTime
+	return nil
+}
+
+func (x *extractor) symlink(name string, hdr *tar.Header) error {
+	if hdr.Linkname == "" {
+		return tagf(ErrCorrupt, "symbolic link %q has an empty target", name)
+	}
+	if err := x.tree.claim(name, kindSymlink); err != nil {
+		return err
+	}
+	if err := x.tree.root.Symlink(hdr.Linkname, name); err != nil {
+		return fmt.Errorf("creating symbolic link %q: %w", name, err)
+	}
+	x.rep.Symlinks++
+	return nil
+}
+
+func (x *extractor) hardlink(name string, hdr *tar.Header) error {
+	target := hdr.Linkname
+	if err := validateName(target); err != nil {
+		return tagCause(ErrUnsafePath, err, "hard link %q", name)
+	}
+	if n := x.tree.nodes[target]; n == nil || n.kind != kindFile {
+		return tagf(ErrUnsafePath, "hard link %q: target %q is not a regular file extracted earlier", name, target)
+	}
+	if err := x.tree.claim(name, kindFile); err != nil {
+		return err
+	}
+	if err := x.tree.root.Link(target, name); err != nil {
+		return fmt.Errorf("creating hard link %q: %w", name, err)
+	}
+	x.rep.HardLinks++
+	return nil
+}
