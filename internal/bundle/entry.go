@@ -132,6 +132,10 @@ const (
 	tarSticky = 0o1000
 )
 
+// UnixMode returns the entry's mode as recorded in the tar header:
+// permission bits plus 04000 setuid, 02000 setgid and 01000 sticky.
+func (e *Entry) UnixMode() uint32 { return uint32(tarMode(e.Mode)) }
+
 // tarMode converts FileMode bits to the tar header's Unix mode.
 func tarMode(m fs.FileMode) int64 {
 	v := int64(m.Perm())

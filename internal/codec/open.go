@@ -21,13 +21,11 @@ var ErrDigestMismatch = errors.New("rebuilt segment does not match its id")
 // ciphertext is checked against the segment id before decryption.
 func (a *Assembler) Open(l block.Layout) (io.Reader, error) {
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	s, ok := a.segs[l]
-	a.mu.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("%w: segment %q of generation %x: no block found", ErrTooFewBlocks, l.Name, l.Generation)
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
 	if st := s.status(); !st.Done() {
 		return nil, st.shortError()
 	}

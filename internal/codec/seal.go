@@ -61,7 +61,7 @@ func Seal(in Input, s *keys.Sealer, opts SealOptions) (*Sealed, error) {
 	}
 	empty := manifest.Digest(sha256.Sum256(nil))
 	for i := range files {
-		if files[i].Type == "file" && files[i].SHA256 == nil && files[i].Size == 0 {
+		if files[i].Type == bundle.TypeRegular.String() && files[i].SHA256 == nil && files[i].Size == 0 {
 			files[i].SHA256 = &empty
 		}
 	}
@@ -130,8 +130,8 @@ func hashingEntries(segment string, in []bundle.Entry, files []manifest.File) []
 	out := make([]bundle.Entry, len(in))
 	for i, e := range in {
 		f := &files[i]
-		*f = manifest.File{Segment: segment, Path: e.Name, Mode: fmt.Sprintf("%04o", uint32(e.Mode.Perm())|specialBits(e)),
-			MTime: e.ModTime.UTC(), Size: e.Size, Link: e.Linkname, Type: typeName(e.Type)}
+		*f = manifest.File{Segment: segment, Path: e.Name, Mode: fmt.Sprintf("%04o", e.UnixMode()),
+			MTime: e.ModTime.UTC(), Size: e.Size, Link: e.Linkname, Type: e.Type.String()}
 		out[i] = e
 		if e.Type == bundle.TypeRegular && e.Open != nil {
 			open := e.Open
@@ -164,28 +164,4 @@ func (r *hashReader) Close() error {
 	copy(d[:], r.h.Sum(nil))
 	r.dst.SHA256 = &d
 	return r.rc.Close()
-}
-
-func typeName(t bundle.EntryType) string {
-	switch t {
-	case bundle.TypeDir:
-		return "dir"
-	case bundle.TypeSymlink:
-		return "symlink"
-	}
-	return "file"
-}
-
-func specialBits(e bundle.Entry) uint32 {
-	var b uint32
-	if e.Mode&os.ModeSetuid != 0 {
-		b |= 0o4000
-	}
-	if e.Mode&os.ModeSetgid != 0 {
-		b |= 0o2000
-	}
-	if e.Mode&os.ModeSticky != 0 {
-		b |= 0o1000
-	}
-	return b
 }

@@ -32,7 +32,7 @@ type FileList struct {
 type File struct {
 	Segment string    `json:"segment"`
 	Path    string    `json:"path"`
-	Type    string    `json:"type"` // "file", "dir" or "symlink"
+	Type    string    `json:"type"` // "regular", "dir" or "symlink"
 	Size    int64     `json:"size,omitempty"`
 	Mode    string    `json:"mode"` // octal permission bits, e.g. "0644"
 	MTime   time.Time `json:"mtime"`

@@ -130,7 +130,7 @@ func TestTooLarge(t *testing.T) {
 func TestListingRoundTrip(t *testing.T) {
 	d := Digest{3}
 	l := &FileList{
-		Files:    []File{{Segment: "app", Path: "app/index.php", Type: "file", Size: 10, Mode: "0644", MTime: time.Unix(5, 7).UTC(), SHA256: &d}},
+		Files:    []File{{Segment: "app", Path: "app/index.php", Type: "regular", Size: 10, Mode: "0644", MTime: time.Unix(5, 7).UTC(), SHA256: &d}},
 		Carriers: []Carrier{{URL: "/about/", Blocks: []BlockRef{{"app", 0, 3}, {"db", 2, 0}}}},
 	}
 	enc, err := EncodeList(l)
