@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Version is the block format version this package writes and reads.
@@ -175,13 +176,20 @@ func (b *Block) header() []byte {
 // block) and returns the encoded block: header, shard, digest, signature.
 // b.Digest and b.Signature are updated.
 func (b *Block) Marshal(sign func(digest []byte) []byte) ([]byte, error) {
+	return b.Append(nil, sign)
+}
+
+// Append is Marshal appending to dst, so a caller encoding many blocks can
+// reuse one buffer.
+func (b *Block) Append(dst []byte, sign func(digest []byte) []byte) ([]byte, error) {
 	if err := b.check(); err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, b.Size())
+	start := len(dst)
+	out := slices.Grow(dst, b.Size())
 	out = append(out, b.header()...)
 	out = append(out, b.Data...)
-	b.Digest = sha256.Sum256(out)
+	b.Digest = sha256.Sum256(out[start:])
 	b.Signature = [SignatureSize]byte{}
 	if sign != nil {
 		copy(b.Signature[:], sign(b.Digest[:]))

@@ -158,3 +158,16 @@ func BenchmarkParse_48K(b *testing.B) {
 		}
 	}
 }
+
+func TestAppendReusesBuffer(t *testing.T) {
+	b := sample(t)
+	want, _ := b.Marshal(sign7)
+	buf := []byte("prefix")
+	got, err := b.Append(buf, sign7)
+	if err != nil || !bytes.Equal(got[6:], want) || string(got[:6]) != "prefix" {
+		t.Fatalf("Append: %v", err)
+	}
+	if _, err := Parse(got[6:]); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -58,13 +58,14 @@ func (s *Sealed) Encode(gen Generation, p erasure.Params, signer *keys.Signer, e
 	if signer != nil {
 		sign = func(d []byte) []byte { return signer.Sign("block", d) }
 	}
+	var buf []byte
 	err := erasure.Encode(s.spool, p, func(stripe, shard int, data []byte) error {
 		b.Stripe, b.Shard, b.Data = uint32(stripe), uint16(shard), data
-		enc, err := b.Marshal(sign)
-		if err != nil {
+		var err error
+		if buf, err = b.Append(buf[:0], sign); err != nil {
 			return err
 		}
-		return emit(b, enc)
+		return emit(b, buf)
 	})
 	if err != nil {
 		return fmt.Errorf("segment %q: encoding: %w", s.Name, err)
