@@ -236,8 +236,9 @@ func (s *segment) close() {
 	}
 }
 
-// shortError explains why a segment cannot be rebuilt yet.
-func (st SegmentStatus) shortError() error {
+// Err explains why a segment cannot be rebuilt yet: which stripes have how
+// many of the blocks they need. It wraps ErrTooFewBlocks.
+func (st SegmentStatus) Err() error {
 	missing := st.Stripes - st.Complete - uint64(len(st.Partial))
 	msg := fmt.Sprintf("segment %q of generation %x: %d of %d stripes rebuilt", st.Layout.Name, st.Layout.Generation, st.Complete, st.Stripes)
 	for i, p := range st.Partial {

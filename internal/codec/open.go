@@ -27,7 +27,7 @@ func (a *Assembler) Open(l block.Layout) (io.Reader, error) {
 		return nil, fmt.Errorf("%w: segment %q of generation %x: no block found", ErrTooFewBlocks, l.Name, l.Generation)
 	}
 	if st := s.status(); !st.Done() {
-		return nil, st.shortError()
+		return nil, st.Err()
 	}
 	if err := s.check(); err != nil {
 		return nil, err

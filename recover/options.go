@@ -1,0 +1,63 @@
+package recover
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+)
+
+// Errors callers branch on.
+var (
+	// ErrNothingFound means no usable Lazarus data was found at all.
+	ErrNothingFound = errors.New("no lazarus data found")
+	// ErrPartial means some segments were rebuilt and some were not.
+	ErrPartial = errors.New("recovery incomplete")
+)
+
+// Options configure a recovery.
+type Options struct {
+	// OwnerKey is the contents of owner.key; or give Passphrase.
+	OwnerKey []byte
+	// Passphrase recovers passphrase-mode sites.
+	Passphrase []byte
+	// AllowUnsigned accepts unsigned (public, keyless) generations, which
+	// anyone could have made. Defaults to false.
+	AllowUnsigned bool
+	// Out is the directory files are restored into; it is created if
+	// missing. Existing files are never overwritten unless Force.
+	Out   string
+	Force bool
+	// TempDir holds temporary segment files; defaults to os.TempDir().
+	TempDir string
+}
+
+func (o *Options) opener() (*keys.Opener, error) {
+	switch {
+	case len(o.OwnerKey) > 0 && len(o.Passphrase) > 0:
+		return nil, errors.New("give an owner key or a passphrase, not both")
+	case len(o.OwnerKey) > 0:
+		owner, err := keys.ParseOwner(o.OwnerKey)
+		if err != nil {
+			return nil, err
+		}
+		return owner.Opener(), nil
+	case len(o.Passphrase) > 0:
+		return keys.PassphraseOpener(o.Passphrase, nil)
+	case o.AllowUnsigned:
+		return &keys.Opener{}, nil
+	}
+	return nil, errors.New("recovery needs the owner key or the passphrase (or --allow-unsigned for public data)")
+}
+
+func (o *Options) assembler() (*codec.Assembler, error) {
+	if o.Out == "" {
+		return nil, fmt.Errorf("no output directory")
+	}
+	op, err := o.opener()
+	if err != nil {
+		return nil, err
+	}
+	return codec.NewAssembler(op, codec.Options{TempDir: o.TempDir, AllowUnsigned: o.AllowUnsigned})
+}

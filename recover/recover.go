@@ -1,0 +1,146 @@
+package recover
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/lazarus-preserve/lazarus/internal/block"
+	"github.com/lazarus-preserve/lazarus/internal/bundle"
+	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+)
+
+// Report says what a recovery found and rebuilt.
+type Report struct {
+	Generation string          `json:"generation,omitempty"` // the restore point, if one generation is complete
+	Segments   []SegmentReport `json:"segments"`
+	Pages      int             `json:"pages"`           // pages scanned
+	Blocks     int             `json:"blocks"`          // good blocks used or redundant
+	Rejected   int             `json:"rejected_blocks"` // damaged, forged or unsigned comments
+	Problems   []string        `json:"problems,omitempty"`
+}
+
+// SegmentReport is one segment's outcome.
+type SegmentReport struct {
+	Name       string `json:"name"`
+	Generation string `json:"generation"` // the generation its version comes from
+	Status     string `json:"status"`     // "rebuilt" or "short"
+	Detail     string `json:"detail,omitempty"`
+	Files      int    `json:"files"`
+	Bytes      int64  `json:"bytes"`
+}
+
+// FromPages rebuilds the server side from pages (name → bytes: captures,
+// mirror files, copies). It restores the newest generation whose segments
+// are all complete; if there is none, the newest complete version of each
+// segment, saying which generation each comes from. It returns ErrPartial
+// (with the report) when some segment could not be rebuilt and
+// ErrNothingFound when nothing could.
+func FromPages(ctx context.Context, pages iter.Seq2[string, []byte], o Options) (*Report, error) {
+	a, err := o.assembler()
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	rep := &Report{}
+	var manifests []*manifest.Signed
+	for name, page := range pages {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		pr := a.AddPage(page)
+		rep.Pages++
+		rep.Blocks += pr.Accepted + pr.Redundant
+		rep.Rejected += pr.Rejected
+		for _, p := range pr.Problems {
+			rep.Problems = append(rep.Problems, name+": "+p.Error())
+		}
+		manifests = append(manifests, pr.Manifests...)
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	return rep, restore(a, manifests, rep, o)
+}
+
+// FromDir rebuilds from every HTML file under dir (a wget or httrack
+// mirror, a browser's saved pages, a copy of a site).
+func FromDir(ctx context.Context, dir string, o Options) (*Report, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		ext := strings.ToLower(filepath.Ext(p))
+		if d.Type().IsRegular() && (ext == ".html" || ext == ".htm" || ext == ".xhtml" || ext == "") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var readErr error
+	pages := func(yield func(string, []byte) bool) {
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				readErr = err
+				return
+			}
+			if !yield(f, b) {
+				return
+			}
+		}
+	}
+	rep, err := FromPages(ctx, pages, o)
+	if readErr != nil {
+		return rep, readErr
+	}
+	return rep, err
+}
+
+// restore chooses what to extract and extracts it.
+func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Options) error {
+	status := a.Status()
+	targets, gen := choose(manifests, status)
+	rep.Generation = gen
+	var short int
+	for _, t := range targets {
+		sr := SegmentReport{Name: t.layout.Name, Generation: manifest.ID(t.layout.Generation).String()}
+		if t.err != nil {
+			sr.Status, sr.Detail = "short", t.err.Error()
+			short++
+		} else {
+			res, err := a.Extract(t.layout, o.Out, bundle.ExtractOptions{MaxTarSize: t.tarSize, Force: o.Force})
+			sr.Status, sr.Files, sr.Bytes = "rebuilt", res.Files, res.Bytes
+			if err != nil {
+				sr.Status, sr.Detail = "short", err.Error()
+				short++
+			}
+		}
+		rep.Segments = append(rep.Segments, sr)
+	}
+	switch {
+	case len(targets) == 0:
+		return ErrNothingFound
+	case short == len(targets):
+		return fmt.Errorf("%w: no segment could be rebuilt", ErrNothingFound)
+	case short > 0:
+		return fmt.Errorf("%w: %d of %d segments rebuilt", ErrPartial, len(targets)-short, len(targets))
+	}
+	return nil
+}
+
+// target is one segment version to extract, or why it cannot be.
+type target struct {
+	layout  block.Layout
+	tarSize int64
+	err     error
+}
