@@ -33,10 +33,23 @@ var ErrInvalidPlan = errors.New("invalid erasure plan")
 // and plans needing more than MaxStripes stripes (fewer on 32-bit
 // platforms).
 func Plan(length int64, maxShard int, redundancy float64) (Params, error) {
+	return PlanWidth(length, maxShard, redundancy, MaxShards)
+}
+
+// PlanWidth is Plan with stripes of at most width shards instead of
+// MaxShards: a stripe's blocks go to distinct pages, so a site with fewer
+// pages than 256 needs narrower stripes. It fails when not even k = 1 with
+// its parity fits in width.
+func PlanWidth(length int64, maxShard int, redundancy float64, width int) (Params, error) {
 	if err := checkPlan(length, maxShard, redundancy); err != nil {
 		return Params{}, err
 	}
-	kmax := maxK(redundancy)
+	width = min(width, MaxShards)
+	if 1+Parity(1, redundancy) > width {
+		return Params{}, fmt.Errorf("%w: redundancy %v needs stripes of at least %d shards, more than %d",
+			ErrInvalidPlan, redundancy, 1+Parity(1, redundancy), width)
+	}
+	kmax := maxK(redundancy, width)
 	d := ceilDiv(length, int64(maxShard))
 	t := ceilDiv(d, int64(kmax))
 	if t > stripeLimit() {
@@ -45,7 +58,7 @@ func Plan(length int64, maxShard int, redundancy float64) (Params, error) {
 	}
 	k := ceilDiv(d, t)
 	s := ceilDiv(length, t*k)
-	m := parityFor(int(k), redundancy)
+	m := Parity(int(k), redundancy)
 	return NewParams(length, int(k), m, int(s))
 }
 
@@ -60,29 +73,29 @@ func checkPlan(length int64, maxShard int, redundancy float64) error {
 		return fmt.Errorf("%w: maximum shard size %d exceeds the limit of %d bytes", ErrInvalidPlan, maxShard, MaxShardSize)
 	case math.IsNaN(redundancy) || math.IsInf(redundancy, 0) || redundancy < 0:
 		return fmt.Errorf("%w: redundancy %v is not a finite number ≥ 0", ErrInvalidPlan, redundancy)
-	case 1+parityFor(1, redundancy) > MaxShards:
+	case 1+Parity(1, redundancy) > MaxShards:
 		return fmt.Errorf("%w: redundancy %v leaves no room for a data shard in %d shards per stripe",
 			ErrInvalidPlan, redundancy, MaxShards)
 	}
 	return nil
 }
 
-// maxK returns the largest k with k + ⌈k·redundancy⌉ ≤ MaxShards. The
-// caller has checked that k = 1 fits.
-func maxK(redundancy float64) int {
-	k := MaxShards
-	for k > 1 && k+parityFor(k, redundancy) > MaxShards {
+// maxK returns the largest k with k + ⌈k·redundancy⌉ ≤ width. The caller
+// has checked that k = 1 fits.
+func maxK(redundancy float64, width int) int {
+	k := width
+	for k > 1 && k+Parity(k, redundancy) > width {
 		k--
 	}
 	return k
 }
 
-// parityFor returns ⌈k·redundancy⌉ for a redundancy known to be finite and
-// non-negative, saturating instead of overflowing. A product within a
+// Parity returns ⌈k·redundancy⌉ for a finite redundancy ≥ 0, saturating at
+// twice MaxShards instead of overflowing. A product within a
 // relative 1e-9 of an integer counts as that integer, so that decimal
 // redundancies behave as written: 50·1.1 is 55.00000000000001 in float64,
 // and gives 55, not 56.
-func parityFor(k int, redundancy float64) int {
+func Parity(k int, redundancy float64) int {
 	x := float64(k) * redundancy
 	if r := math.Round(x); math.Abs(x-r) <= 1e-9*max(1, r) {
 		x = r

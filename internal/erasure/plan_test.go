@@ -160,7 +160,7 @@ func TestMaxK(t *testing.T) {
 		{255, 1},
 	}
 	for _, tt := range tests {
-		if got := maxK(tt.redundancy); got != tt.want {
+		if got := maxK(tt.redundancy, MaxShards); got != tt.want {
 			t.Errorf("maxK(%v) = %d, want %d", tt.redundancy, got, tt.want)
 		}
 	}
@@ -180,9 +180,9 @@ func checkPlanned(t *testing.T, length int64, maxShard int, redundancy float64, 
 		t.Fatalf("Plan(%d, %d, %v) = %v: shard size over the budget", length, maxShard, redundancy, p)
 	case int64(p.Stripes())*int64(p.K) < d:
 		t.Fatalf("Plan(%d, %d, %v) = %v: fewer than %d data shards", length, maxShard, redundancy, p, d)
-	case p.M != parityFor(p.K, redundancy):
+	case p.M != Parity(p.K, redundancy):
 		t.Fatalf("Plan(%d, %d, %v) = %v: m is not ⌈k·redundancy⌉", length, maxShard, redundancy, p)
-	case int64(p.Stripes()) != ceilDiv(d, int64(maxK(redundancy))):
+	case int64(p.Stripes()) != ceilDiv(d, int64(maxK(redundancy, MaxShards))):
 		t.Fatalf("Plan(%d, %d, %v) = %v: %d stripes, not ⌈D/kmax⌉", length, maxShard, redundancy, p, p.Stripes())
 	case int64(p.Stripes())*int64(p.K) >= d+int64(p.Stripes()):
 		t.Fatalf("Plan(%d, %d, %v) = %v: D+T or more data shards", length, maxShard, redundancy, p)
@@ -198,7 +198,7 @@ func TestPlanInvariants(t *testing.T) {
 			for _, r := range redundancies {
 				p, err := Plan(l, z, r)
 				if err != nil {
-					if errors.Is(err, ErrInvalidPlan) && ceilDiv(l, int64(z))/int64(maxK(r)) >= stripeLimit() {
+					if errors.Is(err, ErrInvalidPlan) && ceilDiv(l, int64(z))/int64(maxK(r, MaxShards)) >= stripeLimit() {
 						continue // legitimately too many stripes
 					}
 					t.Fatalf("Plan(%d, %d, %v): %v", l, z, r, err)

@@ -1,0 +1,176 @@
+package placement
+
+import (
+	"errors"
+
+	"github.com/lazarus-preserve/lazarus/internal/erasure"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+)
+
+const (
+	// DefaultMaxBlockBytes is the block budget z (shard bytes per block)
+	// used when Options.MaxBlockBytes is zero: 48 KiB, which armors to a
+	// comment of about 65 KiB.
+	DefaultMaxBlockBytes = 48 << 10
+
+	// DefaultRedundancy is the minimum number of parity blocks per data
+	// block used when Options.Redundancy is zero.
+	DefaultRedundancy = 1.0
+
+	// NoRedundancy, as Options.Redundancy, asks for no minimum parity
+	// (ρ = 0). Spare pages may still add parity blocks.
+	NoRedundancy = -1.0
+
+	// MaxBlocks bounds the blocks of one plan (every stripe's k+m blocks of
+	// every segment, before parity raised by spare pages and replicas), so
+	// that planning a huge segment with a tiny block budget cannot exhaust
+	// memory. 2^22 blocks of 48 KiB are 192 GiB.
+	MaxBlocks = 1 << 22
+)
+
+// Carrier is a page that may carry Lazarus comments.
+type Carrier struct {
+	URL      string // page URL or path, unique, e.g. "/" or "/about/"
+	Depth    int    // link hops from the root page; exactly one carrier has depth 0
+	Capacity int    // bytes that may be added to the page: the smaller of the page budget and the truncation limit minus the page's size without Lazarus comments
+}
+
+// Segment is one segment of the generation being planned.
+type Segment struct {
+	Name   string // segment name (FORMAT §6), unique
+	Length int64  // exact ciphertext length in bytes
+
+	// Fixed, when not nil, holds the parameters of an unchanged segment
+	// whose blocks already exist; Place keeps them. Fixed.Length must
+	// equal Length.
+	Fixed *erasure.Params
+
+	// Previous says, for a Fixed segment, which pages carried each of its
+	// blocks last time (primary copy and replicas). Place keeps the blocks
+	// there when those pages are still carriers with room, so that an
+	// unchanged segment changes no page. Must be nil when Fixed is nil.
+	Previous map[manifest.BlockRef][]string
+}
+
+// OldRef names a block of an earlier generation: the segment version it
+// belongs to (its segment id) and its place in that version.
+type OldRef struct {
+	SegmentID manifest.Digest
+	Block     manifest.BlockRef
+}
+
+// OldBlock is a block of an earlier generation that pages still carry.
+type OldBlock struct {
+	Ref  OldRef
+	Size int      // bytes its comment adds to a page, newline included
+	URLs []string // pages that carry it now, in order of preference
+}
+
+// Options tune Place. The zero value gives the defaults, except
+// ManifestBytes, which is required.
+type Options struct {
+	// MaxBlockBytes is the block budget z: the most shard bytes per block
+	// of a new segment. Defaults to DefaultMaxBlockBytes (48 KiB); at most
+	// erasure.MaxShardSize.
+	MaxBlockBytes int
+
+	// Redundancy is ρ, the minimum number of parity blocks per data block
+	// of a new segment (m = ⌈k·ρ⌉). Zero selects DefaultRedundancy (1.0);
+	// NoRedundancy selects ρ = 0. Other negative values are refused.
+	Redundancy float64
+
+	// ManifestBytes is the size of the manifest comment plus its newline
+	// (see CommentBytes); every manifest carrier takes it. Must be positive.
+	ManifestBytes int
+
+	// Old lists blocks of earlier generations to keep on their pages where
+	// room remains after everything else (make-before-break). Refs must be
+	// unique. Defaults to none.
+	Old []OldBlock
+
+	// OldBeforeSpare keeps Old blocks before spare room raises the parity
+	// of new segments and before replicas, so that the previous generation
+	// stays whole while the new one gets archived. Defaults to false: old
+	// blocks get only the room left at the end.
+	OldBeforeSpare bool
+}
+
+// Plan says which page carries what.
+type Plan struct {
+	// Params holds every segment's parameters; Fixed segments' are
+	// unchanged.
+	Params map[string]erasure.Params
+
+	// Pages maps each page that carries blocks of this generation to those
+	// blocks (primary copies and replicas), sorted by segment name, stripe
+	// and shard.
+	Pages map[string][]manifest.BlockRef
+
+	// Old maps each page that keeps blocks of earlier generations to them,
+	// sorted by segment id, segment name, stripe and shard.
+	Old map[string][]OldRef
+
+	// Manifest lists the pages that carry the manifest, the root first,
+	// then depth-1 pages by URL.
+	Manifest []string
+
+	// Coverage counts the pages carrying each block of this generation;
+	// every block of every stripe has at least one.
+	Coverage map[manifest.BlockRef]int
+
+	// Bytes is how many bytes the plan adds to each page that gets
+	// anything: manifest, blocks and old blocks. It never exceeds the
+	// page's Capacity.
+	Bytes map[string]int
+}
+
+// Place chooses parameters for the new segments and assigns every block to
+// carrier pages, following the rules in the package documentation. It
+// returns an error wrapping ErrInvalid for unusable inputs, ErrTooFewPages
+// when the site has fewer pages than one stripe needs, and a *BudgetError
+// when the pages lack room.
+func Place(segs []Segment, carriers []Carrier, opts Options) (*Plan, error) {
+	in, err := newInput(segs, carriers, opts)
+	if err != nil {
+		return nil, err
+	}
+	st := newState(in, in.z)
+	if err := st.run(true); err != nil {
+		var be *BudgetError
+		if errors.As(err, &be) && be.zMatters {
+			be.SuggestedMaxBlockBytes = in.suggest()
+		}
+		return nil, err
+	}
+	return st.plan(), nil
+}
+
+// run executes the placement stages in order. With full false it stops
+// after the last stage that can fail, which is all a feasibility trial
+// needs.
+func (st *state) run(full bool) error {
+	if err := st.placeManifest(); err != nil {
+		return err
+	}
+	st.keepFixed(true)
+	st.buildHeaps()
+	if err := st.placeMissingFixed(); err != nil {
+		return err
+	}
+	if err := st.planNew(); err != nil {
+		return err
+	}
+	if err := st.placeNew(); err != nil || !full {
+		return err
+	}
+	st.keepFixed(false)
+	if st.in.oldFirst {
+		st.keepOld()
+	}
+	st.raise()
+	st.replicate()
+	if !st.in.oldFirst {
+		st.keepOld()
+	}
+	return nil
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package placement
+
+// raceEnabled is true when the race detector is on; heavy cases then shrink.
+const raceEnabled = false
