@@ -74,7 +74,7 @@ func runEncode(src, pages, keyPath string, z, perPage int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	entries, _, err := bundle.Collect(src, "")
+	entries, _, err := bundle.Collect(src, "", bundle.CollectOptions{})
 	if err != nil {
 		return 0, err
 	}

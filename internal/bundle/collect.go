@@ -29,9 +29,22 @@ var (
 	osReadDir = os.ReadDir
 )
 
+// CollectOptions adjust Collect. The zero value collects everything.
+type CollectOptions struct {
+	// Exclude, if not nil, is asked about every object below root, with
+	// its slash-separated path relative to root (without the prefix) and
+	// whether it is a directory (a symbolic link never is). Objects it
+	// returns true for are left out, silently; an excluded directory is
+	// not read at all, so nothing below it is collected or asked about,
+	// and it may be unreadable. Root itself is never asked about.
+	// Defaults to excluding nothing.
+	Exclude func(rel string, isDir bool) bool
+}
+
 // Collect walks the directory tree at root and returns one entry for every
 // directory, regular file and symbolic link below it, named prefix plus the
-// slash-separated path relative to root.
+// slash-separated path relative to root, except those opts.Exclude leaves
+// out.
 //
 // Symbolic links are recorded as links (absolute ones too) and never
 // followed; root itself may be a symbolic link to a directory. A non-empty
@@ -39,7 +52,7 @@ var (
 // Devices, sockets and FIFOs are skipped with a Warning. Every regular file
 // is opened once to prove it is readable; an unreadable file or directory
 // fails the whole collection with an error naming it.
-func Collect(root, prefix string) ([]Entry, []Warning, error) {
+func Collect(root, prefix string, opts CollectOptions) ([]Entry, []Warning, error) {
 	prefix = strings.TrimSuffix(prefix, "/")
 	if prefix != "" {
 		if err := validateName(prefix); err != nil {
@@ -53,11 +66,11 @@ func Collect(root, prefix string) ([]Entry, []Warning, error) {
 	if !info.IsDir() {
 		return nil, nil, fmt.Errorf("collect: %s is not a directory", root)
 	}
-	c := &collector{}
+	c := &collector{prefix: prefix, exclude: opts.Exclude}
 	if prefix != "" {
 		c.entries = append(c.entries, dirEntry(prefix, info))
 	}
-	if err := c.walk(root, prefix); err != nil {
+	if err := c.walk(root, ""); err != nil {
 		return nil, nil, err
 	}
 	return c.entries, c.warnings, nil
@@ -84,37 +97,45 @@ func FileEntry(name, path string) (Entry, error) {
 
 // collector accumulates the results of Collect.
 type collector struct {
+	prefix   string
+	exclude  func(rel string, isDir bool) bool
 	entries  []Entry
 	warnings []Warning
 }
 
-// walk adds the contents of directory dir, whose entry name is name.
-func (c *collector) walk(dir, name string) error {
+// walk adds the contents of directory dir, whose path relative to the
+// root is rel ("" for the root).
+func (c *collector) walk(dir, rel string) error {
 	list, err := osReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("collect: reading directory %s: %w", dir, err)
 	}
 	for _, de := range list {
-		if err := c.add(filepath.Join(dir, de.Name()), path.Join(name, de.Name())); err != nil {
+		if err := c.add(filepath.Join(dir, de.Name()), path.Join(rel, de.Name())); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// add records the file system object at p under the entry name.
-func (c *collector) add(p, name string) error {
-	if err := validateName(name); err != nil {
-		return fmt.Errorf("collect %s: %w", p, err)
-	}
+// add records the file system object at p, whose path relative to the
+// root is rel, unless it is excluded.
+func (c *collector) add(p, rel string) error {
 	info, err := os.Lstat(p)
 	if err != nil {
 		return fmt.Errorf("collect: %w", err)
 	}
+	if c.exclude != nil && c.exclude(rel, info.IsDir()) {
+		return nil
+	}
+	name := path.Join(c.prefix, rel)
+	if err := validateName(name); err != nil {
+		return fmt.Errorf("collect %s: %w", p, err)
+	}
 	switch mode := info.Mode(); {
 	case mode.IsDir():
 		c.entries = append(c.entries, dirEntry(name, info))
-		return c.walk(p, name)
+		return c.walk(p, rel)
 	case mode.IsRegular():
 		return c.addFile(p, name, info)
 	case mode&fs.ModeSymlink != 0:

@@ -25,7 +25,7 @@ func TestCollectNames(t *testing.T) {
 		{"app/", []string{"app", "app/abs", "app/css", "app/css/site.css", "app/index.php"}},
 		{"sites/app", []string{"sites/app", "sites/app/abs", "sites/app/css", "sites/app/css/site.css", "sites/app/index.php"}},
 	} {
-		entries, warnings, err := Collect(src, tc.prefix)
+		entries, warnings, err := Collect(src, tc.prefix, CollectOptions{})
 		if err != nil || len(warnings) != 0 {
 			t.Fatalf("prefix %q: %v %v", tc.prefix, err, warnings)
 		}
@@ -54,7 +54,7 @@ func TestCollectSymlinkRoot(t *testing.T) {
 	if err := os.Symlink("real", link); err != nil {
 		t.Fatal(err)
 	}
-	entries, _, err := Collect(link, "")
+	entries, _, err := Collect(link, "", CollectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestCollectErrors(t *testing.T) {
 		{"unsafe file name", src, "", `back\\slash`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := Collect(tc.root, tc.prefix)
+			_, _, err := Collect(tc.root, tc.prefix, CollectOptions{})
 			if err == nil || !strings.Contains(err.Error(), tc.mention) {
 				t.Errorf("got %v, want an error mentioning %q", err, tc.mention)
 			}
@@ -100,7 +100,7 @@ func TestCollectUnreadable(t *testing.T) {
 			}
 			return os.Open(p)
 		}
-		_, _, err := Collect(src, "")
+		_, _, err := Collect(src, "", CollectOptions{})
 		if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "secret") {
 			t.Errorf("got %v, want a permission error naming secret", err)
 		}
@@ -113,7 +113,7 @@ func TestCollectUnreadable(t *testing.T) {
 			}
 			return os.ReadDir(p)
 		}
-		_, _, err := Collect(src, "")
+		_, _, err := Collect(src, "", CollectOptions{})
 		if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "sub") {
 			t.Errorf("got %v, want a permission error naming sub", err)
 		}
@@ -129,7 +129,7 @@ func TestCollectUnreadablePermissions(t *testing.T) {
 	}
 	src := t.TempDir()
 	makeTree(t, src, []spec{sFile("locked", []byte("x"), 0)})
-	_, _, err := Collect(src, "")
+	_, _, err := Collect(src, "", CollectOptions{})
 	if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "locked") {
 		t.Errorf("got %v, want a permission error naming locked", err)
 	}

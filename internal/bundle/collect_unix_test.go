@@ -23,7 +23,7 @@ func TestCollectSkipsSpecialFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	entries, warnings, err := Collect(src, "")
+	entries, warnings, err := Collect(src, "", CollectOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,7 +151,7 @@ func TestRoundTripGrid(t *testing.T) {
 // and compares.
 func checkRoundTrip(t *testing.T, src, prefix string) {
 	t.Helper()
-	entries, warnings, err := Collect(src, prefix)
+	entries, warnings, err := Collect(src, prefix, CollectOptions{})
 	if err != nil || len(warnings) != 0 {
 		t.Fatalf("Collect(%q): %v, warnings %v", prefix, err, warnings)
 	}
