@@ -4,6 +4,7 @@
 // Usage:
 //
 //	lazarus keygen -o DIR        create owner.key (offline) and server.key (server)
+//	lazarus inject [flags]       preserve the server side inside the site's pages
 //	lazarus version              print the version and format versions
 //
 // Exit codes: 0 success, 1 error, 2 usage error, 3 partial result.
@@ -36,6 +37,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"keygen", "create owner.key (keep offline) and server.key (for the server)", runKeygen},
+		{"inject", "preserve the server side inside a site's pages (deploy hooks, cron, CI)", runInject},
 		{"version", "print the program and format versions", runVersion},
 	}
 }

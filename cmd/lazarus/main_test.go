@@ -1,10 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/net/html"
+
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 func TestMain(m *testing.M) {
@@ -15,5 +26,105 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the CLI end to end: testdata/*.txt.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{Dir: "testdata"})
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"recover-dir": cmdRecoverDir,
+			"snapshot":    cmdSnapshot,
+			"samevisible": cmdSameVisible,
+		},
+	})
+}
+
+// recover-dir OWNER_KEY PAGES OUT: rebuild through the recover library.
+func cmdRecoverDir(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: recover-dir OWNER_KEY PAGES OUT")
+	}
+	key, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	rep, err := lzrecover.FromDir(context.Background(), ts.MkAbs(args[1]), lzrecover.Options{OwnerKey: key, Out: ts.MkAbs(args[2])})
+	if rep != nil {
+		for _, s := range rep.Segments {
+			fmt.Fprintf(ts.Stdout(), "segment %s %s %d files %s\n", s.Name, s.Status, s.Files, s.Detail)
+		}
+	}
+	if (err != nil) != neg {
+		ts.Fatalf("recover-dir: %v", err)
+	}
+}
+
+// snapshot DIR FILE: write every file's path, mode, mtime and hash.
+func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: snapshot DIR FILE")
+	}
+	root := ts.MkAbs(args[0])
+	var lines []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		lines = append(lines, fmt.Sprintf("%s %v %d %x", rel, info.Mode(), info.ModTime().UnixNano(), sha256.Sum256(raw)))
+		return nil
+	})
+	ts.Check(err)
+	sort.Strings(lines)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+}
+
+// samevisible A B: every .html file in A and B has the same document once
+// comments are removed: same text, elements, attributes, links and images.
+func cmdSameVisible(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: samevisible DIR_A DIR_B")
+	}
+	a, b := ts.MkAbs(args[0]), ts.MkAbs(args[1])
+	err := filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
+			return err
+		}
+		rel, _ := filepath.Rel(a, p)
+		va, vb := visible(ts, p), visible(ts, filepath.Join(b, rel))
+		if va != vb && !neg {
+			ts.Fatalf("%s: visible content differs", rel)
+		}
+		return nil
+	})
+	ts.Check(err)
+}
+
+// visible renders a page's parse tree without comments.
+func visible(ts *testscript.TestScript, path string) string {
+	raw, err := os.ReadFile(path)
+	ts.Check(err)
+	doc, err := html.Parse(bytes.NewReader(raw))
+	ts.Check(err)
+	var strip func(n *html.Node)
+	strip = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; {
+			next := c.NextSibling
+			if c.Type == html.CommentNode {
+				n.RemoveChild(c)
+			} else {
+				strip(c)
+			}
+			c = next
+		}
+	}
+	strip(doc)
+	var buf bytes.Buffer
+	ts.Check(html.Render(&buf, doc))
+	// Whitespace text nodes next to removed comments may merge: compare
+	// with whitespace runs collapsed.
+	return strings.Join(strings.Fields(buf.String()), " ")
 }

@@ -1,0 +1,49 @@
+package injector
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+)
+
+// commit saves the new segment versions and the new state before any page
+// changes, so pages are always derived from a saved state: a run that is
+// interrupted while writing pages is completed by the next run.
+func (r *run) commit() error {
+	for _, sealed := range r.fresh {
+		if err := sealed.Save(segmentPath(r.o.StateDir, sealed.ID)); err != nil {
+			return err
+		}
+	}
+	r.st.Site = r.o.SiteURL
+	r.st.Generations = append([]generationInfo{r.gen}, r.previousGenerations()...)
+	raw, err := json.MarshalIndent(r.st, "", "  ")
+	if err != nil {
+		return err
+	}
+	if _, err := writeIfChanged(filepath.Join(r.o.StateDir, "state.json"), append(raw, '\n'), 0o600, nil); err != nil {
+		return err
+	}
+	return r.collectGarbage()
+}
+
+// collectGarbage removes saved segment versions no kept generation uses.
+func (r *run) collectGarbage() error {
+	live := map[string]bool{}
+	for _, g := range r.st.Generations {
+		for _, s := range g.Segments {
+			live[s.ID.String()] = true
+		}
+	}
+	dir := filepath.Join(r.o.StateDir, "segments")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !live[e.Name()] {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,183 @@
+package injector
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/placement"
+)
+
+// Run performs one inject run: collect, seal, plan, sign, write. With
+// unchanged inputs it makes no new generation and changes no byte on disk.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(o.StateDir, "segments"), 0o700); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	release, err := lock(o.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	st, err := loadState(o.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(o.StateDir, "tmp-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	r := &run{o: &o, st: st, tmp: tmp, res: &Result{DryRun: o.DryRun}}
+	defer r.closeSealed()
+	if err := r.build(ctx); err != nil {
+		return nil, err
+	}
+	return r.res, nil
+}
+
+// run is the state of one Run.
+type run struct {
+	o      *Options
+	st     *state
+	tmp    string
+	res    *Result
+	sealer *keys.Sealer
+	fresh  map[string]*codec.Sealed // new segment versions by name
+	files  []manifest.File          // the listing's files
+	pages  []pageInfo
+	gen    generationInfo
+	old    map[string][]placement.OldRef // URL → previous generations' blocks kept
+	added  map[string]int                // URL → bytes the plan adds (manifest reserve included)
+}
+
+func (r *run) build(ctx context.Context) error {
+	var err error
+	if r.sealer, err = r.o.sealer(r.st); err != nil {
+		return err
+	}
+	if r.st.Dumps == nil {
+		r.st.Dumps = map[string]dumpInfo{}
+	}
+	sources, warnings, err := r.o.collect(ctx, r.tmp, r.st.Dumps)
+	if err != nil {
+		return err
+	}
+	r.res.Warnings = append(r.res.Warnings, warnings...)
+	segs, err := r.seal(sources)
+	if err != nil {
+		return err
+	}
+	if r.pages, err = r.o.discover(); err != nil {
+		return err
+	}
+	if err := r.plan(segs); err != nil {
+		return err
+	}
+	r.report()
+	if r.o.DryRun {
+		return nil
+	}
+	if err := r.commit(); err != nil {
+		return err
+	}
+	return r.write()
+}
+
+// seal packs and encrypts every source, then keeps the previous version of
+// each segment whose tar is unchanged, so its blocks stay byte-identical.
+func (r *run) seal(sources []source) ([]segmentInfo, error) {
+	prev := r.st.current()
+	r.fresh = map[string]*codec.Sealed{}
+	var segs []segmentInfo
+	for _, src := range sources {
+		sealed, err := codec.Seal(src.input, r.sealer, codec.SealOptions{TempDir: r.tmp})
+		if err != nil {
+			return nil, err
+		}
+		r.files = append(r.files, sealed.Files...)
+		info := segmentInfo{TarHash: sealed.TarHash, Source: joinOrigins(src.origin), Cipher: uint8(sealed.Cipher), Signer: r.signerID()}
+		info.Name, info.Kind, info.TarSize, info.Files = sealed.Name, "data", sealed.TarSize, len(sealed.Files)
+		if old := r.reusable(prev, &info); old != nil {
+			sealed.Close()
+			segs = append(segs, *old)
+			continue
+		}
+		info.ID, info.Length = sealed.ID, sealed.Length
+		r.fresh[info.Name] = sealed
+		segs = append(segs, info)
+	}
+	return segs, nil
+}
+
+// reusable returns the previous version of a segment if its content, cipher
+// and signer are unchanged and its ciphertext is still in the state.
+func (r *run) reusable(prev *generationInfo, info *segmentInfo) *segmentInfo {
+	if prev == nil {
+		return nil
+	}
+	old := prev.segment(info.Name)
+	if old == nil || old.TarHash != info.TarHash || old.Cipher != info.Cipher || old.Signer != info.Signer {
+		return nil
+	}
+	if _, err := os.Stat(segmentPath(r.o.StateDir, old.ID)); err != nil {
+		return nil
+	}
+	out := *old
+	out.Source = info.Source
+	return &out
+}
+
+func (r *run) signerID() string {
+	if r.sealer.Signer == nil {
+		return ""
+	}
+	return keys.FormatKeyID(r.sealer.Signer.KeyID())
+}
+
+// changed reports whether segs differ from the current generation's data
+// segments (content, set of segments) or the site URL changed.
+func (r *run) changed(segs []segmentInfo) bool {
+	prev := r.st.current()
+	if prev == nil || r.st.Site != r.o.SiteURL || len(r.fresh) > 0 {
+		return true
+	}
+	n := 0
+	for _, s := range prev.Segments {
+		if s.Kind == "data" {
+			n++
+		}
+	}
+	return n != len(segs)
+}
+
+func newGenerationID() manifest.ID {
+	var id manifest.ID
+	rand.Read(id[:])
+	return id
+}
+
+func (r *run) closeSealed() {
+	for _, s := range r.fresh {
+		s.Close()
+	}
+}
+
+func joinOrigins(o []string) string {
+	out := ""
+	for i, s := range o {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}

@@ -1,0 +1,302 @@
+package injector
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/block"
+	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/erasure"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/placement"
+)
+
+// manifestReserve is the room kept for the manifest comment on manifest
+// carriers: a manifest envelope armors to less than 16 KiB.
+const manifestReserve = 16<<10 + 1
+
+// plan chooses the generation (new or unchanged), the coding parameters and
+// the placement, and signs the manifest.
+func (r *run) plan(segs []segmentInfo) error {
+	prev := r.st.current()
+	changed := r.changed(segs)
+	r.gen = generationInfo{ID: newGenerationID(), Time: r.o.Now().UTC().Truncate(time.Second)}
+	if !changed {
+		r.gen.ID, r.gen.Time = prev.ID, prev.Time
+	}
+	for i := range segs {
+		if _, isNew := r.fresh[segs[i].Name]; isNew {
+			segs[i].Generation, segs[i].Time = r.gen.ID, r.gen.Time
+		}
+	}
+	r.res.New = changed
+	if changed && prev != nil {
+		r.res.Previous = prev.ID.String()
+	}
+	if !changed {
+		segs = append(segs, prev.listingSegments()...)
+	}
+	p, err := r.place(segs, nil)
+	if err != nil {
+		return err
+	}
+	r.apply(p, segs)
+	return r.sign(prev, changed)
+}
+
+// carriers turns the pages into placement carriers with their capacity:
+// the page budget, or what keeps the page under MaxPageBytes.
+func (r *run) carriers() []placement.Carrier {
+	var out []placement.Carrier
+	for _, p := range r.pages {
+		if !p.Carrier {
+			continue
+		}
+		room := min(int64(r.o.PageBudget), int64(r.o.MaxPageBytes)-p.Size)
+		if room <= 0 {
+			continue
+		}
+		out = append(out, placement.Carrier{URL: p.URL, Depth: p.Depth, Capacity: int(room)})
+	}
+	return out
+}
+
+// place plans segs (fixed ones keep their parameters and, where possible,
+// their pages). keep pins segments placed by an earlier pass.
+func (r *run) place(segs []segmentInfo, keep *placement.Plan) (*placement.Plan, error) {
+	prev := r.st.current()
+	var in []placement.Segment
+	for i := range segs {
+		s := &segs[i]
+		ps := placement.Segment{Name: s.Name, Length: s.Length}
+		if s.K > 0 { // planned before: unchanged, or placed by an earlier pass
+			p, err := segParams(s)
+			if err != nil {
+				return nil, err
+			}
+			ps.Fixed = &p
+			ps.Previous = previousPlacement(prev, s.Name, keep)
+		}
+		in = append(in, ps)
+	}
+	carriers := r.carriers()
+	r.res.Carriers = len(carriers)
+	p, err := placement.Place(in, carriers, placement.Options{
+		MaxBlockBytes: r.o.MaxBlockBytes, Redundancy: r.o.Redundancy, ManifestBytes: manifestReserve,
+		Old: r.oldBlocks(segs), OldBeforeSpare: true, // make-before-break: the previous generation stays before spare parity
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// previousPlacement returns where a segment's blocks were: in keep (an
+// earlier pass of this run) or in the previous generation.
+func previousPlacement(prev *generationInfo, name string, keep *placement.Plan) map[manifest.BlockRef][]string {
+	pages := map[string][]blockRef{}
+	if keep != nil {
+		pages = keep.Pages
+	} else if prev != nil {
+		pages = prev.Pages
+	}
+	out := map[manifest.BlockRef][]string{}
+	for _, url := range slices.Sorted(maps.Keys(pages)) {
+		for _, ref := range pages[url] {
+			if ref.Segment == name {
+				out[ref] = append(out[ref], url)
+			}
+		}
+	}
+	return out
+}
+
+// apply records the plan's parameters in the segments and the generation.
+func (r *run) apply(p *placement.Plan, segs []segmentInfo) {
+	for i := range segs {
+		s := &segs[i]
+		prm := p.Params[s.Name]
+		s.Code, s.K, s.M, s.ShardSize, s.Stripes = "rs8", prm.K, prm.M, prm.ShardSize, prm.Stripes()
+	}
+	r.gen.Segments = segs
+	r.gen.Pages = p.Pages
+	r.gen.Manifests = p.Manifest
+	r.old = p.Old
+	r.added = p.Bytes
+}
+
+// sign builds the manifest. An unchanged generation whose placement did not
+// move keeps its signed manifest byte for byte (the inline listing is
+// encrypted with fresh randomness, so re-signing would change every
+// manifest page).
+func (r *run) sign(prev *generationInfo, changed bool) error {
+	if !changed && prev != nil && samePlacement(prev, &r.gen) {
+		r.gen.Envelope = prev.Envelope
+		r.gen.Segments = prev.Segments
+		return nil
+	}
+	r.dropListing()
+	m := &manifest.Manifest{Generation: r.gen.ID, Time: r.gen.Time, Site: r.o.SiteURL}
+	if prev != nil && prev.ID != r.gen.ID {
+		id := prev.ID
+		m.Previous = &id
+	}
+	for i := range r.gen.Segments {
+		m.Segments = append(m.Segments, r.gen.Segments[i].Segment)
+	}
+	list := &manifest.FileList{Files: r.files, Carriers: carrierList(r.gen.Pages)}
+	env, err := codec.BuildManifest(m, list, r.sealer, codec.SealOptions{TempDir: r.tmp}, r.placeListing)
+	if err != nil {
+		return err
+	}
+	r.gen.Envelope = env
+	return nil
+}
+
+// placeListing places the listing segment around the data segments already
+// placed, which keep their pages.
+func (r *run) placeListing(ls *codec.Sealed) (erasure.Params, []manifest.Carrier, error) {
+	if !r.o.DryRun {
+		if err := ls.Save(segmentPath(r.o.StateDir, ls.ID)); err != nil {
+			return erasure.Params{}, nil, err
+		}
+	}
+	info := segmentInfo{Cipher: uint8(ls.Cipher), Signer: r.signerID(), Source: "listing"}
+	info.Name, info.Kind, info.ID, info.Length = ls.Name, block.KindListing.String(), ls.ID, ls.Length
+	info.Generation, info.Time = r.gen.ID, r.gen.Time
+	keep := &placement.Plan{Pages: r.gen.Pages}
+	fixed := slices.Clone(r.gen.Segments)
+	p, err := r.place(append(fixed, info), keep)
+	if err != nil {
+		return erasure.Params{}, nil, err
+	}
+	r.apply(p, append(fixed, info))
+	return p.Params[ls.Name], r.listingCarriers(p, ls.Name), nil
+}
+
+// maxListingCarriers bounds how many carriers of the listing segment the
+// manifest names, so the manifest stays small on sites of any size; they
+// are the shallowest ones, and recovery finds the others by sweeping.
+const maxListingCarriers = 48
+
+// listingCarriers returns the shallowest carriers of the listing
+// segment's blocks.
+func (r *run) listingCarriers(p *placement.Plan, name string) []manifest.Carrier {
+	var out []manifest.Carrier
+	for _, pg := range r.pages { // sorted by depth, then URL
+		var refs []blockRef
+		for _, ref := range p.Pages[pg.URL] {
+			if ref.Segment == name {
+				refs = append(refs, ref)
+			}
+		}
+		if len(refs) > 0 && len(out) < maxListingCarriers {
+			out = append(out, manifest.Carrier{URL: pg.URL, Blocks: refs})
+		}
+	}
+	return out
+}
+
+// carrierList turns URL → blocks into the manifest's sorted carrier list.
+func carrierList(pages map[string][]blockRef) []manifest.Carrier {
+	var out []manifest.Carrier
+	for _, url := range slices.Sorted(maps.Keys(pages)) {
+		if len(pages[url]) > 0 {
+			out = append(out, manifest.Carrier{URL: url, Blocks: pages[url]})
+		}
+	}
+	return out
+}
+
+// samePlacement reports whether two generations carry the same blocks on
+// the same pages and the manifest on the same pages.
+func samePlacement(a, b *generationInfo) bool {
+	if !slices.Equal(a.Manifests, b.Manifests) || len(a.Pages) != len(b.Pages) {
+		return false
+	}
+	for url, refs := range a.Pages {
+		if !slices.Equal(refs, b.Pages[url]) {
+			return false
+		}
+	}
+	return true
+}
+
+func segParams(s *segmentInfo) (erasure.Params, error) {
+	return erasure.NewParams(s.Length, s.K, s.M, s.ShardSize)
+}
+
+// listingSegments returns the generation's listing segment, if any.
+func (g *generationInfo) listingSegments() []segmentInfo {
+	var out []segmentInfo
+	for _, s := range g.Segments {
+		if s.Kind == block.KindListing.String() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// dropListing removes a listing segment and its blocks from the plan
+// before the manifest is rebuilt (which may make a new one).
+func (r *run) dropListing() {
+	segs := r.gen.Segments[:0:0]
+	for _, s := range r.gen.Segments {
+		if s.Kind != block.KindListing.String() {
+			segs = append(segs, s)
+		}
+	}
+	r.gen.Segments = segs
+	for url, refs := range r.gen.Pages {
+		kept := refs[:0:0]
+		for _, ref := range refs {
+			if ref.Segment != codec.ListingSegment {
+				kept = append(kept, ref)
+			}
+		}
+		r.gen.Pages[url] = kept
+	}
+}
+
+// oldBlocks lists the blocks of the kept previous generations whose
+// segment versions the new generation does not carry anyway, with the
+// pages they are on.
+func (r *run) oldBlocks(current []segmentInfo) []placement.OldBlock {
+	live := map[manifest.Digest]bool{}
+	for _, s := range current {
+		live[s.ID] = true
+	}
+	byRef := map[placement.OldRef]*placement.OldBlock{}
+	var order []placement.OldRef
+	for _, g := range r.previousGenerations() {
+		for _, url := range slices.Sorted(maps.Keys(g.Pages)) {
+			for _, ref := range g.Pages[url] {
+				seg := g.segment(ref.Segment)
+				if seg == nil || live[seg.ID] {
+					continue
+				}
+				key := placement.OldRef{SegmentID: seg.ID, Block: ref}
+				if byRef[key] == nil {
+					byRef[key] = &placement.OldBlock{Ref: key, Size: placement.BlockCommentBytes(len(seg.Name), seg.ShardSize)}
+					order = append(order, key)
+				}
+				byRef[key].URLs = append(byRef[key].URLs, url)
+			}
+		}
+	}
+	out := make([]placement.OldBlock, 0, len(order))
+	for _, k := range order {
+		out = append(out, *byRef[k])
+	}
+	return out
+}
+
+// previousGenerations are the generations kept beside the current one.
+func (r *run) previousGenerations() []generationInfo {
+	gens := r.st.Generations
+	if len(gens) > 0 && (r.gen.ID == gens[0].ID) {
+		gens = gens[1:]
+	}
+	return gens[:min(len(gens), r.o.KeepPrevious)]
+}

@@ -1,0 +1,44 @@
+package injector
+
+import (
+	"net/url"
+	"slices"
+)
+
+// report fills the result from the plan.
+func (r *run) report() {
+	r.res.Generation = r.gen.ID.String()
+	for _, s := range r.gen.Segments {
+		_, changed := r.fresh[s.Name]
+		r.res.Segments = append(r.res.Segments, SegmentResult{
+			Name: s.Name, Changed: changed, Generation: s.Generation.String(), Sources: splitOrigins(s.Source),
+			Files: s.Files, TarBytes: s.TarSize, Ciphertext: s.Length, K: s.K, M: s.M, ShardSize: s.ShardSize, Stripes: s.Stripes,
+		})
+	}
+	for _, p := range r.pages {
+		if !p.Carrier {
+			r.res.Excluded = append(r.res.Excluded, p.URL+": "+p.Reason)
+		}
+	}
+	if r.o.DryRun {
+		for _, p := range r.pages {
+			res := PageResult{URL: p.URL, Blocks: len(r.gen.Pages[p.URL]), Old: len(r.old[p.URL]), Manifest: slices.Contains(r.gen.Manifests, p.URL), AddedBytes: r.added[p.URL]}
+			r.addPage(res)
+		}
+	}
+}
+
+func splitOrigins(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic("site URL validated earlier: " + err.Error())
+	}
+	return u
+}

@@ -1,0 +1,40 @@
+package injector
+
+// Result reports what a run did (or, with DryRun, would do).
+type Result struct {
+	Generation string          `json:"generation"`         // the current generation id
+	Previous   string          `json:"previous,omitempty"` // the generation it replaced, if new
+	New        bool            `json:"new"`                // a new generation was made
+	DryRun     bool            `json:"dry_run"`
+	Segments   []SegmentResult `json:"segments"`
+	Pages      []PageResult    `json:"pages"`         // carrier pages and pages whose comments changed
+	Written    int             `json:"pages_written"` // pages, snippets and sitemap files rewritten
+	Warnings   []string        `json:"warnings,omitempty"`
+	Carriers   int             `json:"carriers"`       // carrier pages available
+	Excluded   []string        `json:"excluded_pages"` // pages that cannot carry blocks, with the reason
+}
+
+// SegmentResult describes one segment of the current generation.
+type SegmentResult struct {
+	Name       string   `json:"name"`
+	Changed    bool     `json:"changed"`    // new content in this run
+	Generation string   `json:"generation"` // the generation that produced this version
+	Sources    []string `json:"sources,omitempty"`
+	Files      int      `json:"files"`
+	TarBytes   int64    `json:"tar_bytes"`
+	Ciphertext int64    `json:"ciphertext_bytes"`
+	K          int      `json:"k"`
+	M          int      `json:"m"`
+	ShardSize  int      `json:"shard_size"`
+	Stripes    int      `json:"stripes"`
+}
+
+// PageResult describes one page.
+type PageResult struct {
+	URL        string `json:"url"`
+	Blocks     int    `json:"blocks"`     // blocks of the current generation
+	Old        int    `json:"old_blocks"` // blocks of previous generations kept
+	Manifest   bool   `json:"manifest"`
+	AddedBytes int    `json:"added_bytes"` // bytes of Lazarus comments on the page
+	Changed    bool   `json:"changed"`
+}

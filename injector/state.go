@@ -1,0 +1,101 @@
+package injector
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+)
+
+// stateVersion is the version of state.json; a newer one is refused.
+const stateVersion = 1
+
+// state is what inject remembers between runs, in the state directory:
+// state.json plus one ciphertext file per live segment version under
+// segments/, so unchanged segments re-encode to byte-identical blocks.
+type state struct {
+	Version     int                 `json:"version"`
+	Site        string              `json:"site"`
+	Salt        []byte              `json:"salt,omitempty"`  // passphrase mode: the site's signer salt
+	Generations []generationInfo    `json:"generations"`     // newest first: current, then kept previous ones
+	Dumps       map[string]dumpInfo `json:"dumps,omitempty"` // last output of each dump
+}
+
+// generationInfo is one generation as inject built it.
+type generationInfo struct {
+	ID        manifest.ID           `json:"id"`
+	Time      time.Time             `json:"time"`
+	Envelope  []byte                `json:"envelope"`  // the signed manifest
+	Segments  []segmentInfo         `json:"segments"`  // the listing segment included
+	Pages     map[string][]blockRef `json:"pages"`     // URL → blocks of this generation it carries
+	Manifests []string              `json:"manifests"` // URLs that carry the manifest
+}
+
+// segmentInfo is one segment version of a generation.
+type segmentInfo struct {
+	manifest.Segment
+	Cipher  uint8           `json:"cipher"`
+	TarHash manifest.Digest `json:"tar_hash"` // equal tar hash: unchanged content
+	Source  string          `json:"source"`   // what it preserves, for reports
+	Signer  string          `json:"signer"`   // signer key id, empty if unsigned
+}
+
+// blockRef is a manifest.BlockRef in state.json.
+type blockRef = manifest.BlockRef
+
+func (g *generationInfo) segment(name string) *segmentInfo {
+	for i := range g.Segments {
+		if g.Segments[i].Name == name {
+			return &g.Segments[i]
+		}
+	}
+	return nil
+}
+
+func (s *state) current() *generationInfo {
+	if len(s.Generations) == 0 {
+		return nil
+	}
+	return &s.Generations[0]
+}
+
+func loadState(dir string) (*state, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return &state{Version: stateVersion}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading state: %w", err)
+	}
+	var s state
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("state %s is damaged: %w", filepath.Join(dir, "state.json"), err)
+	}
+	if s.Version != stateVersion {
+		return nil, fmt.Errorf("state %s has version %d; this program understands %d", filepath.Join(dir, "state.json"), s.Version, stateVersion)
+	}
+	return &s, nil
+}
+
+// segmentPath is where a segment version's ciphertext is kept.
+func segmentPath(dir string, id manifest.Digest) string {
+	return filepath.Join(dir, "segments", id.String())
+}
+
+// lock takes an exclusive, non-blocking lock on the state directory.
+func lock(dir string) (release func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("locking state: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s", ErrLocked, dir)
+	}
+	return func() { f.Close() }, nil
+}
