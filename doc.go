@@ -4,7 +4,7 @@
 //
 // Where things live:
 //
-//   - cmd/lazarus: the command (keygen, version; inject, recover, verify,
+//   - cmd/lazarus: the command (keygen, inject, version; recover, verify,
 //     status and demo as they land). Thin: flags in, one library call,
 //     exit code out.
 //   - injector, recover, caddymodule: the three public packages, one per
@@ -16,6 +16,9 @@
 //     internal/erasure (Reed-Solomon stripes), internal/block (the block
 //     wire format), internal/manifest (the signed manifest) and
 //     internal/htmlblock (HTML comment armor, insertion and scanning).
+//   - internal/site (which pages of a static site can carry blocks),
+//     internal/placement (coding parameters and block placement) and
+//     internal/ignore (gitignore-style excludes) serve the injector.
 //   - docs/FORMAT.md: the normative wire format and threat model.
 //   - testdata: shared fixtures.
 package lazarus

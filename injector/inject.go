@@ -89,8 +89,15 @@ func (r *run) build(ctx context.Context) error {
 	if err := r.commit(); err != nil {
 		return err
 	}
+	if err := testHookAfterCommit(); err != nil {
+		return err
+	}
 	return r.write()
 }
+
+// testHookAfterCommit lets tests simulate a crash between saving the state
+// and writing the pages.
+var testHookAfterCommit = func() error { return nil }
 
 // seal packs and encrypts every source, then keeps the previous version of
 // each segment whose tar is unchanged, so its blocks stay byte-identical.

@@ -3,6 +3,9 @@ package injector
 import (
 	"net/url"
 	"slices"
+
+	"github.com/lazarus-preserve/lazarus/internal/block"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
 // report fills the result from the plan.
@@ -10,6 +13,9 @@ func (r *run) report() {
 	r.res.Generation = r.gen.ID.String()
 	for _, s := range r.gen.Segments {
 		_, changed := r.fresh[s.Name]
+		if s.Kind == block.KindListing.String() {
+			changed = r.res.New || s.Generation == r.gen.ID && s.ID != r.prevListingID()
+		}
 		r.res.Segments = append(r.res.Segments, SegmentResult{
 			Name: s.Name, Changed: changed, Generation: s.Generation.String(), Sources: splitOrigins(s.Source),
 			Files: s.Files, TarBytes: s.TarSize, Ciphertext: s.Length, K: s.K, M: s.M, ShardSize: s.ShardSize, Stripes: s.Stripes,
@@ -41,4 +47,14 @@ func mustURL(s string) *url.URL {
 		panic("site URL validated earlier: " + err.Error())
 	}
 	return u
+}
+
+// prevListingID is the previous state's listing segment id, if any.
+func (r *run) prevListingID() manifest.Digest {
+	if prev := r.st.current(); prev != nil {
+		for _, s := range prev.listingSegments() {
+			return s.ID
+		}
+	}
+	return manifest.Digest{}
 }

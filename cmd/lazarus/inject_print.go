@@ -25,8 +25,12 @@ func printInject(w io.Writer, r *injector.Result, stateDir string) {
 		if s.Changed {
 			state = "changed"
 		}
-		fmt.Fprintf(w, "  segment %-12s %-9s %6d entries %10s → %10s  %d stripe(s) of k=%d+m=%d × %s\n",
-			s.Name, state, s.Files, formatSize(s.TarBytes), formatSize(s.Ciphertext), s.Stripes, s.K, s.M, formatSize(int64(s.ShardSize)))
+		what := fmt.Sprintf("%6d entries %10s →", s.Files, formatSize(s.TarBytes))
+		if s.Files == 0 && s.TarBytes == 0 {
+			what = fmt.Sprintf("%25s", "file listing →")
+		}
+		fmt.Fprintf(w, "  segment %-12s %-9s %s %10s  %d stripe(s) of k=%d+m=%d × %s\n",
+			s.Name, state, what, formatSize(s.Ciphertext), s.Stripes, s.K, s.M, formatSize(int64(s.ShardSize)))
 	}
 	blocks, manifests, most := 0, 0, 0
 	for _, p := range r.Pages {
