@@ -49,6 +49,7 @@ type walker struct {
 	prefix  []byte // "<" or nothing
 	rest    []byte // unread page
 	removed bool   // a comment was removed
+	count   int    // comments removed
 	off     int    // output offset of the end of the current token
 
 	foreign   []element // open foreign elements, outermost first
@@ -70,6 +71,59 @@ type walker struct {
 // start except right after raw text or a start tag that opens raw text,
 // whose end depends on what follows.
 func strip(page []byte) ([]byte, layout) {
+	if out, l, ok := stripFast(page); ok {
+		return out, l
+	}
+	out, l, _ := stripSlow(page)
+	return out, l
+}
+
+// standIn replaces each intact Lazarus comment in stripFast. It matches
+// the grammar, so the walker removes it as it would the comment.
+const standIn = "<!-- lazarus block 1\nAAAA\n-->"
+
+// stripFast strips a page whose Lazarus comments are all intact without
+// making the tokenizer read their bodies, which is most of the work on a
+// carrier page: it replaces each comment the scanner finds by a small
+// stand-in and strips that page instead. The result is the same when the
+// walker removes exactly the stand-ins: every comment it can remove starts
+// with "<!--", optional whitespace and "lazarus", the scanner finds every
+// such start, and those starts are all stand-ins now. Otherwise (a damaged
+// comment, a stand-in inside a script or a foreign comment, a comment
+// formed by joining bytes) it reports false and the caller strips the
+// page itself.
+func stripFast(page []byte) ([]byte, layout, bool) {
+	var spans [][2]int
+	saved := 0
+	sc := scanner{page: page, limit: MaxBody, validateOnly: true}
+	for {
+		f, ok := sc.next()
+		if !ok {
+			break
+		}
+		if f.Err != nil {
+			return nil, layout{}, false
+		}
+		spans = append(spans, [2]int{f.Offset, f.End})
+		saved += f.End - f.Offset - len(standIn)
+	}
+	if saved < 4096 {
+		return nil, layout{}, false
+	}
+	reduced := make([]byte, 0, len(page)-saved)
+	prev := 0
+	for _, s := range spans {
+		reduced = append(append(reduced, page[prev:s[0]]...), standIn...)
+		prev = s[1]
+	}
+	reduced = append(reduced, page[prev:]...)
+	out, l, n := stripSlow(reduced)
+	return out, l, n == len(spans)
+}
+
+// stripSlow strips page with the tokenizer and also returns how many
+// comments it removed.
+func stripSlow(page []byte) ([]byte, layout, int) {
 	w := walker{rest: page, lastClean: true}
 	l := layout{lastBody: -1, lastHTML: -1}
 	for w.run(&l) {
@@ -79,7 +133,7 @@ func strip(page []byte) ([]byte, layout) {
 		out = append(append(w.out, w.prefix...), w.rest...)
 	}
 	l.end = w.safeEnd(len(out))
-	return out, l
+	return out, l, w.count
 }
 
 // run tokenizes the stream to its end and returns false, or up to a Lazarus
@@ -119,6 +173,7 @@ func (w *walker) remove(s, n int) {
 		r++
 	}
 	w.rest, w.prefix, w.removed = w.rest[r:], nil, true
+	w.count++
 	if k := len(w.out) - 1; k >= 0 && w.out[k] == '<' {
 		w.out, w.prefix = w.out[:k], []byte("<")
 	}

@@ -87,6 +87,9 @@ type scanner struct {
 	pos     int    // where to search for the next opener
 	limit   int    // maximum body characters, normally MaxBody
 	scratch []byte // body characters without whitespace
+	// validateOnly checks bodies without decoding them: Found.Payload
+	// stays nil (Strip only needs to know where intact comments are).
+	validateOnly bool
 	// closeFrom and closeAt memoize the search for "-->": once
 	// closeSearched, the first one at or after closeFrom is at closeAt, or
 	// nowhere if closeAt is -1.
@@ -140,7 +143,11 @@ func (s *scanner) comment(off int, h header) Found {
 	default:
 		f.End = stop + len(closer)
 		s.pos = f.End
-		f.Payload, f.Err = s.decode(off, h.kind, n)
+		if s.validateOnly {
+			f.Err = s.validate(off, h.kind, n)
+		} else {
+			f.Payload, f.Err = s.decode(off, h.kind, n)
+		}
 	}
 	return f
 }
@@ -162,6 +169,15 @@ func (s *scanner) decode(off int, kind Kind, n int) ([]byte, error) {
 		return p[:m], fmt.Errorf("offset %d: %w %q", off, ErrUnknownKind, kind)
 	}
 	return p[:m], nil
+}
+
+// validate checks the n body characters in the scratch buffer as decode
+// would, without decoding them.
+func (s *scanner) validate(off int, kind Kind, n int) error {
+	if n == 0 || n > s.limit || !validBase64(s.scratch) || !kind.known() {
+		return fmt.Errorf("offset %d: %w", off, ErrCorrupt)
+	}
+	return nil
 }
 
 // closeEnd returns the offset just past the first "-->" at or after i, or
