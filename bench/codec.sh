@@ -14,10 +14,8 @@ SIZE_MIB=${SIZE_MIB:-1024}
 WORK=${WORK:-$(mktemp -d /tmp/lazarus-bench.XXXXXX)}
 trap 'rm -rf "$WORK"' EXIT
 
-if ! command -v age >/dev/null || ! command -v age-keygen >/dev/null || [ ! -x /usr/bin/time ]; then
-	echo "installing Debian's age and time packages..." >&2
-	apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq age time >/dev/null
-fi
+source bench/lib.sh
+need_tools
 
 echo "== building input: ${SIZE_MIB} MiB in $WORK/src" >&2
 mkdir -p "$WORK/src/text" "$WORK/src/bin"
@@ -37,13 +35,6 @@ age-keygen -o "$WORK/age.key" 2>/dev/null
 recipient=$(age-keygen -y "$WORK/age.key")
 sync
 
-measure() { # name, command...
-	local name=$1; shift
-	/usr/bin/time -f "%e %M" -o "$WORK/time" "$@" > "$WORK/out" 2>&1 || { cat "$WORK/out"; exit 1; }
-	read -r secs kib < "$WORK/time"
-	awk -v n="$name" -v s="$secs" -v k="$kib" -v b="$total" \
-		'BEGIN { printf "%-28s %8.2f s %8.1f MB/s %8.0f MiB peak RSS\n", n, s, b/1e6/s, k/1024 }'
-}
 
 echo "== results (${total} input bytes, $(nproc) cores)"
 measure "tar -cz | age -r (x25519)" sh -c "tar -cz -C '$WORK/src' . | age -r '$recipient' > /dev/null"

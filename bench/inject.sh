@@ -11,10 +11,8 @@ PAGES=${PAGES:-1000}
 WORK=${WORK:-$(mktemp -d /tmp/lazarus-inject-bench.XXXXXX)}
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$WORK"' EXIT
 
-if ! command -v age >/dev/null || ! command -v age-keygen >/dev/null || [ ! -x /usr/bin/time ]; then
-	echo "installing Debian's age and time packages..." >&2
-	apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq age time >/dev/null
-fi
+source bench/lib.sh
+need_tools
 
 echo "== source: ${SRC_MIB} MiB of Go source (a server side's code) in $WORK/src" >&2
 mkdir -p "$WORK/src"
@@ -23,6 +21,7 @@ limit=$((SRC_MIB * 1024 * 1024))
 awk -v limit="$limit" '{ total += $1; print $2; if (total >= limit) exit }' "$WORK/all" > "$WORK/files"
 tar -C "$(go env GOROOT)/src" -cf - -T "$WORK/files" | tar -C "$WORK/src" -xf -
 src_bytes=$(du -sb "$WORK/src" | cut -f1)
+total=$src_bytes
 
 echo "== site: $PAGES pages (root → 20 sections → pages), ~20 KiB each" >&2
 mkdir -p "$WORK/site"
@@ -52,12 +51,6 @@ age-keygen -o "$WORK/age.key" 2>/dev/null
 recipient=$(age-keygen -y "$WORK/age.key")
 sync
 
-measure() { # name, command...
-	local name=$1; shift
-	/usr/bin/time -f "%e %M" -o "$WORK/time" "$@" > "$WORK/out" 2>&1 || { cat "$WORK/out"; exit 1; }
-	read -r secs kib < "$WORK/time"
-	awk -v n="$name" -v s="$secs" -v k="$kib" 'BEGIN { printf "%-34s %7.2f s %8.0f MiB peak RSS\n", n, s, k/1024 }'
-}
 
 echo "== results: $src_bytes source bytes, $pages pages, $(nproc) cores"
 measure "tar -cz SRC | age -r (x25519)" sh -c "tar -cz -C '$WORK/src' . | age -r '$recipient' > /dev/null"

@@ -200,7 +200,7 @@ func (r *run) stagePage(b *batch, path string, comments [][]byte, now time.Time)
 		// The notice goes in first, so the comments always end up right
 		// before </body>, after a notice paragraph Lazarus added.
 		text := strings.ReplaceAll(r.o.Notice, "{date}", now.UTC().Format("2006-01-02"))
-		noticed, _, err := site.SetNotice(old, text)
+		noticed, _, err := site.SetNotice(htmlblock.Strip(old), text)
 		if err != nil {
 			return false, err
 		}

@@ -41,6 +41,16 @@ func Insert(page []byte, comments ...[]byte) ([]byte, error) {
 	return append(out, page[at:]...), nil
 }
 
+// InsertionPoint returns the offset in Strip(page) where Insert puts
+// comments — for a page without Lazarus comments, an offset into page
+// itself. Other markup that must sit at the end of the body (such as a
+// visible notice line) goes there too, and is then kept in front of the
+// comments by later insertions.
+func InsertionPoint(page []byte) int {
+	_, l := strip(page)
+	return l.insertionPoint()
+}
+
 // Strip returns page without its Lazarus comments, each removed together
 // with one "\n" right after it, if there is one: what Insert added. Only
 // comment tokens of the document count, as the x/net/html tokenizer finds

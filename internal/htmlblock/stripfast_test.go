@@ -59,29 +59,27 @@ func FuzzStripFast(f *testing.F) {
 	})
 }
 
-func BenchmarkStrip_Carrier(b *testing.B) {
-	page := []byte("<html><body><p>text</p></body></html>")
+// carrierPage is a small page carrying five 48 KiB blocks.
+func carrierPage(b *testing.B) []byte {
 	var cs [][]byte
 	for i := 0; i < 5; i++ {
 		cs = append(cs, mustArmor(b, KindBlock, testPayload(uint64(i), 48<<10)))
 	}
-	page, _ = Insert(page, cs...)
+	page, _ := Insert([]byte("<html><body><p>text</p></body></html>"), cs...)
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
+	return page
+}
+
+func BenchmarkStrip_Carrier(b *testing.B) {
+	page := carrierPage(b)
 	for b.Loop() {
 		Strip(page)
 	}
 }
 
 func BenchmarkStripSlow_Carrier(b *testing.B) {
-	page := []byte("<html><body><p>text</p></body></html>")
-	var cs [][]byte
-	for i := 0; i < 5; i++ {
-		cs = append(cs, mustArmor(b, KindBlock, testPayload(uint64(i), 48<<10)))
-	}
-	page, _ = Insert(page, cs...)
-	b.SetBytes(int64(len(page)))
-	b.ReportAllocs()
+	page := carrierPage(b)
 	for b.Loop() {
 		stripSlow(page)
 	}

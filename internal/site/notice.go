@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	xhtml "golang.org/x/net/html"
+
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 )
 
 // NoticeAttr is the attribute that marks the element holding the visible
@@ -19,20 +21,21 @@ const NoticeAttr = "data-lazarus-notice"
 // SetNotice maintains a visible "updated" line in a page, so that archives
 // that ignore comment-only changes see the page change (seed 004 §4.2).
 //
-// The text content of the first element carrying the NoticeAttr attribute
-// is replaced by text, HTML-escaped; child elements inside it are replaced
-// too. Without such an element, `<p data-lazarus-notice="">text</p>` and
-// "\n" are inserted (the empty value keeps XHTML pages well-formed) right before the last </body> end tag, else before the last
-// </html>, else at the end of the page (before an unfinished construct the
-// page ends in, such as an unclosed <script> or comment). Elements inside
-// <template> do not count. No other byte of the page changes, and if the
-// element already holds exactly the escaped text, SetNotice returns page
-// itself and changed == false.
+// The page must not carry Lazarus comments (htmlblock.Strip it first;
+// htmlblock.Insert adds them back after the notice). The text content of
+// the first element carrying the NoticeAttr attribute is replaced by text,
+// HTML-escaped; child elements inside it are replaced too. Without such an
+// element, `<p data-lazarus-notice="">text</p>` and "\n" are inserted (the
+// empty value keeps XHTML pages well-formed) where htmlblock.Insert would
+// put comments: before the last real </body>, else </html>, else at the
+// end of the page. Elements inside <template> do not count. No other byte
+// of the page changes, and if the element already holds exactly the
+// escaped text, SetNotice returns page itself and changed == false.
 //
-// It fails if text is not valid UTF-8 or contains NUL, or if the notice
-// element cannot hold text: a void element (<br data-lazarus-notice>), an
-// empty-element tag (<p data-lazarus-notice/>), or an element whose end
-// tag is missing.
+// It fails if text is not valid UTF-8 or contains NUL, if the page carries
+// Lazarus comments, or if the notice element cannot hold text: a void
+// element (<br data-lazarus-notice>), an empty-element tag
+// (<p data-lazarus-notice/>), or an element whose end tag is missing.
 //
 // SetNotice uses the x/net/html tokenizer without building a tree, so it
 // does not know about SVG and MathML foreign content; it needs explicit end
@@ -47,7 +50,10 @@ func SetNotice(page []byte, text string) (out []byte, changed bool, err error) {
 		return nil, false, err
 	}
 	if !l.found {
-		at := l.insertionPoint()
+		if len(htmlblock.Strip(page)) != len(page) {
+			return nil, false, errors.New("page carries Lazarus comments: strip them before setting the notice")
+		}
+		at := htmlblock.InsertionPoint(page)
 		return splice(page, at, at, "<p "+NoticeAttr+`="">`+esc+"</p>\n"), true, nil
 	}
 	if string(page[l.start:l.end]) == esc {
@@ -68,20 +74,6 @@ func splice(page []byte, start, end int, s string) []byte {
 type noticeLayout struct {
 	found      bool
 	start, end int // content of the notice element, if found
-	lastBody   int // offset of the last "</body>" outside <template>, or -1
-	lastHTML   int // the same for "</html>"
-	end0       int // where to insert at the end of the page
-}
-
-// insertionPoint returns where a new notice element goes.
-func (l *noticeLayout) insertionPoint() int {
-	switch {
-	case l.lastBody >= 0:
-		return l.lastBody
-	case l.lastHTML >= 0:
-		return l.lastHTML
-	}
-	return l.end0
 }
 
 // noticeScanner tokenizes a page for findNotice, tracking byte offsets.
@@ -91,19 +83,12 @@ type noticeScanner struct {
 	templates int // open <template> elements
 	elem      string
 	depth     int // open elements named elem inside the notice element
-
-	// End-of-page safety, as in htmlblock: a token start is a safe place to
-	// insert unless the token follows a raw-text start tag or raw text.
-	rawPending bool // the tokenizer reads raw text next
-	prevRawish bool // the previous token is raw text or opens it
-	lastSafe   int  // start of the last token at a safe boundary
-	lastClean  bool // the last token is complete
 }
 
 // findNotice finds the notice element of page, or where to insert one.
 func findNotice(page []byte) (*noticeLayout, error) {
-	s := &noticeScanner{z: xhtml.NewTokenizer(bytes.NewReader(page)), lastClean: true}
-	l := &noticeLayout{lastBody: -1, lastHTML: -1}
+	s := &noticeScanner{z: xhtml.NewTokenizer(bytes.NewReader(page))}
+	l := &noticeLayout{}
 	for {
 		tt := s.z.Next()
 		if tt == xhtml.ErrorToken {
@@ -120,7 +105,6 @@ func findNotice(page []byte) (*noticeLayout, error) {
 	if s.elem != "" {
 		return nil, fmt.Errorf("notice element <%s> has no end tag", s.elem)
 	}
-	l.end0 = s.safeEnd(len(page))
 	return l, nil
 }
 
@@ -135,7 +119,6 @@ func (s *noticeScanner) token(tt xhtml.TokenType, l *noticeLayout) (bool, error)
 	if tt == xhtml.StartTagToken || tt == xhtml.SelfClosingTagToken || tt == xhtml.EndTagToken {
 		name, hasAttr = s.z.TagName()
 	}
-	s.trackSafety(tt, raw, name, start)
 	switch tt {
 	case xhtml.StartTagToken, xhtml.SelfClosingTagToken:
 		return false, s.startTag(string(name), hasAttr, tt == xhtml.SelfClosingTagToken, l)
@@ -178,11 +161,6 @@ func (s *noticeScanner) endTag(name string, start int, l *noticeLayout) bool {
 		}
 	case name == "template":
 		s.templates = max(0, s.templates-1)
-	case s.templates > 0:
-	case name == "body":
-		l.lastBody = start
-	case name == "html":
-		l.lastHTML = start
 	}
 	return false
 }
@@ -207,69 +185,4 @@ func isVoid(name string) bool {
 		return true
 	}
 	return false
-}
-
-// isRawTextTag reports whether the x/net/html tokenizer reads raw text or
-// RCDATA after this start tag (also an empty-element one).
-func isRawTextTag(name []byte) bool {
-	switch string(bytes.ToLower(name)) {
-	case "iframe", "noembed", "noframes", "noscript", "plaintext", "script",
-		"style", "textarea", "title", "xmp":
-		return true
-	}
-	return false
-}
-
-// trackSafety updates the end-of-page insertion state for a token that
-// starts at offset start; name is the tag name of a tag token.
-func (s *noticeScanner) trackSafety(tt xhtml.TokenType, raw, name []byte, start int) {
-	rawText := s.rawPending && tt == xhtml.TextToken
-	if !s.prevRawish {
-		s.lastSafe = start
-	}
-	s.rawPending = (tt == xhtml.StartTagToken || tt == xhtml.SelfClosingTagToken) && isRawTextTag(name)
-	s.prevRawish = rawText || s.rawPending
-	s.lastClean = !rawText && cleanEnd(tt, raw)
-}
-
-// safeEnd returns where to insert at the end of a page of size bytes: its
-// end if it ends at a safe boundary, else the start of its unfinished last
-// construct.
-func (s *noticeScanner) safeEnd(size int) int {
-	switch {
-	case s.prevRawish:
-		return s.lastSafe
-	case s.off < size:
-		return s.off // an unfinished tag, dropped by the tokenizer
-	case s.lastClean:
-		return s.off
-	}
-	return s.lastSafe
-}
-
-// cleanEnd reports whether a token is complete in itself, so that inserting
-// after it does not change it.
-func cleanEnd(tt xhtml.TokenType, raw []byte) bool {
-	switch tt {
-	case xhtml.StartTagToken, xhtml.SelfClosingTagToken, xhtml.EndTagToken:
-		return true
-	case xhtml.TextToken:
-		return !bytes.HasSuffix(raw, []byte("</"))
-	case xhtml.CommentToken:
-		if bytes.HasPrefix(raw, []byte("<!--")) {
-			return closedComment(raw)
-		}
-	}
-	return bytes.HasSuffix(raw, []byte(">"))
-}
-
-// closedComment reports whether a "<!--" comment token has its end.
-func closedComment(raw []byte) bool {
-	switch {
-	case string(raw) == "<!-->" || string(raw) == "<!--->":
-		return true
-	case len(raw) >= len("<!---->") && bytes.HasSuffix(raw, []byte("-->")):
-		return true
-	}
-	return len(raw) >= len("<!----!>") && bytes.HasSuffix(raw, []byte("--!>"))
 }

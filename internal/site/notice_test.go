@@ -57,8 +57,13 @@ func TestSetNotice(t *testing.T) {
 			"<footer><small data-lazarus-notice></small></footer>",
 			"<footer><small data-lazarus-notice>Updated 2026-11-21</small></footer>"},
 		{"lazarus comments untouched",
-			"<body><p>x</p>\n<!-- lazarus block 1\nQUJD\n-->\n</body>",
-			"<body><p>x</p>\n<!-- lazarus block 1\nQUJD\n-->\n<p data-lazarus-notice=\"\">Updated 2026-11-21</p>\n</body>"},
+			"<body><p data-lazarus-notice>x</p>\n<!-- lazarus block 1\nQUJD\n-->\n</body>",
+			"<body><p data-lazarus-notice>Updated 2026-11-21</p>\n<!-- lazarus block 1\nQUJD\n-->\n</body>"},
+	}
+	// Without a notice element, the page must be stripped first: the new
+	// element goes where the comments would.
+	if _, _, err := SetNotice([]byte("<body><p>x</p>\n<!-- lazarus block 1\nQUJD\n-->\n</body>"), text); err == nil {
+		t.Error("SetNotice inserted a notice into a page carrying Lazarus comments")
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
