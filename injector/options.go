@@ -21,6 +21,19 @@ const (
 	DefaultDumpTimeout   = 10 * time.Minute
 )
 
+// OptionsError lists every problem with the options of a run; nothing
+// was done.
+type OptionsError struct{ Problems []error }
+
+// Error joins the problems.
+func (e *OptionsError) Error() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
 // Errors callers branch on.
 var (
 	// ErrLocked means another inject run holds the state directory.
@@ -119,7 +132,21 @@ func (o *Options) validate() error {
 		errs = append(errs, errors.New("--snippets needs --site or a list of page URLs"))
 	}
 	errs = append(errs, o.validateKey(), o.validateSizes(), o.validateSiteURL(), o.validateNames())
-	return errors.Join(errs...)
+	var problems []error
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			problems = append(problems, j.Unwrap()...)
+		} else {
+			problems = append(problems, e)
+		}
+	}
+	if len(problems) > 0 {
+		return &OptionsError{Problems: problems}
+	}
+	return nil
 }
 
 func (o *Options) validateKey() error {

@@ -62,6 +62,14 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	opts.Log = func(msg string) { fmt.Fprintln(stderr, "lazarus: "+msg) }
 	res, err := injector.Run(ctx, opts)
+	var oe *injector.OptionsError
+	if errors.As(err, &oe) {
+		for _, p := range oe.Problems {
+			errorf(stderr, "%v", p)
+		}
+		hintf(stderr, "run 'lazarus inject -h' for the flags")
+		return exitUsage
+	}
 	if err != nil {
 		errorf(stderr, "%v", err)
 		injectHint(stderr, err)
