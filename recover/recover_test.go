@@ -1,0 +1,109 @@
+package recover_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// injectedSite makes a 12-page site carrying two segments and returns its
+// directory and the owner key.
+func injectedSite(t *testing.T) (string, []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name, content string) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := ""
+	for i := 0; i < 11; i++ {
+		links += fmt.Sprintf("<a href=\"p%d.html\">%d</a>", i, i)
+		write(fmt.Sprintf("site/p%d.html", i), "<html><body><p>page</p></body></html>")
+	}
+	write("site/index.html", "<html><body>"+links+"</body></html>")
+	noise := make([]byte, 20000) // incompressible, so the segment needs many blocks
+	rand.Read(noise)
+	write("src/app/index.php", string(noise))
+	write("src/etc/app.conf", "secret = 1\n")
+	owner, server, err := keys.Generate(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := injector.DefaultOptions()
+	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}, {Path: filepath.Join(dir, "src/etc")}}
+	o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), "https://example.org/", 1024
+	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")
+	o.Now = func() time.Time { return time.Unix(1795255200, 0) }
+	if _, err := injector.Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "site"), owner.Marshal()
+}
+
+func TestFromDir(t *testing.T) {
+	site, owner := injectedSite(t)
+	out := filepath.Join(t.TempDir(), "out")
+	rep, err := lzrecover.FromDir(context.Background(), site, lzrecover.Options{OwnerKey: owner, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Generation == "" || len(rep.Segments) != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "etc/app.conf")); err != nil || string(b) != "secret = 1\n" {
+		t.Fatalf("app.conf: %q %v", b, err)
+	}
+}
+
+// TestFromDirOutcomes: each way a recovery can fall short gets its error
+// and a report that says why.
+func TestFromDirOutcomes(t *testing.T) {
+	site, owner := injectedSite(t)
+	other, _, _ := keys.Generate(true)
+	t.Run("nothing there", func(t *testing.T) {
+		_, err := lzrecover.FromDir(context.Background(), t.TempDir(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir()})
+		if !errors.Is(err, lzrecover.ErrNothingFound) {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("someone else's key", func(t *testing.T) {
+		// Every block is refused as signed by an unknown key.
+		rep, err := lzrecover.FromDir(context.Background(), site, lzrecover.Options{OwnerKey: other.Marshal(), Out: t.TempDir()})
+		if !errors.Is(err, lzrecover.ErrNothingFound) || rep.Rejected == 0 || !strings.Contains(strings.Join(rep.Problems, "\n"), "unknown signer") {
+			t.Fatalf("got %v, %+v", err, rep)
+		}
+	})
+	t.Run("most pages lost", func(t *testing.T) {
+		// Only the root page and one more survive: some segment is short and
+		// the report says by how much.
+		kept := t.TempDir()
+		for _, name := range []string{"index.html", "p0.html"} {
+			b, _ := os.ReadFile(filepath.Join(site, name))
+			os.WriteFile(filepath.Join(kept, name), b, 0o644)
+		}
+		rep, err := lzrecover.FromDir(context.Background(), kept, lzrecover.Options{OwnerKey: owner, Out: t.TempDir()})
+		if err == nil {
+			t.Fatal("rebuilt from two pages")
+		}
+		short := false
+		for _, s := range rep.Segments {
+			short = short || s.Status == "short" && strings.Contains(s.Detail, "blocks needed")
+		}
+		if !short {
+			t.Fatalf("no short segment explained: %v %+v", err, rep.Segments)
+		}
+	})
+}
