@@ -129,6 +129,12 @@ func configArg(args []string) string {
 
 func (c *injectCmd) flags() *flag.FlagSet {
 	fs := flag.NewFlagSet("lazarus inject", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: lazarus inject [--config FILE] [flags]\n\n"+
+			"Packs, encrypts and erasure-codes the server side and embeds it in the site's pages.\n"+
+			"Exit codes: 0 done (new generation or unchanged), 1 error (nothing changed), 2 usage error.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
 	cfg := &c.cfg
 	d := injector.DefaultOptions()
 	c.include.vals, c.exclude.vals, c.dump.vals = cfg.Include, cfg.Exclude, cfg.dumps()
@@ -144,9 +150,9 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.BoolVar(&cfg.Public, "public", cfg.Public, "store UNENCRYPTED (signed if --key is given)")
 	fs.StringVar(&cfg.SiteURL, "site-url", cfg.SiteURL, "public `URL` of the site, recorded in the manifest")
 	c.maxBlock, c.pageBudget, c.maxPage = orInt(cfg.MaxBlockBytes, d.MaxBlockBytes), orInt(cfg.PageBudget, d.PageBudget), orInt(cfg.MaxPageBytes, d.MaxPageBytes)
-	fs.Var(sizeFlag{&c.maxBlock}, "max-block-bytes", "shard bytes per block, z (default 48KiB)")
-	fs.Var(sizeFlag{&c.pageBudget}, "page-budget", "most bytes added to any one page (default 256KiB)")
-	fs.Var(sizeFlag{&c.maxPage}, "max-page-bytes", "pages with blocks stay below this size (default 960KiB)")
+	fs.Var(sizeFlag{&c.maxBlock}, "max-block-bytes", "`SIZE` of the shard in each block, z (e.g. 48KiB)")
+	fs.Var(sizeFlag{&c.pageBudget}, "page-budget", "most bytes (`SIZE`) added to any one page")
+	fs.Var(sizeFlag{&c.maxPage}, "max-page-bytes", "pages with blocks stay below this `SIZE`")
 	fs.Float64Var(&c.redundancy, "redundancy", orFloat(cfg.Redundancy, d.Redundancy), "parity blocks per data block")
 	fs.IntVar(&c.keepPrevious, "keep-previous", orIntPtr(cfg.KeepPrevious, d.KeepPrevious), "previous generations kept beside the new one while the budget allows")
 	fs.StringVar(&cfg.Site, "site", cfg.Site, "static site `DIR` whose .html pages are rewritten in place")
