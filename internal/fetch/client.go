@@ -55,7 +55,7 @@ type Options struct {
 	Dormancy    time.Duration      // how long it rests; defaults to 10 minutes
 	Transport   http.RoundTripper  // defaults to http.DefaultTransport
 
-	now   func() time.Time                           // test hooks
+	now   func() time.Time // test hooks
 	sleep func(ctx context.Context, d time.Duration) error
 	jit   func() float64
 }
