@@ -4,7 +4,7 @@
 //
 // Where things live:
 //
-//   - cmd/lazarus: the command (keygen, inject, version; recover, verify,
+//   - cmd/lazarus: the command (keygen, inject, recover, version; verify,
 //     status and demo as they land). Thin: flags in, one library call,
 //     exit code out.
 //   - injector, recover, caddymodule: the three public packages, one per
@@ -18,7 +18,8 @@
 //     internal/htmlblock (HTML comment armor, insertion and scanning).
 //   - internal/site (which pages of a static site can carry blocks),
 //     internal/placement (coding parameters and block placement) and
-//     internal/ignore (gitignore-style excludes) serve the injector.
+//     internal/ignore (gitignore-style excludes) serve the injector;
+//     internal/fetch (the polite HTTP client) serves the archive sources.
 //   - docs/FORMAT.md: the normative wire format and threat model.
 //   - testdata: shared fixtures.
 package lazarus

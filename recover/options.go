@@ -12,7 +12,8 @@ import (
 var (
 	// ErrNothingFound means no usable Lazarus data was found at all.
 	ErrNothingFound = errors.New("no lazarus data found")
-	// ErrPartial means some segments were rebuilt and some were not.
+	// ErrPartial means Lazarus data was found but some segments (maybe all)
+	// could not be rebuilt.
 	ErrPartial = errors.New("recovery incomplete")
 )
 
@@ -31,6 +32,12 @@ type Options struct {
 	Force bool
 	// TempDir holds temporary segment files; defaults to os.TempDir().
 	TempDir string
+	// Site is the site's URL (optional for mirror directories).
+	Site string
+	// Sources are where Recover looks for captures.
+	Sources []Source
+	// MaxCapture bounds one capture's bytes; defaults to 32 MiB.
+	MaxCapture int64
 }
 
 func (o *Options) opener() (*keys.Opener, error) {

@@ -2,12 +2,10 @@ package recover
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
@@ -19,7 +17,8 @@ import (
 type Report struct {
 	Generation string          `json:"generation,omitempty"` // the restore point, if one generation is complete
 	Segments   []SegmentReport `json:"segments"`
-	Pages      int             `json:"pages"`           // pages scanned
+	Captures   int             `json:"captures"`        // captures listed
+	Pages      int             `json:"pages"`           // pages fetched and scanned
 	Blocks     int             `json:"blocks"`          // good blocks used or redundant
 	Rejected   int             `json:"rejected_blocks"` // damaged, forged or unsigned comments
 	Problems   []string        `json:"problems,omitempty"`
@@ -69,41 +68,11 @@ func FromPages(ctx context.Context, pages iter.Seq2[string, []byte], o Options) 
 }
 
 // FromDir rebuilds from every HTML file under dir (a wget or httrack
-// mirror, a browser's saved pages, a copy of a site).
+// mirror, a browser's saved pages, a copy of a site): Recover with one
+// DirSource.
 func FromDir(ctx context.Context, dir string, o Options) (*Report, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		ext := strings.ToLower(filepath.Ext(p))
-		if d.Type().IsRegular() && (ext == ".html" || ext == ".htm" || ext == ".xhtml" || ext == "") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(files)
-	var readErr error
-	pages := func(yield func(string, []byte) bool) {
-		for _, f := range files {
-			b, err := os.ReadFile(f)
-			if err != nil {
-				readErr = err
-				return
-			}
-			if !yield(f, b) {
-				return
-			}
-		}
-	}
-	rep, err := FromPages(ctx, pages, o)
-	if readErr != nil {
-		return rep, readErr
-	}
-	return rep, err
+	o.Sources = []Source{DirSource{Dir: dir}}
+	return Recover(ctx, o)
 }
 
 // restore chooses what to extract and extracts it.
@@ -119,6 +88,9 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 			short++
 		} else {
 			res, err := a.Extract(t.layout, o.Out, bundle.ExtractOptions{MaxTarSize: t.tarSize, Force: o.Force})
+			if errors.Is(err, bundle.ErrExists) {
+				return fmt.Errorf("%w (existing files are kept; use --force to overwrite them)", err)
+			}
 			sr.Status, sr.Files, sr.Bytes = "rebuilt", res.Files, res.Bytes
 			if err != nil {
 				sr.Status, sr.Detail = "short", err.Error()
@@ -130,8 +102,6 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 	switch {
 	case len(targets) == 0:
 		return ErrNothingFound
-	case short == len(targets):
-		return fmt.Errorf("%w: no segment could be rebuilt", ErrNothingFound)
 	case short > 0:
 		return fmt.Errorf("%w: %d of %d segments rebuilt", ErrPartial, len(targets)-short, len(targets))
 	}

@@ -107,3 +107,19 @@ func TestFromDirOutcomes(t *testing.T) {
 		}
 	})
 }
+
+// TestStopsWhenComplete: recovery fetches the root page first and stops as
+// soon as the newest generation is complete, not after every capture.
+func TestStopsWhenComplete(t *testing.T) {
+	site, owner := injectedSite(t)
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
+		OwnerKey: owner, Out: t.TempDir(), Site: "https://example.org/",
+		Sources: []lzrecover.Source{lzrecover.DirSource{Dir: site}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Captures != 12 || rep.Pages >= rep.Captures {
+		t.Fatalf("fetched %d of %d captures; want fewer than all", rep.Pages, rep.Captures)
+	}
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+type recoverCmd struct {
+	site, out, key, passFile string
+	sources                  listFlag
+	allowUnsigned, force     bool
+	jsonOut                  bool
+}
+
+func runRecover(args []string, stdout, stderr io.Writer) int {
+	c := &recoverCmd{}
+	fs := flag.NewFlagSet("lazarus recover", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: lazarus recover --url URL --out DIR --key owner.key --source SPEC...\n\n"+
+			"Rebuilds the server side from archived copies of the site's pages.\n"+
+			"Sources: dir=PATH (a wget/httrack mirror or saved pages).\n"+
+			"Exit codes: 0 everything rebuilt, 3 partial, 1 error (nothing found, bad key…), 2 usage error.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&c.site, "url", "", "the site's `URL`")
+	fs.StringVar(&c.out, "out", "", "`DIR` to restore into (created; existing files are kept unless --force)")
+	fs.StringVar(&c.key, "key", "", "owner.key `FILE`")
+	fs.StringVar(&c.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
+	fs.Var(&c.sources, "source", "where to look, `SPEC` = dir=PATH (repeatable)")
+	fs.BoolVar(&c.allowUnsigned, "allow-unsigned", false, "accept unsigned data, which ANYONE could have made")
+	fs.BoolVar(&c.force, "force", false, "overwrite existing files in --out")
+	fs.BoolVar(&c.jsonOut, "json", false, "print the report as JSON")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	o, err := c.options()
+	if err != nil {
+		errorf(stderr, "%v", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep, err := lzrecover.Recover(ctx, o)
+	return c.finish(rep, err, stdout, stderr)
+}
+
+func (c *recoverCmd) options() (lzrecover.Options, error) {
+	o := lzrecover.Options{Site: c.site, Out: c.out, AllowUnsigned: c.allowUnsigned, Force: c.force}
+	if c.out == "" {
+		return o, errors.New("recover needs --out DIR")
+	}
+	if len(c.sources.vals) == 0 {
+		return o, errors.New("recover needs at least one --source (e.g. dir=PATH)")
+	}
+	for _, spec := range c.sources.vals {
+		kind, arg, _ := strings.Cut(spec, "=")
+		switch kind {
+		case "dir":
+			if arg == "" {
+				return o, fmt.Errorf("--source %q: dir= needs a path", spec)
+			}
+			o.Sources = append(o.Sources, lzrecover.DirSource{Dir: arg})
+		default:
+			return o, fmt.Errorf("--source %q: unknown source kind %q (this version reads dir=PATH)", spec, kind)
+		}
+	}
+	if c.key != "" {
+		raw, err := os.ReadFile(c.key)
+		if err != nil {
+			return o, fmt.Errorf("--key: %w", err)
+		}
+		o.OwnerKey = raw
+	}
+	if c.passFile != "" {
+		raw, err := os.ReadFile(c.passFile)
+		if err != nil {
+			return o, fmt.Errorf("--passphrase-file: %w", err)
+		}
+		o.Passphrase = []byte(strings.TrimSuffix(strings.TrimSuffix(string(raw), "\n"), "\r"))
+	}
+	return o, nil
+}
+
+// finish writes recovery.json, prints the summary and maps the outcome to
+// an exit code.
+func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.Writer) int {
+	if rep != nil {
+		if raw, jerr := json.MarshalIndent(rep, "", "  "); jerr == nil {
+			if os.MkdirAll(c.out, 0o755) == nil {
+				os.WriteFile(filepath.Join(c.out, "recovery.json"), append(raw, '\n'), 0o644)
+			}
+			if c.jsonOut {
+				stdout.Write(append(raw, '\n'))
+			}
+		}
+		if !c.jsonOut {
+			printRecover(stdout, rep)
+		}
+	}
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, lzrecover.ErrPartial):
+		errorf(stderr, "%v", err)
+		hintf(stderr, "see %s for what is missing; more sources may hold the missing blocks", filepath.Join(c.out, "recovery.json"))
+		return exitPartial
+	}
+	errorf(stderr, "%v", err)
+	return exitError
+}
+
+func printRecover(w io.Writer, r *lzrecover.Report) {
+	if r.Generation != "" {
+		fmt.Fprintf(w, "generation %s: every segment rebuilt\n", r.Generation)
+	}
+	for _, s := range r.Segments {
+		fmt.Fprintf(w, "  segment %-12s %-8s from generation %s, %d files, %s", s.Name, s.Status, s.Generation, s.Files, formatSize(s.Bytes))
+		if s.Detail != "" {
+			fmt.Fprintf(w, "  (%s)", s.Detail)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "  %d captures listed, %d fetched, %d good blocks, %d rejected\n", r.Captures, r.Pages, r.Blocks, r.Rejected)
+}

@@ -1,0 +1,230 @@
+package recover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/block"
+	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+)
+
+// DefaultMaxCapture bounds one fetched capture (bytes).
+const DefaultMaxCapture = 32 << 20
+
+// Recover rebuilds the server side from the captures its sources hold.
+//
+// It lists every source, then fetches the root page's captures first
+// (where the manifest is), newest first; once a manifest is verified, the
+// carriers its listing names, captured after that generation, come next;
+// then everything else, newest first. Captures with a digest already seen
+// are skipped, and fetching stops as soon as the newest generation found
+// is complete. A source that fails is reported and the others go on.
+func Recover(ctx context.Context, o Options) (*Report, error) {
+	a, err := o.assembler()
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	s := &session{o: o, a: a, rep: &Report{}, seen: map[string]bool{}}
+	if o.Site != "" {
+		if s.site, err = url.Parse(o.Site); err != nil || s.site.Host == "" {
+			return nil, fmt.Errorf("site URL %q is not an absolute URL", o.Site)
+		}
+	}
+	if err := s.list(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.fetchAll(ctx); err != nil {
+		return s.rep, err
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	return s.rep, restore(a, s.manifests, s.rep, o)
+}
+
+// session is one Recover run.
+type session struct {
+	o         Options
+	a         *codec.Assembler
+	rep       *Report
+	site      *url.URL
+	queue     []queued
+	seen      map[string]bool
+	manifests []*manifest.Signed
+	carriers  map[string]bool // page paths the target generation's listing names
+	genTime   time.Time       // the target generation's time
+}
+
+type queued struct {
+	c   Capture
+	src Source
+}
+
+func (s *session) list(ctx context.Context) error {
+	for _, src := range s.o.Sources {
+		err := src.List(ctx, s.site, func(c Capture) error {
+			s.queue = append(s.queue, queued{c, src})
+			return nil
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("%s: listing: %v", src.Name(), err))
+		}
+	}
+	s.rep.Captures = len(s.queue)
+	s.sort()
+	return nil
+}
+
+// sort orders the queue: root page, then the target generation's carriers
+// captured after it, then the rest; newest first within each.
+func (s *session) sort() {
+	sort.SliceStable(s.queue, func(i, j int) bool {
+		pi, pj := s.priority(s.queue[i].c), s.priority(s.queue[j].c)
+		if pi != pj {
+			return pi < pj
+		}
+		return s.queue[i].c.Time.After(s.queue[j].c.Time)
+	})
+}
+
+func (s *session) priority(c Capture) int {
+	p := pagePath(c.URL)
+	switch {
+	case p == "/" || p == "/index.html" || p == "/index.htm" || strings.Count(p, "/") == 2 && strings.HasSuffix(p, "/index.html") && s.site == nil:
+		return 0
+	case s.carriers[p] && !c.Time.Before(s.genTime):
+		return 1
+	}
+	return 2
+}
+
+// fetchAll fetches queued captures until the newest generation found is
+// complete or the queue is empty.
+func (s *session) fetchAll(ctx context.Context) error {
+	for len(s.queue) > 0 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		q := s.queue[0]
+		s.queue = s.queue[1:]
+		if key := captureKey(q.c); s.seen[key] {
+			continue
+		} else {
+			s.seen[key] = true
+		}
+		if err := s.fetch(ctx, q); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("%s %s: %v", q.src.Name(), q.c.URL, err))
+			continue
+		}
+		if s.done() {
+			return nil
+		}
+	}
+	return nil
+}
+
+func (s *session) fetch(ctx context.Context, q queued) error {
+	rc, err := q.src.Fetch(ctx, q.c)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	limit := s.o.MaxCapture
+	if limit <= 0 {
+		limit = DefaultMaxCapture
+	}
+	page, err := io.ReadAll(io.LimitReader(rc, limit))
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return err
+	}
+	pr := s.a.AddPage(page)
+	s.rep.Pages++
+	s.rep.Blocks += pr.Accepted + pr.Redundant
+	s.rep.Rejected += pr.Rejected
+	for _, p := range pr.Problems {
+		s.rep.Problems = append(s.rep.Problems, q.c.URL+": "+p.Error())
+	}
+	for _, m := range pr.Manifests {
+		s.addManifest(m)
+	}
+	return nil
+}
+
+// addManifest keeps a verified manifest and, if it is the newest, makes its
+// carriers the next captures to fetch.
+func (s *session) addManifest(m *manifest.Signed) {
+	for _, old := range s.manifests {
+		if old.Digest == m.Digest {
+			return
+		}
+	}
+	s.manifests = append(s.manifests, m)
+	if !m.Manifest.Time.After(s.genTime) && s.carriers != nil {
+		return
+	}
+	s.genTime, s.carriers = m.Manifest.Time, map[string]bool{}
+	for _, c := range m.Manifest.Listing.Carriers {
+		s.carriers[pagePath(c.URL)] = true
+	}
+	if list, err := s.a.Listing(m); err == nil {
+		for _, c := range list.Carriers {
+			s.carriers[pagePath(c.URL)] = true
+		}
+	}
+	s.sort()
+}
+
+// done reports whether the newest manifest's data segments are complete.
+func (s *session) done() bool {
+	var newest *manifest.Signed
+	for _, m := range s.manifests {
+		if newest == nil || m.Manifest.Time.After(newest.Manifest.Time) {
+			newest = m
+		}
+	}
+	if newest == nil {
+		return false
+	}
+	status := map[block.Layout]codec.SegmentStatus{}
+	for _, st := range s.a.Status() {
+		status[st.Layout] = st
+	}
+	_, ok := complete(newest, status)
+	return ok
+}
+
+// pagePath returns a capture's or carrier's path: "/about/index.html" for
+// "https://example.org/about/"; mirror paths keep their host directory.
+func pagePath(u string) string {
+	p := u
+	if pu, err := url.Parse(u); err == nil && pu.Host != "" {
+		p = pu.EscapedPath()
+	}
+	if p == "" || strings.HasSuffix(p, "/") {
+		p += "index.html"
+	}
+	return path.Clean("/" + p)
+}
+
+func captureKey(c Capture) string {
+	if c.Digest != "" {
+		return c.Source + "\x00digest\x00" + c.Digest
+	}
+	return c.Source + "\x00" + c.Locator
+}
