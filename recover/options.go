@@ -38,6 +38,9 @@ type Options struct {
 	Sources []Source
 	// MaxCapture bounds one capture's bytes; defaults to 32 MiB.
 	MaxCapture int64
+	// StateDir journals listings and fetched captures so an interrupted
+	// run resumes without fetching again; empty means no journal.
+	StateDir string
 }
 
 func (o *Options) opener() (*keys.Opener, error) {

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,5 +123,37 @@ func TestStopsWhenComplete(t *testing.T) {
 	}
 	if rep.Captures != 12 || rep.Pages >= rep.Captures {
 		t.Fatalf("fetched %d of %d captures; want fewer than all", rep.Pages, rep.Captures)
+	}
+}
+
+// brokenSource lists and fetches nothing: an archive that is gone.
+type brokenSource struct{ lzrecover.DirSource }
+
+func (b brokenSource) List(context.Context, *url.URL, func(lzrecover.Capture) error) error {
+	return errors.New("archive unreachable")
+}
+
+func (b brokenSource) Fetch(context.Context, lzrecover.Capture) (io.ReadCloser, error) {
+	return nil, errors.New("archive unreachable")
+}
+
+// TestResumeFromJournal: a second run with the same state directory needs
+// neither the listing nor the captures again.
+func TestResumeFromJournal(t *testing.T) {
+	site, owner := injectedSite(t)
+	state := t.TempDir()
+	o := lzrecover.Options{OwnerKey: owner, Site: "https://example.org/", StateDir: state, Out: t.TempDir(),
+		Sources: []lzrecover.Source{lzrecover.DirSource{Dir: site}}}
+	if _, err := lzrecover.Recover(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	o.Out = t.TempDir()
+	o.Sources = []lzrecover.Source{brokenSource{lzrecover.DirSource{Dir: site}}} // same name, now unreachable
+	rep, err := lzrecover.Recover(context.Background(), o)
+	if err != nil {
+		t.Fatalf("resume: %v (%+v)", err, rep)
+	}
+	if _, err := os.Stat(filepath.Join(o.Out, "etc/app.conf")); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,9 +2,7 @@ package recover
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path"
@@ -35,6 +33,9 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer a.Close()
 	s := &session{o: o, a: a, rep: &Report{}, seen: map[string]bool{}}
+	if s.j, err = openJournal(o.StateDir); err != nil {
+		return nil, err
+	}
 	if o.Site != "" {
 		if s.site, err = url.Parse(o.Site); err != nil || s.site.Host == "" {
 			return nil, fmt.Errorf("site URL %q is not an absolute URL", o.Site)
@@ -63,6 +64,7 @@ type session struct {
 	manifests []*manifest.Signed
 	carriers  map[string]bool // page paths the target generation's listing names
 	genTime   time.Time       // the target generation's time
+	j         *journal        // nil without a state directory
 }
 
 type queued struct {
@@ -72,20 +74,34 @@ type queued struct {
 
 func (s *session) list(ctx context.Context) error {
 	for _, src := range s.o.Sources {
-		err := src.List(ctx, s.site, func(c Capture) error {
-			s.queue = append(s.queue, queued{c, src})
-			return nil
-		})
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+		caps, ok := s.j.listing(src)
+		if !ok {
+			var err error
+			if caps, err = listAll(ctx, src, s.site); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("%s: listing: %v", src.Name(), err))
+			} else if err := s.j.saveListing(src, caps); err != nil {
+				return fmt.Errorf("journal: %w", err)
 			}
-			s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("%s: listing: %v", src.Name(), err))
+		}
+		for _, c := range caps {
+			s.queue = append(s.queue, queued{c, src})
 		}
 	}
 	s.rep.Captures = len(s.queue)
 	s.sort()
 	return nil
+}
+
+func listAll(ctx context.Context, src Source, site *url.URL) ([]Capture, error) {
+	var caps []Capture
+	err := src.List(ctx, site, func(c Capture) error {
+		caps = append(caps, c)
+		return nil
+	})
+	return caps, err
 }
 
 // sort orders the queue: root page, then the target generation's carriers
@@ -140,17 +156,12 @@ func (s *session) fetchAll(ctx context.Context) error {
 }
 
 func (s *session) fetch(ctx context.Context, q queued) error {
-	rc, err := q.src.Fetch(ctx, q.c)
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
 	limit := s.o.MaxCapture
 	if limit <= 0 {
 		limit = DefaultMaxCapture
 	}
-	page, err := io.ReadAll(io.LimitReader(rc, limit))
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+	page, err := s.j.fetch(ctx, q.src, q.c, limit)
+	if err != nil {
 		return err
 	}
 	pr := s.a.AddPage(page)

@@ -17,6 +17,7 @@ import (
 
 type recoverCmd struct {
 	site, out, key, passFile string
+	state                    string
 	sources                  listFlag
 	allowUnsigned, force     bool
 	jsonOut                  bool
@@ -37,6 +38,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.key, "key", "", "owner.key `FILE`")
 	fs.StringVar(&c.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
 	fs.Var(&c.sources, "source", "where to look, `SPEC` = dir=PATH (repeatable)")
+	fs.StringVar(&c.state, "state", "", "`DIR` journaling listings and fetched captures, to resume (default OUT/.lazarus-recover)")
 	fs.BoolVar(&c.allowUnsigned, "allow-unsigned", false, "accept unsigned data, which ANYONE could have made")
 	fs.BoolVar(&c.force, "force", false, "overwrite existing files in --out")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the report as JSON")
@@ -55,9 +57,12 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 }
 
 func (c *recoverCmd) options() (lzrecover.Options, error) {
-	o := lzrecover.Options{Site: c.site, Out: c.out, AllowUnsigned: c.allowUnsigned, Force: c.force}
+	o := lzrecover.Options{Site: c.site, Out: c.out, AllowUnsigned: c.allowUnsigned, Force: c.force, StateDir: c.state}
 	if c.out == "" {
 		return o, errors.New("recover needs --out DIR")
+	}
+	if o.StateDir == "" {
+		o.StateDir = filepath.Join(c.out, ".lazarus-recover")
 	}
 	if len(c.sources.vals) == 0 {
 		return o, errors.New("recover needs at least one --source (e.g. dir=PATH)")
