@@ -38,6 +38,8 @@ type Options struct {
 	Sources []Source
 	// MaxCapture bounds one capture's bytes; defaults to 32 MiB.
 	MaxCapture int64
+	// Progress, if set, is called after every fetched capture.
+	Progress func(Progress)
 	// StateDir journals listings and fetched captures so an interrupted
 	// run resumes without fetching again; empty means no journal.
 	StateDir string
@@ -70,4 +72,12 @@ func (o *Options) assembler() (*codec.Assembler, error) {
 		return nil, err
 	}
 	return codec.NewAssembler(op, codec.Options{TempDir: o.TempDir, AllowUnsigned: o.AllowUnsigned})
+}
+
+// Progress is a snapshot of a running recovery.
+type Progress struct {
+	Listed   int // captures listed
+	Fetched  int // captures fetched so far (journaled ones included)
+	Stripes  int // stripes of the segments seen so far
+	Complete int // of which rebuilt
 }

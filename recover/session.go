@@ -148,6 +148,7 @@ func (s *session) fetchAll(ctx context.Context) error {
 			s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("%s %s: %v", q.src.Name(), q.c.URL, err))
 			continue
 		}
+		s.progress()
 		if s.done() {
 			return nil
 		}
@@ -238,4 +239,16 @@ func captureKey(c Capture) string {
 		return c.Source + "\x00digest\x00" + c.Digest
 	}
 	return c.Source + "\x00" + c.Locator
+}
+
+func (s *session) progress() {
+	if s.o.Progress == nil {
+		return
+	}
+	p := Progress{Listed: s.rep.Captures, Fetched: s.rep.Pages}
+	for _, st := range s.a.Status() {
+		p.Stripes += int(st.Stripes)
+		p.Complete += int(st.Complete)
+	}
+	s.o.Progress(p)
 }

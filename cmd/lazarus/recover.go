@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"time"
+
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -52,6 +54,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	o.Progress = progressPrinter(stderr)
 	rep, err := lzrecover.Recover(ctx, o)
 	return c.finish(rep, err, stdout, stderr)
 }
@@ -136,4 +139,32 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  %d captures listed, %d fetched, %d good blocks, %d rejected\n", r.Captures, r.Pages, r.Blocks, r.Rejected)
+}
+
+// progressPrinter shows progress on a terminal as one updating line, and
+// otherwise as a plain line every few seconds.
+func progressPrinter(w io.Writer) func(lzrecover.Progress) {
+	f, ok := w.(*os.File)
+	tty := false
+	if ok {
+		if info, err := f.Stat(); err == nil {
+			tty = info.Mode()&os.ModeCharDevice != 0
+		}
+	}
+	start, last := time.Now(), time.Time{}
+	return func(p lzrecover.Progress) {
+		if !tty && time.Since(last) < 5*time.Second {
+			return
+		}
+		last = time.Now()
+		line := fmt.Sprintf("lazarus: %d/%d captures fetched, %d/%d stripes rebuilt, %s", p.Fetched, p.Listed, p.Complete, p.Stripes, time.Since(start).Round(time.Second))
+		if tty {
+			fmt.Fprintf(w, "\r%-79s", line)
+			if p.Stripes > 0 && p.Complete == p.Stripes {
+				fmt.Fprintln(w)
+			}
+			return
+		}
+		fmt.Fprintln(w, line)
+	}
 }
