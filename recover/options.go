@@ -38,6 +38,10 @@ type Options struct {
 	Sources []Source
 	// MaxCapture bounds one capture's bytes; defaults to 32 MiB.
 	MaxCapture int64
+	// PagesDir, if set, receives the newest capture of every page with its
+	// Lazarus comments removed: a browsable mirror. Every capture is then
+	// fetched, not only until the server side is complete.
+	PagesDir string
 	// Progress, if set, is called after every fetched capture.
 	Progress func(Progress)
 	// StateDir journals listings and fetched captures so an interrupted

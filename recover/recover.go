@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
@@ -22,6 +23,19 @@ type Report struct {
 	Blocks     int             `json:"blocks"`          // good blocks used or redundant
 	Rejected   int             `json:"rejected_blocks"` // damaged, forged or unsigned comments
 	Problems   []string        `json:"problems,omitempty"`
+	// Provenance lists every capture that contributed blocks or a
+	// manifest: where each piece of the rebuilt files came from.
+	Provenance []Contribution `json:"provenance,omitempty"`
+}
+
+// Contribution is what one archived capture contributed.
+type Contribution struct {
+	Source    string    `json:"source"`
+	URL       string    `json:"url"`
+	Time      time.Time `json:"time,omitzero"`
+	Blocks    int       `json:"blocks"`          // good blocks used
+	Manifests int       `json:"manifests"`       // verified manifests
+	Rejected  int       `json:"rejected_blocks"` // damaged or forged comments
 }
 
 // SegmentReport is one segment's outcome.

@@ -6,12 +6,14 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
@@ -62,9 +64,10 @@ type session struct {
 	queue     []queued
 	seen      map[string]bool
 	manifests []*manifest.Signed
-	carriers  map[string]bool // page paths the target generation's listing names
-	genTime   time.Time       // the target generation's time
-	j         *journal        // nil without a state directory
+	carriers  map[string]bool      // page paths the target generation's listing names
+	genTime   time.Time            // the target generation's time
+	j         *journal             // nil without a state directory
+	saved     map[string]time.Time // pages written to PagesDir, by path
 }
 
 type queued struct {
@@ -149,7 +152,7 @@ func (s *session) fetchAll(ctx context.Context) error {
 			continue
 		}
 		s.progress()
-		if s.done() {
+		if s.o.PagesDir == "" && s.done() { // a mirror wants every page
 			return nil
 		}
 	}
@@ -167,6 +170,13 @@ func (s *session) fetch(ctx context.Context, q queued) error {
 	}
 	pr := s.a.AddPage(page)
 	s.rep.Pages++
+	if pr.Accepted+len(pr.Manifests)+pr.Rejected > 0 {
+		s.rep.Provenance = append(s.rep.Provenance, Contribution{Source: q.c.Source, URL: q.c.URL, Time: q.c.Time,
+			Blocks: pr.Accepted, Manifests: len(pr.Manifests), Rejected: pr.Rejected})
+	}
+	if err := s.savePage(q.c, page); err != nil {
+		return err
+	}
 	s.rep.Blocks += pr.Accepted + pr.Redundant
 	s.rep.Rejected += pr.Rejected
 	for _, p := range pr.Problems {
@@ -251,4 +261,25 @@ func (s *session) progress() {
 		p.Complete += int(st.Complete)
 	}
 	s.o.Progress(p)
+}
+
+// savePage writes the newest capture of each page, without its Lazarus
+// comments, under PagesDir: a browsable mirror of the client side.
+func (s *session) savePage(c Capture, page []byte) error {
+	if s.o.PagesDir == "" {
+		return nil
+	}
+	p := pagePath(c.URL)
+	if t, ok := s.saved[p]; ok && !c.Time.After(t) {
+		return nil
+	}
+	if s.saved == nil {
+		s.saved = map[string]time.Time{}
+	}
+	s.saved[p] = c.Time
+	dst := filepath.Join(s.o.PagesDir, filepath.FromSlash(strings.TrimPrefix(p, "/")))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, htmlblock.Strip(page), 0o644)
 }

@@ -19,7 +19,7 @@ import (
 
 type recoverCmd struct {
 	site, out, key, passFile string
-	state                    string
+	state, pages             string
 	sources                  listFlag
 	allowUnsigned, force     bool
 	jsonOut                  bool
@@ -41,6 +41,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
 	fs.Var(&c.sources, "source", "where to look, `SPEC` = dir=PATH (repeatable)")
 	fs.StringVar(&c.state, "state", "", "`DIR` journaling listings and fetched captures, to resume (default OUT/.lazarus-recover)")
+	fs.StringVar(&c.pages, "pages", "", "also write the recovered pages, Lazarus comments removed, into `DIR`")
 	fs.BoolVar(&c.allowUnsigned, "allow-unsigned", false, "accept unsigned data, which ANYONE could have made")
 	fs.BoolVar(&c.force, "force", false, "overwrite existing files in --out")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the report as JSON")
@@ -60,7 +61,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 }
 
 func (c *recoverCmd) options() (lzrecover.Options, error) {
-	o := lzrecover.Options{Site: c.site, Out: c.out, AllowUnsigned: c.allowUnsigned, Force: c.force, StateDir: c.state}
+	o := lzrecover.Options{Site: c.site, Out: c.out, AllowUnsigned: c.allowUnsigned, Force: c.force, StateDir: c.state, PagesDir: c.pages}
 	if c.out == "" {
 		return o, errors.New("recover needs --out DIR")
 	}
