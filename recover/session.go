@@ -34,7 +34,7 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer a.Close()
-	s := &session{o: o, a: a, rep: &Report{}, seen: map[string]bool{}}
+	s := &session{o: o, a: a, rep: &Report{}, seen: map[string]bool{}, listed: map[string]bool{}}
 	if s.j, err = openJournal(o.StateDir); err != nil {
 		return nil, err
 	}
@@ -68,6 +68,7 @@ type session struct {
 	genTime   time.Time            // the target generation's time
 	j         *journal             // nil without a state directory
 	saved     map[string]time.Time // pages written to PagesDir, by path
+	listed    map[string]bool      // source + page URL already listed page by page
 }
 
 type queued struct {
@@ -183,14 +184,14 @@ func (s *session) fetch(ctx context.Context, q queued) error {
 		s.rep.Problems = append(s.rep.Problems, q.c.URL+": "+p.Error())
 	}
 	for _, m := range pr.Manifests {
-		s.addManifest(m)
+		s.addManifest(ctx, m)
 	}
 	return nil
 }
 
 // addManifest keeps a verified manifest and, if it is the newest, makes its
 // carriers the next captures to fetch.
-func (s *session) addManifest(m *manifest.Signed) {
+func (s *session) addManifest(ctx context.Context, m *manifest.Signed) {
 	for _, old := range s.manifests {
 		if old.Digest == m.Digest {
 			return
@@ -201,15 +202,53 @@ func (s *session) addManifest(m *manifest.Signed) {
 		return
 	}
 	s.genTime, s.carriers = m.Manifest.Time, map[string]bool{}
+	urls := []string{}
 	for _, c := range m.Manifest.Listing.Carriers {
 		s.carriers[pagePath(c.URL)] = true
+		urls = append(urls, c.URL)
 	}
 	if list, err := s.a.Listing(m); err == nil {
 		for _, c := range list.Carriers {
 			s.carriers[pagePath(c.URL)] = true
+			urls = append(urls, c.URL)
 		}
 	}
+	s.listPages(ctx, m.Manifest.Site, urls)
 	s.sort()
+}
+
+// listPages asks the sources that list page by page for the carriers a
+// manifest names (relative URLs resolve against the manifest's site).
+func (s *session) listPages(ctx context.Context, site string, urls []string) {
+	base, err := url.Parse(site)
+	if err != nil {
+		return
+	}
+	for _, src := range s.o.Sources {
+		pl, ok := src.(PageLister)
+		if !ok {
+			continue
+		}
+		for _, u := range urls {
+			ref, err := url.Parse(u)
+			if err != nil {
+				continue
+			}
+			abs := base.ResolveReference(ref).String()
+			if s.listed[src.Name()+"\x00"+abs] {
+				continue
+			}
+			s.listed[src.Name()+"\x00"+abs] = true
+			err = pl.ListPage(ctx, abs, func(c Capture) error {
+				s.queue = append(s.queue, queued{c, src})
+				s.rep.Captures++
+				return nil
+			})
+			if err != nil && ctx.Err() == nil {
+				s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("%s: listing %s: %v", src.Name(), abs, err))
+			}
+		}
+	}
 }
 
 // done reports whether the newest manifest's data segments are complete.

@@ -1,0 +1,163 @@
+package archivetest
+
+import (
+	"crypto/sha1"
+	"encoding/base32"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Capture is one stored capture the server answers for.
+type Capture struct {
+	URL  string    // original URL, e.g. "http://example.org/a"
+	Time time.Time // capture time, second precision
+	// Status is the HTTP status of the capture; 0 defaults to 200 and a
+	// negative value is reported as "-" (unknown) by the CDX API.
+	Status int
+	MIME   string // defaults to "text/html"
+	Body   []byte // the original payload, returned exactly by id_ replay
+	// Digest overrides the reported digest; defaults to the base32 SHA-1
+	// of Body, as the Internet Archive reports it.
+	Digest string
+	// Crawl is the Common Crawl collection holding the capture; defaults
+	// to DefaultCrawl.
+	Crawl string
+}
+
+// DefaultCrawl is the Common Crawl collection of captures without Crawl.
+const DefaultCrawl = "CC-MAIN-2024-10"
+
+// Config tunes a Server. The zero value is ready to use.
+type Config struct {
+	// Faults injects errors; defaults to none.
+	Faults Faults
+	// MaxRows caps the rows of one CDX answer, as IA caps them at 150,000;
+	// defaults to 150000.
+	MaxRows int
+	// TimeMapPageSize is the number of mementos per TimeMap page; 0 serves
+	// each TimeMap as one page.
+	TimeMapPageSize int
+	// CCPageSize is the number of index lines per Common Crawl page;
+	// defaults to 5.
+	CCPageSize int
+}
+
+// Server is a local archive. Create it with New and Close it when done.
+type Server struct {
+	// URL is the base URL, e.g. "http://127.0.0.1:41234".
+	URL string
+
+	srv   *httptest.Server
+	cfg   Config
+	rows  []row // sorted by urlkey, then time
+	warcs map[string][]byte
+
+	mu     sync.Mutex
+	faults *faultState
+	log    []Request
+}
+
+// row is one stored capture with its derived CDX fields.
+type row struct {
+	Capture
+	urlkey, ts string
+	status     string
+	length     int64
+	file       string // Common Crawl WARC file
+	offset     int64  // record offset in file
+	recLen     int64  // compressed record length
+}
+
+// New starts a Server holding caps.
+func New(caps []Capture, cfg Config) (*Server, error) {
+	if cfg.MaxRows < 0 || cfg.TimeMapPageSize < 0 || cfg.CCPageSize < 0 {
+		return nil, fmt.Errorf("archivetest: negative page size or row cap")
+	}
+	if cfg.MaxRows == 0 {
+		cfg.MaxRows = 150000
+	}
+	if cfg.CCPageSize == 0 {
+		cfg.CCPageSize = 5
+	}
+	fs, err := newFaultState(cfg.Faults)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, faults: fs}
+	for i, c := range caps {
+		if c.URL == "" || c.Time.IsZero() {
+			return nil, fmt.Errorf("archivetest: capture %d lacks URL or time", i)
+		}
+		s.rows = append(s.rows, newRow(c))
+	}
+	slices.SortStableFunc(s.rows, func(a, b row) int {
+		return strings.Compare(a.urlkey+" "+a.ts, b.urlkey+" "+b.ts)
+	})
+	s.buildWARCs()
+	s.srv = httptest.NewServer(s.middleware(http.HandlerFunc(s.route)))
+	s.URL = s.srv.URL
+	return s, nil
+}
+
+// newRow fills a capture's defaults and derived fields.
+func newRow(c Capture) row {
+	if c.Status == 0 {
+		c.Status = 200
+	}
+	if c.MIME == "" {
+		c.MIME = "text/html"
+	}
+	if c.Digest == "" {
+		c.Digest = Digest(c.Body)
+	}
+	if c.Crawl == "" {
+		c.Crawl = DefaultCrawl
+	}
+	c.Time = c.Time.UTC().Truncate(time.Second)
+	r := row{Capture: c, urlkey: surt(c.URL), ts: c.Time.Format("20060102150405"), length: int64(len(c.Body))}
+	r.status = fmt.Sprint(c.Status)
+	if c.Status < 0 {
+		r.status = "-"
+	}
+	return r
+}
+
+// Digest returns the Internet Archive's digest of a payload: the base32
+// SHA-1, as CDX answers report it.
+func Digest(body []byte) string {
+	sum := sha1.Sum(body)
+	return base32.StdEncoding.EncodeToString(sum[:])
+}
+
+// Close shuts the server down.
+func (s *Server) Close() { s.srv.Close() }
+
+// Client returns an HTTP client for the server.
+func (s *Server) Client() *http.Client { return s.srv.Client() }
+
+// route dispatches a request by path prefix. It does not use ServeMux,
+// which would clean the "//" of embedded original URLs.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch {
+	case p == "/cdx/search/cdx":
+		s.serveCDX(w, r)
+	case strings.HasPrefix(p, "/web/"):
+		s.serveReplay(w, r)
+	case strings.HasPrefix(p, "/timemap/"):
+		s.serveTimeMap(w, r)
+	case p == "/collinfo.json":
+		s.serveCollInfo(w, r)
+	case strings.HasSuffix(p, "-index"):
+		s.serveCCIndex(w, r)
+	case strings.HasPrefix(p, "/crawl-data/"):
+		s.serveWARC(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}

@@ -1,0 +1,22 @@
+// Package archive lists archived captures of a site in public web archives.
+//
+// It implements the listing and parsing side of three protocols:
+//
+//   - the Wayback / pywb CDX server API ({base}/cdx/search/cdx, JSON
+//     array-of-arrays with a header row, paged with resume keys), see List
+//     and ParseCDXJSON;
+//   - Memento TimeMaps (RFC 7089, application/link-format), see ListTimeMap
+//     and ParseTimeMap;
+//   - the Common Crawl index (collinfo.json and per-crawl CDX APIs answering
+//     NDJSON, paged with page=N), see ListCrawls, ListCommonCrawl and
+//     ParseCCIndex.
+//
+// Every client takes a base URL and a Doer, so tests point them at the local
+// servers of package archivetest and the caller's politeness layer (rate
+// limits, Retry-After, User-Agent) wraps the HTTP client. Throttling answers
+// (429, 503) surface as *HTTPError carrying the server's Retry-After.
+//
+// All parsers treat their input as untrusted: they never panic, read at most
+// an explicit number of bytes and return errors wrapping ErrMalformed or
+// ErrTooLarge.
+package archive

@@ -1,0 +1,105 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// DefaultMaxBytes is the default limit on one archive answer: 64 MiB, well
+// above the ~30 MB of an IA CDX page of 150,000 rows.
+const DefaultMaxBytes = 64 << 20
+
+// HTTPError is a non-200 answer from an archive. For 429 and 503 answers
+// RetryAfter carries the server's Retry-After (0 if absent or unparsable),
+// so the caller's politeness layer can back off.
+type HTTPError struct {
+	URL        string
+	Status     int
+	RetryAfter time.Duration
+}
+
+// Error implements error.
+func (e *HTTPError) Error() string {
+	if e.RetryAfter > 0 {
+		return fmt.Sprintf("archive: GET %s: status %d (retry after %v)", e.URL, e.Status, e.RetryAfter)
+	}
+	return fmt.Sprintf("archive: GET %s: status %d", e.URL, e.Status)
+}
+
+// Throttled reports whether the archive asked the client to slow down or
+// come back later (429 Too Many Requests or 503 Service Unavailable).
+func (e *HTTPError) Throttled() bool {
+	return e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable
+}
+
+// parseRetryAfter parses a Retry-After header value, either delay-seconds
+// or an HTTP-date (taken relative to now). It returns 0 when v is empty,
+// unparsable or in the past.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n <= 0 || n > 1<<31 {
+			return 0
+		}
+		return time.Duration(n) * time.Second
+	}
+	t, err := http.ParseTime(v)
+	if err != nil || !t.After(now) {
+		return 0
+	}
+	return t.Sub(now)
+}
+
+// get fetches u and returns its body, read up to maxBytes. A non-200 answer
+// is an *HTTPError; the statuses in ok are returned as (nil, status, nil)
+// so callers can treat, for instance, a 404 "no captures" as empty.
+func get(ctx context.Context, doer Doer, u string, maxBytes int64, ok ...int) ([]byte, int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("archive: request %s: %w", u, err)
+	}
+	resp, err := doer.Do(req)
+	if err != nil {
+		return nil, 0, fmt.Errorf("archive: GET %s: %w", u, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		for _, s := range ok {
+			if resp.StatusCode == s {
+				return nil, s, nil
+			}
+		}
+		return nil, resp.StatusCode, &HTTPError{
+			URL:        u,
+			Status:     resp.StatusCode,
+			RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
+		}
+	}
+	body, err := readLimited(resp.Body, maxBytes)
+	if err != nil {
+		return nil, resp.StatusCode, fmt.Errorf("archive: GET %s: %w", u, err)
+	}
+	return body, resp.StatusCode, nil
+}
+
+// readLimited reads r to EOF but at most max bytes, failing with
+// ErrTooLarge beyond that.
+func readLimited(r io.Reader, max int64) ([]byte, error) {
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	body, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > max {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
+	}
+	return body, nil
+}

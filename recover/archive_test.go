@@ -1,0 +1,90 @@
+package recover_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// archiveOf serves an injected site's pages from a local archive: every
+// page captured once, an hour after injection.
+func archiveOf(t *testing.T, site string, cfg archivetest.Config) *archivetest.Server {
+	t.Helper()
+	var caps []archivetest.Capture
+	files, _ := filepath.Glob(filepath.Join(site, "*.html"))
+	for _, f := range files {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(f)
+		if name == "index.html" {
+			name = ""
+		}
+		caps = append(caps, archivetest.Capture{URL: "https://example.org/" + name, Time: time.Unix(1795258800, 0), Body: body})
+	}
+	srv, err := archivetest.New(caps, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestFromArchives: the same site rebuilt through a Wayback-style CDX
+// server and through Memento TimeMaps, on loopback.
+func TestFromArchives(t *testing.T) {
+	site, owner := injectedSite(t)
+	srv := archiveOf(t, site, archivetest.Config{})
+	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})
+	for name, src := range map[string]lzrecover.Source{
+		"cdx":     lzrecover.CDXSource{Base: srv.URL, Client: client},
+		"memento": lzrecover.MementoSource{TimeMapBase: srv.URL + "/timemap/link/", Client: client},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := t.TempDir()
+			rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
+				OwnerKey: owner, Out: out, Site: "https://example.org/", Sources: []lzrecover.Source{src}})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
+			}
+			if b, err := os.ReadFile(filepath.Join(out, "etc/app.conf")); err != nil || string(b) != "secret = 1\n" {
+				t.Fatalf("app.conf %q %v", b, err)
+			}
+		})
+	}
+}
+
+// TestPoliteUnderFaults: with throttling answers and dropped connections
+// the recovery still completes, and the configured rate is never exceeded.
+func TestPoliteUnderFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out Retry-After")
+	}
+	site, owner := injectedSite(t)
+	srv := archiveOf(t, site, archivetest.Config{Faults: archivetest.Faults{Throttle: 0.15, Unavailable: 0.05, Reset: 0.1, RetryAfter: time.Second, Seed: 7}})
+	const perMinute = 600
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
+		OwnerKey: owner, Out: t.TempDir(), Site: "https://example.org/",
+		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: perMinute})}}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
+	}
+	if got := srv.MaxRequestsIn(time.Second); got > perMinute/60 {
+		t.Fatalf("%d requests within one second, limit %d", got, perMinute/60)
+	}
+	faults := map[string]int{}
+	for _, r := range srv.Requests() {
+		faults[r.Fault]++
+	}
+	if faults["429"] == 0 || faults["reset"]+faults["503"] == 0 {
+		t.Fatalf("faults injected: %v; the test needs some to prove anything", faults)
+	}
+	t.Logf("requests by fault: %v", faults)
+}

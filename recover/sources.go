@@ -1,0 +1,157 @@
+package recover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/lazarus-preserve/lazarus/internal/archive"
+	"github.com/lazarus-preserve/lazarus/internal/fetch"
+)
+
+// Doer sends HTTP requests; NewClient returns a polite one.
+type Doer = archive.Doer
+
+// ClientOptions configure NewClient.
+type ClientOptions struct {
+	Rate    float64 // requests per minute for every host; 0 = conservative per-archive defaults (24/min for the Internet Archive)
+	Contact string  // added to the User-Agent, e.g. an email address
+}
+
+// NewClient returns the polite HTTP client the archive sources share: per
+// host rate limits and concurrency, Retry-After honoured, backoff with
+// jitter, failing hosts put to sleep, an honest User-Agent.
+func NewClient(o ClientOptions) Doer {
+	return fetch.New(fetch.Options{Rate: o.Rate, Contact: o.Contact})
+}
+
+// sitePattern is the CDX prefix pattern for a site: host and path.
+func sitePattern(site *url.URL) (string, error) {
+	if site == nil {
+		return "", errors.New("this source needs the site URL (--url)")
+	}
+	return site.Host + strings.TrimSuffix(site.EscapedPath(), "/") + "/", nil
+}
+
+func fromArchive(c archive.Capture, locator string) Capture {
+	return Capture{Source: c.Source, URL: c.URL, Time: c.Time, Digest: c.Digest, Locator: locator}
+}
+
+// get fetches a URL's body, which must be a 200 answer.
+func get(ctx context.Context, doer Doer, u string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := doer.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: HTTP %d", u, resp.StatusCode)
+	}
+	return resp.Body, nil
+}
+
+// CDXSource is the Internet Archive's Wayback Machine or any
+// pywb-compatible CDX server: captures are listed with the CDX API at
+// Base (a prefix query over the site, HTML with status 200, adjacent
+// duplicates collapsed) and fetched raw from Base/web/{timestamp}id_/{url}.
+type CDXSource struct {
+	Base   string // e.g. https://web.archive.org
+	Label  string // name in reports; defaults to "cdx=" + Base
+	Client Doer
+}
+
+// Name implements Source.
+func (s CDXSource) Name() string {
+	if s.Label != "" {
+		return s.Label
+	}
+	return "cdx=" + s.Base
+}
+
+// List implements Source.
+func (s CDXSource) List(ctx context.Context, site *url.URL, fn func(Capture) error) error {
+	pattern, err := sitePattern(site)
+	if err != nil {
+		return err
+	}
+	return archive.List(ctx, s.Client, s.Base, pattern, archive.ListOptions{Source: s.Name()}, func(c archive.Capture) error {
+		return fn(fromArchive(c, c.Replay))
+	})
+}
+
+// Fetch implements Source.
+func (s CDXSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error) {
+	return get(ctx, s.Client, c.Locator)
+}
+
+// MementoSource is any Memento (RFC 7089) archive or aggregator: the
+// TimeMap of a page is at TimeMapBase + the page's URL; paged TimeMaps
+// are followed; mementos are fetched raw where the archive allows (id_).
+type MementoSource struct {
+	TimeMapBase string // e.g. http://127.0.0.1:1208/timemap/link/
+	Client      Doer
+}
+
+// Name implements Source.
+func (s MementoSource) Name() string { return "memento=" + s.TimeMapBase }
+
+// List implements Source: the root page's TimeMap. Other pages are listed
+// once a manifest names them (see ListPage).
+func (s MementoSource) List(ctx context.Context, site *url.URL, fn func(Capture) error) error {
+	if site == nil {
+		return errors.New("this source needs the site URL (--url)")
+	}
+	return s.ListPage(ctx, site.String(), fn)
+}
+
+// ListPage implements PageLister.
+func (s MementoSource) ListPage(ctx context.Context, pageURL string, fn func(Capture) error) error {
+	return archive.ListTimeMap(ctx, s.Client, s.TimeMapBase+pageURL, archive.TimeMapOptions{Source: s.Name()}, func(c archive.Capture) error {
+		return fn(fromArchive(c, c.Replay))
+	})
+}
+
+// Fetch implements Source.
+func (s MementoSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error) {
+	return get(ctx, s.Client, c.Locator)
+}
+
+// LiveSource is the site itself, while it still answers: the root page,
+// then the pages a manifest names.
+type LiveSource struct{ Client Doer }
+
+// Name implements Source.
+func (LiveSource) Name() string { return "live" }
+
+// List implements Source.
+func (s LiveSource) List(ctx context.Context, site *url.URL, fn func(Capture) error) error {
+	if site == nil {
+		return errors.New("this source needs the site URL (--url)")
+	}
+	return s.ListPage(ctx, site.String(), fn)
+}
+
+// ListPage implements PageLister.
+func (s LiveSource) ListPage(_ context.Context, pageURL string, fn func(Capture) error) error {
+	return fn(Capture{Source: "live", URL: pageURL, Locator: pageURL})
+}
+
+// Fetch implements Source.
+func (s LiveSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error) {
+	return get(ctx, s.Client, c.Locator)
+}
+
+// PageLister is a Source that lists one page's captures at a time
+// (Memento TimeMaps, the live site). Recover asks it for the pages a
+// verified manifest names.
+type PageLister interface {
+	ListPage(ctx context.Context, pageURL string, fn func(Capture) error) error
+}
