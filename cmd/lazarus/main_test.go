@@ -11,10 +11,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"golang.org/x/net/html"
 
+	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -32,6 +34,7 @@ func TestScripts(t *testing.T) {
 			"recover-dir": cmdRecoverDir,
 			"snapshot":    cmdSnapshot,
 			"samevisible": cmdSameVisible,
+			"archive":     cmdArchive,
 		},
 	})
 }
@@ -127,4 +130,29 @@ func visible(ts *testscript.TestScript, path string) string {
 	// Whitespace text nodes next to removed comments may merge: compare
 	// with whitespace runs collapsed.
 	return strings.Join(strings.Fields(buf.String()), " ")
+}
+
+// archive SITE_DIR: serve the site's pages from a local Wayback/Memento
+// archive (captured an hour after now) and set $ARCHIVE to its URL.
+func cmdArchive(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: archive SITE_DIR")
+	}
+	root := ts.MkAbs(args[0])
+	var caps []archivetest.Capture
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
+			return err
+		}
+		body, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		rel = strings.TrimSuffix(filepath.ToSlash(rel), "index.html")
+		caps = append(caps, archivetest.Capture{URL: "https://example.org/" + rel, Time: time.Now().Add(time.Hour).Truncate(time.Second), Body: body})
+		return err
+	})
+	ts.Check(err)
+	srv, err := archivetest.New(caps, archivetest.Config{})
+	ts.Check(err)
+	ts.Defer(srv.Close)
+	ts.Setenv("ARCHIVE", srv.URL)
 }

@@ -20,6 +20,8 @@ import (
 type recoverCmd struct {
 	site, out, key, passFile string
 	state, pages             string
+	contact                  string
+	rate                     float64
 	sources                  listFlag
 	allowUnsigned, force     bool
 	jsonOut                  bool
@@ -31,7 +33,12 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: lazarus recover --url URL --out DIR --key owner.key --source SPEC...\n\n"+
 			"Rebuilds the server side from archived copies of the site's pages.\n"+
-			"Sources: dir=PATH (a wget/httrack mirror or saved pages).\n"+
+			"Sources (--source, repeatable; default: wayback and live):\n"+
+			"  wayback[=BASE]       the Internet Archive (CDX API + raw id_ replay; BASE defaults to https://web.archive.org)\n"+
+			"  cdx=BASE             any pywb-compatible CDX server and its /web/ replay\n"+
+			"  memento=TIMEMAP_BASE any Memento TimeMap endpoint or aggregator (BASE + page URL)\n"+
+			"  dir=PATH             a wget/httrack mirror or saved pages\n"+
+			"  live                 the site itself, if it still answers\n"+
 			"Exit codes: 0 everything rebuilt, 3 partial, 1 error (nothing found, bad key…), 2 usage error.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
@@ -39,7 +46,9 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.out, "out", "", "`DIR` to restore into (created; existing files are kept unless --force)")
 	fs.StringVar(&c.key, "key", "", "owner.key `FILE`")
 	fs.StringVar(&c.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
-	fs.Var(&c.sources, "source", "where to look, `SPEC` = dir=PATH (repeatable)")
+	fs.Var(&c.sources, "source", "where to look, `SPEC` (see above; repeatable)")
+	fs.Float64Var(&c.rate, "rate", 0, "requests per minute to every archive host (default: 24 for the Internet Archive, 30 elsewhere)")
+	fs.StringVar(&c.contact, "contact", "", "an `EMAIL` added to the User-Agent, so archives can reach you")
 	fs.StringVar(&c.state, "state", "", "`DIR` journaling listings and fetched captures, to resume (default OUT/.lazarus-recover)")
 	fs.StringVar(&c.pages, "pages", "", "also write the recovered pages, Lazarus comments removed, into `DIR`")
 	fs.BoolVar(&c.allowUnsigned, "allow-unsigned", false, "accept unsigned data, which ANYONE could have made")
@@ -68,20 +77,17 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 	if o.StateDir == "" {
 		o.StateDir = filepath.Join(c.out, ".lazarus-recover")
 	}
-	if len(c.sources.vals) == 0 {
-		return o, errors.New("recover needs at least one --source (e.g. dir=PATH)")
+	specs := c.sources.vals
+	if len(specs) == 0 {
+		specs = []string{"wayback", "live"}
 	}
-	for _, spec := range c.sources.vals {
-		kind, arg, _ := strings.Cut(spec, "=")
-		switch kind {
-		case "dir":
-			if arg == "" {
-				return o, fmt.Errorf("--source %q: dir= needs a path", spec)
-			}
-			o.Sources = append(o.Sources, lzrecover.DirSource{Dir: arg})
-		default:
-			return o, fmt.Errorf("--source %q: unknown source kind %q (this version reads dir=PATH)", spec, kind)
+	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: c.rate, Contact: c.contact})
+	for _, spec := range specs {
+		src, err := sourceFor(spec, client)
+		if err != nil {
+			return o, err
 		}
+		o.Sources = append(o.Sources, src)
 	}
 	if c.key != "" {
 		raw, err := os.ReadFile(c.key)
@@ -168,4 +174,31 @@ func progressPrinter(w io.Writer) func(lzrecover.Progress) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// sourceFor parses one --source SPEC.
+func sourceFor(spec string, client lzrecover.Doer) (lzrecover.Source, error) {
+	kind, arg, hasArg := strings.Cut(spec, "=")
+	need := func() error {
+		if arg == "" {
+			return fmt.Errorf("--source %q: %s= needs a value", spec, kind)
+		}
+		return nil
+	}
+	switch kind {
+	case "wayback":
+		if !hasArg {
+			arg = "https://web.archive.org"
+		}
+		return lzrecover.CDXSource{Base: strings.TrimSuffix(arg, "/"), Label: "wayback", Client: client}, need()
+	case "cdx":
+		return lzrecover.CDXSource{Base: strings.TrimSuffix(arg, "/"), Client: client}, need()
+	case "memento":
+		return lzrecover.MementoSource{TimeMapBase: arg, Client: client}, need()
+	case "dir":
+		return lzrecover.DirSource{Dir: arg}, need()
+	case "live":
+		return lzrecover.LiveSource{Client: client}, nil
+	}
+	return nil, fmt.Errorf("--source %q: unknown kind %q (wayback, cdx, memento, dir, live)", spec, kind)
 }
