@@ -2,6 +2,7 @@ package recover_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
+	"github.com/lazarus-preserve/lazarus/internal/warc"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -44,8 +46,9 @@ func TestFromArchives(t *testing.T) {
 	srv := archiveOf(t, site, archivetest.Config{})
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})
 	for name, src := range map[string]lzrecover.Source{
-		"cdx":     lzrecover.CDXSource{Base: srv.URL, Client: client},
-		"memento": lzrecover.MementoSource{TimeMapBase: srv.URL + "/timemap/link/", Client: client},
+		"cdx":         lzrecover.CDXSource{Base: srv.URL, Client: client},
+		"memento":     lzrecover.MementoSource{TimeMapBase: srv.URL + "/timemap/link/", Client: client},
+		"commoncrawl": lzrecover.CommonCrawlSource{IndexBase: srv.URL, DataBase: srv.URL, Client: client},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
@@ -87,4 +90,38 @@ func TestPoliteUnderFaults(t *testing.T) {
 		t.Fatalf("faults injected: %v; the test needs some to prove anything", faults)
 	}
 	t.Logf("requests by fault: %v", faults)
+}
+
+// TestFromWARC: pages captured into a WARC (one gzip member per record,
+// as wget and Heritrix write them), one record truncated, rebuild the
+// server side.
+func TestFromWARC(t *testing.T) {
+	site, owner := injectedSite(t)
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "crawl.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := warc.NewWriter(f, true)
+	files, _ := filepath.Glob(filepath.Join(site, "*.html"))
+	for i, p := range files {
+		body, _ := os.ReadFile(p)
+		if i == 3 {
+			body = body[:len(body)/2] // a capture cut short: its intact blocks still count
+		}
+		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		if err := w.WriteResponse("https://example.org/"+filepath.Base(p), time.Unix(1795258800, 0), []byte(resp)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	out := t.TempDir()
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out,
+		Sources: []lzrecover.Source{lzrecover.WARCSource{Path: dir}}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "etc/app.conf")); err != nil || string(b) != "secret = 1\n" {
+		t.Fatalf("app.conf %q %v", b, err)
+	}
 }

@@ -2,6 +2,7 @@ package recover
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -69,6 +70,12 @@ type session struct {
 	j         *journal             // nil without a state directory
 	saved     map[string]time.Time // pages written to PagesDir, by path
 	listed    map[string]bool      // source + page URL already listed page by page
+	streamers []streamer           // sources read in one pass
+}
+
+type streamer struct {
+	Streamer
+	src Source
 }
 
 type queued struct {
@@ -78,6 +85,10 @@ type queued struct {
 
 func (s *session) list(ctx context.Context) error {
 	for _, src := range s.o.Sources {
+		if st, ok := src.(Streamer); ok {
+			s.streamers = append(s.streamers, streamer{st, src})
+			continue
+		}
 		caps, ok := s.j.listing(src)
 		if !ok {
 			var err error
@@ -134,6 +145,31 @@ func (s *session) priority(c Capture) int {
 // fetchAll fetches queued captures until the newest generation found is
 // complete or the queue is empty.
 func (s *session) fetchAll(ctx context.Context) error {
+	for _, st := range s.streamers {
+		err := st.Stream(ctx, s.site, func(c Capture, page []byte) error {
+			s.rep.Captures++
+			if key := captureKey(c); s.seen[key] {
+				return nil
+			} else {
+				s.seen[key] = true
+			}
+			if err := s.take(ctx, c, page); err != nil {
+				return err
+			}
+			if s.o.PagesDir == "" && s.done() {
+				return errStop
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, errStop):
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("%s: %v", st.src.Name(), err))
+		}
+	}
 	for len(s.queue) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -169,19 +205,24 @@ func (s *session) fetch(ctx context.Context, q queued) error {
 	if err != nil {
 		return err
 	}
+	return s.take(ctx, q.c, page)
+}
+
+// take scans one capture's bytes into the assembler.
+func (s *session) take(ctx context.Context, c Capture, page []byte) error {
 	pr := s.a.AddPage(page)
 	s.rep.Pages++
 	if pr.Accepted+len(pr.Manifests)+pr.Rejected > 0 {
-		s.rep.Provenance = append(s.rep.Provenance, Contribution{Source: q.c.Source, URL: q.c.URL, Time: q.c.Time,
+		s.rep.Provenance = append(s.rep.Provenance, Contribution{Source: c.Source, URL: c.URL, Time: c.Time,
 			Blocks: pr.Accepted, Manifests: len(pr.Manifests), Rejected: pr.Rejected})
 	}
-	if err := s.savePage(q.c, page); err != nil {
+	if err := s.savePage(c, page); err != nil {
 		return err
 	}
 	s.rep.Blocks += pr.Accepted + pr.Redundant
 	s.rep.Rejected += pr.Rejected
 	for _, p := range pr.Problems {
-		s.rep.Problems = append(s.rep.Problems, q.c.URL+": "+p.Error())
+		s.rep.Problems = append(s.rep.Problems, c.URL+": "+p.Error())
 	}
 	for _, m := range pr.Manifests {
 		s.addManifest(ctx, m)

@@ -33,8 +33,10 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: lazarus recover --url URL --out DIR --key owner.key --source SPEC...\n\n"+
 			"Rebuilds the server side from archived copies of the site's pages.\n"+
-			"Sources (--source, repeatable; default: wayback and live):\n"+
+			"Sources (--source, repeatable; default: wayback, commoncrawl and live):\n"+
 			"  wayback[=BASE]       the Internet Archive (CDX API + raw id_ replay; BASE defaults to https://web.archive.org)\n"+
+			"  commoncrawl[=INDEX[,DATA]]  Common Crawl's newest 12 crawls (index and byte-range WARC fetches)\n"+
+			"  warc=PATH            a .warc, .warc.gz or .wacz file, or a directory of them\n"+
 			"  cdx=BASE             any pywb-compatible CDX server and its /web/ replay\n"+
 			"  memento=TIMEMAP_BASE any Memento TimeMap endpoint or aggregator (BASE + page URL)\n"+
 			"  dir=PATH             a wget/httrack mirror or saved pages\n"+
@@ -79,7 +81,7 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 	}
 	specs := c.sources.vals
 	if len(specs) == 0 {
-		specs = []string{"wayback", "live"}
+		specs = []string{"wayback", "commoncrawl", "live"}
 	}
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: c.rate, Contact: c.contact})
 	for _, spec := range specs {
@@ -197,8 +199,13 @@ func sourceFor(spec string, client lzrecover.Doer) (lzrecover.Source, error) {
 		return lzrecover.MementoSource{TimeMapBase: arg, Client: client}, need()
 	case "dir":
 		return lzrecover.DirSource{Dir: arg}, need()
+	case "warc":
+		return lzrecover.WARCSource{Path: arg}, need()
+	case "commoncrawl":
+		index, data, _ := strings.Cut(arg, ",")
+		return lzrecover.CommonCrawlSource{IndexBase: index, DataBase: data, Client: client}, nil
 	case "live":
 		return lzrecover.LiveSource{Client: client}, nil
 	}
-	return nil, fmt.Errorf("--source %q: unknown kind %q (wayback, cdx, memento, dir, live)", spec, kind)
+	return nil, fmt.Errorf("--source %q: unknown kind %q (wayback, commoncrawl, cdx, memento, warc, dir, live)", spec, kind)
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package warc
+
+const raceEnabled = true

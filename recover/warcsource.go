@@ -1,0 +1,197 @@
+package recover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/lazarus-preserve/lazarus/internal/archive"
+	"github.com/lazarus-preserve/lazarus/internal/warc"
+)
+
+// Streamer is a Source best read in one pass (local WARC files): Recover
+// hands every capture's bytes to the assembler as the stream goes, instead
+// of listing first and fetching each capture.
+type Streamer interface {
+	Stream(ctx context.Context, site *url.URL, fn func(Capture, []byte) error) error
+}
+
+// errStop ends a stream early once the recovery is complete.
+var errStop = errors.New("recovery complete")
+
+// WARCSource reads captures from a .warc, .warc.gz or .wacz file, or from
+// every such file under a directory (what wget --warc-file, Heritrix,
+// Browsertrix and the Lazarus demo write). Only HTML "response" records
+// with status 200 count; payloads are de-chunked and decompressed.
+type WARCSource struct {
+	Path       string
+	MaxCapture int64 // bytes per capture; defaults to DefaultMaxCapture
+}
+
+// Name implements Source.
+func (s WARCSource) Name() string { return "warc=" + s.Path }
+
+// List implements Source; Stream is the efficient way.
+func (s WARCSource) List(ctx context.Context, site *url.URL, fn func(Capture) error) error {
+	return s.Stream(ctx, site, func(c Capture, _ []byte) error { return fn(c) })
+}
+
+// Fetch implements Source by reading the file again up to the capture.
+func (s WARCSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error) {
+	var out []byte
+	err := s.Stream(ctx, nil, func(got Capture, page []byte) error {
+		if got.Locator == c.Locator {
+			out = page
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return nil, err
+	}
+	if out == nil {
+		return nil, fmt.Errorf("%s: capture %s no longer found", s.Name(), c.Locator)
+	}
+	return io.NopCloser(strings.NewReader(string(out))), nil
+}
+
+// Stream implements Streamer.
+func (s WARCSource) Stream(ctx context.Context, _ *url.URL, fn func(Capture, []byte) error) error {
+	limit := s.MaxCapture
+	if limit <= 0 {
+		limit = DefaultMaxCapture
+	}
+	n := 0
+	return warc.Walk(s.Path, func(file string, rec *warc.Record) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n++
+		page, ok := htmlPayload(rec, limit)
+		if !ok {
+			return nil
+		}
+		c := Capture{Source: s.Name(), URL: rec.TargetURI, Time: rec.Date,
+			Digest: rec.Header.Get("WARC-Payload-Digest"), Locator: file + "#" + strconv.Itoa(n)}
+		return fn(c, page)
+	})
+}
+
+// htmlPayload returns the decoded HTTP body of an HTML 200 response record.
+// A truncated record still yields what it has: its intact blocks count.
+func htmlPayload(rec *warc.Record, limit int64) ([]byte, bool) {
+	if rec.Type != "response" || rec.TargetURI == "" {
+		return nil, false
+	}
+	status, header, body, err := rec.HTTPResponse()
+	if err != nil || status != http.StatusOK || !isHTML(header.Get("Content-Type")) {
+		return nil, false
+	}
+	page, err := io.ReadAll(io.LimitReader(body, limit))
+	if err != nil && len(page) == 0 {
+		return nil, false
+	}
+	return page, true
+}
+
+func isHTML(ct string) bool {
+	if ct == "" {
+		return true // guess: scanning costs little, and blocks are verified
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err != nil || mt == "text/html" || mt == "application/xhtml+xml"
+}
+
+// CommonCrawlSource is Common Crawl: crawls listed in IndexBase/collinfo.json,
+// captures found in each crawl's CDX index (NDJSON), records fetched by
+// byte range from DataBase.
+type CommonCrawlSource struct {
+	IndexBase string // defaults to https://index.commoncrawl.org
+	DataBase  string // defaults to https://data.commoncrawl.org
+	Crawls    int    // newest crawls searched (collinfo.json lists newest first); defaults to 12, about a year
+	Client    Doer
+}
+
+// Name implements Source.
+func (s CommonCrawlSource) Name() string { return "commoncrawl" }
+
+func (s CommonCrawlSource) bases() (string, string) {
+	ib, db := s.IndexBase, s.DataBase
+	if ib == "" {
+		ib = "https://index.commoncrawl.org"
+	}
+	if db == "" {
+		db = "https://data.commoncrawl.org"
+	}
+	return strings.TrimSuffix(ib, "/"), strings.TrimSuffix(db, "/")
+}
+
+// List implements Source.
+func (s CommonCrawlSource) List(ctx context.Context, site *url.URL, fn func(Capture) error) error {
+	pattern, err := sitePattern(site)
+	if err != nil {
+		return err
+	}
+	ib, db := s.bases()
+	crawls, err := archive.ListCrawls(ctx, s.Client, ib+"/collinfo.json")
+	if err != nil {
+		return err
+	}
+	n := s.Crawls
+	if n <= 0 {
+		n = 12
+	}
+	var errs []error
+	for _, cr := range crawls[:min(n, len(crawls))] {
+		err := archive.ListCommonCrawl(ctx, s.Client, cr.CDXAPI, pattern+"*", archive.CCOptions{Source: s.Name()}, func(c archive.Capture) error {
+			if c.Status != 0 && c.Status != http.StatusOK {
+				return nil
+			}
+			loc := fmt.Sprintf("%s/%s#%d,%d", db, c.File, c.Offset, c.Length)
+			return fn(fromArchive(c, loc))
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("crawl %s: %w", cr.ID, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Fetch implements Source: one byte range, one gzip member, one record.
+func (s CommonCrawlSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error) {
+	u, rng, ok := strings.Cut(c.Locator, "#")
+	off, length, ok2 := strings.Cut(rng, ",")
+	o, err1 := strconv.ParseInt(off, 10, 64)
+	l, err2 := strconv.ParseInt(length, 10, 64)
+	if !ok || !ok2 || err1 != nil || err2 != nil || o < 0 || l <= 0 {
+		return nil, fmt.Errorf("bad Common Crawl locator %q", c.Locator)
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", o, o+l-1))
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusPartialContent && resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: HTTP %d", u, resp.StatusCode)
+	}
+	rec, err := warc.NewReader(io.LimitReader(resp.Body, l)).Next()
+	if err != nil {
+		return nil, fmt.Errorf("%s at %d: %w", u, o, err)
+	}
+	page, ok := htmlPayload(rec, DefaultMaxCapture)
+	if !ok {
+		return nil, fmt.Errorf("%s at %d: not an HTML 200 response record", u, o)
+	}
+	return io.NopCloser(strings.NewReader(string(page))), nil
+}
