@@ -1,0 +1,70 @@
+package recover_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// serveSite serves a static site on loopback, as a web server would.
+func serveSite(t *testing.T, dir string) string {
+	t.Helper()
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func needTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s is not installed (bash .ci/run installs it from Debian's packages)", name)
+	}
+	return p
+}
+
+// TestFromRealCrawlers: the served site is crawled by wget (mirror plus
+// WARC) and by httrack, as an archive or a person would, and the server
+// side is rebuilt from each crawl.
+func TestFromRealCrawlers(t *testing.T) {
+	site, owner := injectedSite(t)
+	base := serveSite(t, site)
+	work := t.TempDir()
+	check := func(t *testing.T, src lzrecover.Source) {
+		out := t.TempDir()
+		rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, Sources: []lzrecover.Source{src}})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
+		}
+		if b, err := os.ReadFile(filepath.Join(out, "etc/app.conf")); err != nil || string(b) != "secret = 1\n" {
+			t.Fatalf("app.conf %q %v", b, err)
+		}
+	}
+	t.Run("wget", func(t *testing.T) {
+		wget := needTool(t, "wget")
+		cmd := exec.Command(wget, "--mirror", "--no-verbose", "--no-host-directories", "-e", "robots=off",
+			"--warc-file="+filepath.Join(work, "crawl"), "--no-warc-keep-log", "-P", filepath.Join(work, "wget"), base+"/")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("wget: %v\n%s", err, out)
+		}
+		t.Run("warc", func(t *testing.T) { check(t, lzrecover.WARCSource{Path: filepath.Join(work, "crawl.warc.gz")}) })
+		t.Run("mirror", func(t *testing.T) { check(t, lzrecover.DirSource{Dir: filepath.Join(work, "wget")}) })
+	})
+	t.Run("httrack", func(t *testing.T) {
+		httrack := needTool(t, "httrack")
+		dir := filepath.Join(work, "httrack")
+		cmd := exec.Command(httrack, base+"/", "-O", dir, "-q", "-%v0", "-s0")
+		cmd.Env = append(os.Environ(), "HOME="+work)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("httrack: %v\n%s", err, out)
+		}
+		check(t, lzrecover.DirSource{Dir: dir})
+	})
+}
