@@ -12,18 +12,21 @@ import (
 // newest verified manifest whose data segments are all complete; else, per
 // segment name, the newest complete version known from manifests or block
 // headers, and for names with none, the newest incomplete version with why.
-func choose(manifests []*manifest.Signed, status []codec.SegmentStatus) ([]target, string) {
+func choose(manifests []*manifest.Signed, status []codec.SegmentStatus, o *Options) ([]target, string) {
 	done := map[block.Layout]codec.SegmentStatus{}
 	for _, st := range status {
 		done[st.Layout] = st
 	}
 	sort.SliceStable(manifests, func(i, j int) bool { return manifests[i].Manifest.Time.After(manifests[j].Manifest.Time) })
 	for _, m := range manifests {
+		if !o.wants(m) {
+			continue
+		}
 		if ts, ok := complete(m, done); ok {
 			return ts, m.Manifest.Generation.String()
 		}
 	}
-	return perSegment(manifests, status), ""
+	return perSegment(manifests, status, o), ""
 }
 
 // complete returns the targets of m if all its data segments are rebuilt.
@@ -48,7 +51,7 @@ func complete(m *manifest.Signed, done map[block.Layout]codec.SegmentStatus) ([]
 
 // perSegment falls back to the newest complete version of each segment
 // name (status is sorted newest first).
-func perSegment(manifests []*manifest.Signed, status []codec.SegmentStatus) []target {
+func perSegment(manifests []*manifest.Signed, status []codec.SegmentStatus, o *Options) []target {
 	declared := map[manifest.Digest]int64{}
 	for _, m := range manifests {
 		for _, s := range m.Manifest.Segments {
@@ -59,7 +62,7 @@ func perSegment(manifests []*manifest.Signed, status []codec.SegmentStatus) []ta
 	var names []string
 	for _, st := range status {
 		l := st.Layout
-		if l.Kind != block.KindData {
+		if l.Kind != block.KindData || !o.wantsLayout(l) {
 			continue
 		}
 		t := best[l.Name]

@@ -3,9 +3,12 @@ package recover
 import (
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
 // Errors callers branch on.
@@ -38,6 +41,10 @@ type Options struct {
 	Sources []Source
 	// MaxCapture bounds one capture's bytes; defaults to 32 MiB.
 	MaxCapture int64
+	// At, if set, restores the newest generation made at or before it.
+	At time.Time
+	// Generation, if set, restores that generation (32 hex digits).
+	Generation string
 	// PagesDir, if set, receives the newest capture of every page with its
 	// Lazarus comments removed: a browsable mirror. Every capture is then
 	// fetched, not only until the server side is complete.
@@ -84,4 +91,21 @@ type Progress struct {
 	Fetched  int // captures fetched so far (journaled ones included)
 	Stripes  int // stripes of the segments seen so far
 	Complete int // of which rebuilt
+}
+
+// wants reports whether a manifest is an allowed restore point.
+func (o *Options) wants(m *manifest.Signed) bool {
+	if o.Generation != "" && m.Manifest.Generation.String() != o.Generation {
+		return false
+	}
+	return o.At.IsZero() || !m.Manifest.Time.After(o.At)
+}
+
+// wantsLayout reports whether a segment version may be restored when no
+// manifest says which generation it belongs to.
+func (o *Options) wantsLayout(l block.Layout) bool {
+	if o.Generation != "" && manifest.ID(l.Generation).String() != o.Generation {
+		return false
+	}
+	return o.At.IsZero() || l.Time <= o.At.Unix()
 }

@@ -92,7 +92,7 @@ func FromDir(ctx context.Context, dir string, o Options) (*Report, error) {
 // restore chooses what to extract and extracts it.
 func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Options) error {
 	status := a.Status()
-	targets, gen := choose(manifests, status)
+	targets, gen := choose(manifests, status, &o)
 	rep.Generation = gen
 	var short int
 	for _, t := range targets {

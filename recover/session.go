@@ -239,7 +239,7 @@ func (s *session) addManifest(ctx context.Context, m *manifest.Signed) {
 		}
 	}
 	s.manifests = append(s.manifests, m)
-	if !m.Manifest.Time.After(s.genTime) && s.carriers != nil {
+	if !s.o.wants(m) || !m.Manifest.Time.After(s.genTime) && s.carriers != nil {
 		return
 	}
 	s.genTime, s.carriers = m.Manifest.Time, map[string]bool{}
@@ -296,6 +296,9 @@ func (s *session) listPages(ctx context.Context, site string, urls []string) {
 func (s *session) done() bool {
 	var newest *manifest.Signed
 	for _, m := range s.manifests {
+		if !s.o.wants(m) {
+			continue
+		}
 		if newest == nil || m.Manifest.Time.After(newest.Manifest.Time) {
 			newest = m
 		}

@@ -14,13 +14,15 @@ import (
 
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/archive"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 type recoverCmd struct {
 	site, out, key, passFile string
 	state, pages             string
-	contact                  string
+	contact, at, generation  string
 	rate                     float64
 	sources                  listFlag
 	allowUnsigned, force     bool
@@ -49,6 +51,8 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.key, "key", "", "owner.key `FILE`")
 	fs.StringVar(&c.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
 	fs.Var(&c.sources, "source", "where to look, `SPEC` (see above; repeatable)")
+	fs.StringVar(&c.at, "at", "", "restore the newest generation made at or before `TIME` (2026-01-31, 2026-01-31T12:00:00Z or 20260131120000)")
+	fs.StringVar(&c.generation, "generation", "", "restore generation `ID` (32 hex digits)")
 	fs.Float64Var(&c.rate, "rate", 0, "requests per minute to every archive host (default: 24 for the Internet Archive, 30 elsewhere)")
 	fs.StringVar(&c.contact, "contact", "", "an `EMAIL` added to the User-Agent, so archives can reach you")
 	fs.StringVar(&c.state, "state", "", "`DIR` journaling listings and fetched captures, to resume (default OUT/.lazarus-recover)")
@@ -78,6 +82,19 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 	}
 	if o.StateDir == "" {
 		o.StateDir = filepath.Join(c.out, ".lazarus-recover")
+	}
+	if c.at != "" {
+		t, err := parseTime(c.at)
+		if err != nil {
+			return o, err
+		}
+		o.At = t
+	}
+	if c.generation != "" {
+		if _, err := manifest.ParseID(c.generation); err != nil {
+			return o, fmt.Errorf("--generation: %w", err)
+		}
+		o.Generation = c.generation
 	}
 	specs := c.sources.vals
 	if len(specs) == 0 {
@@ -208,4 +225,20 @@ func sourceFor(spec string, client lzrecover.Doer) (lzrecover.Source, error) {
 		return lzrecover.LiveSource{Client: client}, nil
 	}
 	return nil, fmt.Errorf("--source %q: unknown kind %q (wayback, commoncrawl, cdx, memento, warc, dir, live)", spec, kind)
+}
+
+// parseTime accepts RFC 3339, a date, or a 4–14 digit archive timestamp
+// (all UTC unless a zone is given). A date means its end: "2026-01-31"
+// includes that whole day.
+func parseTime(v string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", v); err == nil {
+		return t.Add(24*time.Hour - time.Second), nil
+	}
+	if t, err := archive.ParseTimestamp(v); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("--at %q: use 2026-01-31, 2026-01-31T12:00:00Z or 20260131120000", v)
 }
