@@ -1,0 +1,83 @@
+package recover_test
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// BenchmarkRecoverRequests_200Pages measures recovery efficiency, Warrick's
+// figure of merit: requests sent to the archive against a lower bound of
+// one listing, plus the fewest captures that could hold k blocks of every
+// stripe given the most blocks any one page carries. Reported as metrics
+// "requests", "minimum" and "ratio".
+func BenchmarkRecoverRequests_200Pages(b *testing.B) {
+	dir := b.TempDir()
+	write := func(name string, content []byte) {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, content, 0o644)
+	}
+	links := ""
+	for i := 0; i < 199; i++ {
+		links += fmt.Sprintf("<a href=\"p%d.html\">%d</a>\n", i, i)
+		write(fmt.Sprintf("site/p%d.html", i), []byte("<html><body><p>page</p></body></html>"))
+	}
+	write("site/index.html", []byte("<html><body>"+links+"</body></html>"))
+	noise := make([]byte, 2<<20) // a 2 MiB incompressible server side
+	rand.Read(noise)
+	write("src/app/data.bin", noise)
+	owner, server, _ := keys.Generate(true)
+	o := injector.DefaultOptions()
+	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
+	o.ServerKey, o.SiteURL = server.Marshal(), "https://example.org/"
+	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")
+	res, err := injector.Run(context.Background(), o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var caps []archivetest.Capture
+	files, _ := filepath.Glob(filepath.Join(dir, "site/*.html"))
+	for _, f := range files {
+		body, _ := os.ReadFile(f)
+		name := filepath.Base(f)
+		if name == "index.html" {
+			name = ""
+		}
+		caps = append(caps, archivetest.Capture{URL: "https://example.org/" + name, Time: time.Now().Add(time.Hour), Body: body})
+	}
+	minimum := 1 // the CDX listing
+	for _, s := range res.Segments {
+		most := 0
+		for _, p := range res.Pages {
+			most = max(most, p.Blocks)
+		}
+		minimum += (s.K*s.Stripes + most - 1) / max(most, 1)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		srv, err := archivetest.New(caps, archivetest.Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, err = lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: b.TempDir(), Site: "https://example.org/",
+			Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 1e6})}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := len(srv.Requests())
+		srv.Close()
+		b.ReportMetric(float64(n), "requests")
+		b.ReportMetric(float64(minimum), "minimum")
+		b.ReportMetric(float64(n)/float64(minimum), "ratio")
+	}
+}
