@@ -20,6 +20,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/warc"
 )
 
 func main() {
@@ -31,13 +32,14 @@ func main() {
 	keyPath := flag.String("key", "", "owner.key (generated into -pages when encoding without it)")
 	z := flag.Int("z", 48<<10, "block budget in bytes")
 	perPage := flag.Int("per-page", 20, "blocks per page")
+	warcOut := flag.String("warc", "", "also write the pages as HTTP responses into this .warc.gz (encode)")
 	flag.Parse()
 	var err error
 	start := time.Now()
 	var n int64
 	switch {
 	case *encode:
-		n, err = runEncode(*src, *pages, *keyPath, *z, *perPage)
+		n, err = runEncode(*src, *pages, *keyPath, *z, *perPage, *warcOut)
 	case *decode:
 		n, err = runDecode(*pages, *out, *keyPath)
 	default:
@@ -66,7 +68,7 @@ func loadOwner(path, pages string) (*keys.Owner, error) {
 	return o, err
 }
 
-func runEncode(src, pages, keyPath string, z, perPage int) (int64, error) {
+func runEncode(src, pages, keyPath string, z, perPage int, warcOut string) (int64, error) {
 	if err := os.MkdirAll(pages, 0o755); err != nil {
 		return 0, err
 	}
@@ -89,6 +91,14 @@ func runEncode(src, pages, keyPath string, z, perPage int) (int64, error) {
 		return 0, err
 	}
 	w := &pageWriter{dir: pages, perPage: perPage}
+	if warcOut != "" {
+		f, err := os.Create(warcOut)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		w.warc = warc.NewWriter(f, true)
+	}
 	gen := codec.Generation{ID: [16]byte{1}, Time: time.Now()}
 	err = sealed.Encode(gen, p, sealer.Signer, func(_ *block.Block, enc []byte) error {
 		c, err := htmlblock.Armor(htmlblock.KindBlock, enc)
@@ -113,6 +123,7 @@ type pageWriter struct {
 	perPage int
 	pending [][]byte
 	n       int
+	warc    *warc.Writer // also write each page as a WARC response record
 }
 
 func (w *pageWriter) add(c []byte) error {
@@ -133,7 +144,14 @@ func (w *pageWriter) flush() error {
 	}
 	w.pending = w.pending[:0]
 	w.n++
-	return os.WriteFile(filepath.Join(w.dir, fmt.Sprintf("page%06d.html", w.n)), page, 0o644)
+	name := fmt.Sprintf("page%06d.html", w.n)
+	if w.warc != nil {
+		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n", len(page))
+		if err := w.warc.WriteResponse("https://example.org/"+name, time.Now(), append([]byte(resp), page...)); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(w.dir, name), page, 0o644)
 }
 
 func runDecode(pages, out, keyPath string) (int64, error) {
