@@ -68,3 +68,39 @@ func TestFromRealCrawlers(t *testing.T) {
 		check(t, lzrecover.DirSource{Dir: dir})
 	})
 }
+
+// TestAfterMinifierAndToolbar: captures that went through a real HTML
+// minifier keeping comments (whitespace collapsed, lines joined) and
+// pages in the Wayback Machine's rewritten mode (toolbar comments
+// inserted) still rebuild.
+func TestAfterMinifierAndToolbar(t *testing.T) {
+	minify := needTool(t, "minify")
+	site, owner := injectedSite(t)
+	dir := t.TempDir()
+	files, _ := filepath.Glob(filepath.Join(site, "*.html"))
+	for i, f := range files {
+		out, err := exec.Command(minify, "--html-keep-comments", "--html-keep-document-tags", "--html-keep-end-tags", f).Output()
+		if err != nil {
+			t.Fatalf("minify %s: %v", f, err)
+		}
+		if i%2 == 0 {
+			out = []byte(strings.Replace(string(out), "<body>", "<body><!-- BEGIN WAYBACK TOOLBAR INSERT --><div id=wm-ipp>toolbar</div><!-- END WAYBACK TOOLBAR INSERT -->", 1))
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ := os.ReadFile(filepath.Join(site, "p1.html"))
+	after, _ := os.ReadFile(filepath.Join(dir, "p1.html"))
+	if !strings.Contains(string(before), "-->\n") || strings.Contains(string(after), "-->\n") {
+		t.Fatalf("the minifier changed nothing; the test would prove nothing:\n%.300s", after)
+	}
+	out := t.TempDir()
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: dir}}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "etc/app.conf")); err != nil || string(b) != "secret = 1\n" {
+		t.Fatalf("app.conf %q %v", b, err)
+	}
+}
