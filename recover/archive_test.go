@@ -43,7 +43,7 @@ func archiveOf(t *testing.T, site string, cfg archivetest.Config) *archivetest.S
 // server and through Memento TimeMaps, on loopback.
 func TestFromArchives(t *testing.T) {
 	site, owner := injectedSite(t)
-	srv := archiveOf(t, site, archivetest.Config{})
+	srv := archiveOf(t, site, archivetest.Config{TimeMapPageSize: 1, CCPageSize: 2}) // paged TimeMaps and CC index
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})
 	for name, src := range map[string]lzrecover.Source{
 		"cdx":         lzrecover.CDXSource{Base: srv.URL, Client: client},

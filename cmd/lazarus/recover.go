@@ -183,7 +183,13 @@ func progressPrinter(w io.Writer) func(lzrecover.Progress) {
 			return
 		}
 		last = time.Now()
-		line := fmt.Sprintf("lazarus: %d/%d captures fetched, %d/%d stripes rebuilt, %s", p.Fetched, p.Listed, p.Complete, p.Stripes, time.Since(start).Round(time.Second))
+		elapsed := time.Since(start)
+		eta := "?"
+		if p.Fetched > 0 && p.Listed >= p.Fetched {
+			eta = (elapsed / time.Duration(p.Fetched) * time.Duration(p.Listed-p.Fetched)).Round(time.Second).String()
+		}
+		line := fmt.Sprintf("lazarus: %d/%d captures fetched, %d/%d stripes rebuilt, %s elapsed, at most %s left",
+			p.Fetched, p.Listed, p.Complete, p.Stripes, elapsed.Round(time.Second), eta)
 		if tty {
 			fmt.Fprintf(w, "\r%-79s", line)
 			if p.Stripes > 0 && p.Complete == p.Stripes {
