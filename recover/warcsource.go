@@ -61,26 +61,50 @@ func (s WARCSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error)
 	return io.NopCloser(strings.NewReader(string(out))), nil
 }
 
-// Stream implements Streamer.
+// Stream implements Streamer. Reading and decompressing the file runs
+// ahead of fn in a goroutine, so both cores work.
 func (s WARCSource) Stream(ctx context.Context, _ *url.URL, fn func(Capture, []byte) error) error {
 	limit := s.MaxCapture
 	if limit <= 0 {
 		limit = DefaultMaxCapture
 	}
-	n := 0
-	return warc.Walk(s.Path, func(file string, rec *warc.Record) error {
-		if err := ctx.Err(); err != nil {
+	type item struct {
+		c    Capture
+		page []byte
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	items := make(chan item, 8)
+	walkErr := make(chan error, 1)
+	go func() {
+		defer close(items)
+		n := 0
+		walkErr <- warc.Walk(s.Path, func(file string, rec *warc.Record) error {
+			n++
+			page, ok := htmlPayload(rec, limit)
+			if !ok {
+				return ctx.Err()
+			}
+			c := Capture{Source: s.Name(), URL: rec.TargetURI, Time: rec.Date,
+				Digest: rec.Header.Get("WARC-Payload-Digest"), Locator: file + "#" + strconv.Itoa(n)}
+			select {
+			case items <- item{c, page}:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	}()
+	for it := range items {
+		if err := fn(it.c, it.page); err != nil {
+			cancel()
+			for range items { // let the reader finish
+			}
+			<-walkErr
 			return err
 		}
-		n++
-		page, ok := htmlPayload(rec, limit)
-		if !ok {
-			return nil
-		}
-		c := Capture{Source: s.Name(), URL: rec.TargetURI, Time: rec.Date,
-			Digest: rec.Header.Get("WARC-Payload-Digest"), Locator: file + "#" + strconv.Itoa(n)}
-		return fn(c, page)
-	})
+	}
+	return <-walkErr
 }
 
 // htmlPayload returns the decoded HTTP body of an HTML 200 response record.

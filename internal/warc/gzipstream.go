@@ -3,10 +3,11 @@ package warc
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // gzipMagic starts every gzip member (ID1, ID2, CM=deflate).

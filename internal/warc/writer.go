@@ -2,7 +2,6 @@ package warc
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/rand"
 	"crypto/sha1"
 	"encoding/base32"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // version is the version line Writer emits. WARC/1.0 is the most widely
