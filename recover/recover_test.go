@@ -157,3 +157,42 @@ func TestResumeFromJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// countingSource counts fetches.
+type countingSource struct {
+	lzrecover.DirSource
+	fetches *int
+}
+
+func (c countingSource) Fetch(ctx context.Context, cp lzrecover.Capture) (io.ReadCloser, error) {
+	*c.fetches++
+	return c.DirSource.Fetch(ctx, cp)
+}
+
+// TestKillAndResume: a run killed after three captures leaves a journal;
+// the next run does not fetch those three again.
+func TestKillAndResume(t *testing.T) {
+	site, owner := injectedSite(t)
+	state, fetches := t.TempDir(), 0
+	src := countingSource{lzrecover.DirSource{Dir: site}, &fetches}
+	ctx, kill := context.WithCancel(context.Background())
+	o := lzrecover.Options{OwnerKey: owner, Site: "https://example.org/", StateDir: state, Out: t.TempDir(), PagesDir: t.TempDir(),
+		Sources: []lzrecover.Source{src},
+		Progress: func(p lzrecover.Progress) {
+			if p.Fetched == 3 {
+				kill()
+			}
+		}}
+	if _, err := lzrecover.Recover(ctx, o); !errors.Is(err, context.Canceled) {
+		t.Fatalf("killed run: %v", err)
+	}
+	first := fetches
+	o.Progress = nil
+	rep, err := lzrecover.Recover(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again := fetches - first; again != rep.Pages-first || first != 3 {
+		t.Fatalf("first run fetched %d, second %d of %d pages: journaled captures were fetched again", first, fetches-first, rep.Pages)
+	}
+}
