@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/placement"
 )
 
@@ -46,10 +47,11 @@ type injectCmd struct {
 	keepPrevious                  int
 	maxBlock, pageBudget, maxPage int
 	jsonOut, dryRun               bool
+	stderr                        io.Writer
 }
 
 func runInject(args []string, stdout, stderr io.Writer) int {
-	c := &injectCmd{}
+	c := &injectCmd{stderr: stderr}
 	if code, ok := c.parse(args, stderr); !ok {
 		return code
 	}
@@ -216,11 +218,11 @@ func (c *injectCmd) loadSecrets(o *injector.Options) error {
 		o.ServerKey = raw
 	}
 	if c.cfg.PassphraseFile != "" {
-		pass, err := os.ReadFile(c.cfg.PassphraseFile)
+		pass, err := readPassphrase(c.cfg.PassphraseFile, c.stderr)
 		if err != nil {
-			return fmt.Errorf("--passphrase-file: %w", err)
+			return err
 		}
-		o.Passphrase = []byte(strings.TrimSuffix(strings.TrimSuffix(string(pass), "\n"), "\r"))
+		o.Passphrase = pass
 	}
 	return nil
 }
@@ -307,4 +309,17 @@ func sourceDateEpoch() (time.Time, bool, error) {
 		return time.Time{}, false, fmt.Errorf("SOURCE_DATE_EPOCH=%q is not a Unix time", v)
 	}
 	return time.Unix(n, 0).UTC(), true, nil
+}
+
+// readPassphrase reads a passphrase file (one trailing newline removed),
+// warning on stderr if other users can read it.
+func readPassphrase(path string, stderr io.Writer) ([]byte, error) {
+	pass, warn, err := keys.ReadPassphraseFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--passphrase-file: %w", err)
+	}
+	if warn != "" {
+		fmt.Fprintf(stderr, "lazarus: warning: %s\n", warn)
+	}
+	return pass, nil
 }

@@ -24,13 +24,14 @@ type recoverCmd struct {
 	state, pages             string
 	contact, at, generation  string
 	rate                     float64
+	stderr                   io.Writer
 	sources                  listFlag
 	allowUnsigned, force     bool
 	jsonOut                  bool
 }
 
 func runRecover(args []string, stdout, stderr io.Writer) int {
-	c := &recoverCmd{}
+	c := &recoverCmd{stderr: stderr}
 	fs := flag.NewFlagSet("lazarus recover", flag.ContinueOnError)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: lazarus recover --url URL --out DIR --key owner.key --source SPEC...\n\n"+
@@ -116,11 +117,11 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 		o.OwnerKey = raw
 	}
 	if c.passFile != "" {
-		raw, err := os.ReadFile(c.passFile)
+		pass, err := readPassphrase(c.passFile, c.stderr)
 		if err != nil {
-			return o, fmt.Errorf("--passphrase-file: %w", err)
+			return o, err
 		}
-		o.Passphrase = []byte(strings.TrimSuffix(strings.TrimSuffix(string(raw), "\n"), "\r"))
+		o.Passphrase = pass
 	}
 	return o, nil
 }
