@@ -19,7 +19,10 @@
 //   - internal/site (which pages of a static site can carry blocks),
 //     internal/placement (coding parameters and block placement) and
 //     internal/ignore (gitignore-style excludes) serve the injector;
-//     internal/fetch (the polite HTTP client) serves the archive sources.
+//     internal/fetch (the polite HTTP client), internal/archive (CDX,
+//     Memento and Common Crawl listing, and archivetest, a local archive
+//     for tests) and internal/warc (WARC/WACZ reading and writing) serve
+//     the recover sources.
 //   - docs/FORMAT.md: the normative wire format and threat model.
 //   - testdata: shared fixtures.
 package lazarus
