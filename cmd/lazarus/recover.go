@@ -97,9 +97,18 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 		}
 		o.Generation = c.generation
 	}
+	if c.key == "" && c.passFile == "" && !c.allowUnsigned {
+		return o, errors.New("recover needs --key owner.key or --passphrase-file FILE (or --allow-unsigned for public data)")
+	}
 	specs := c.sources.vals
 	if len(specs) == 0 {
 		specs = []string{"wayback", "commoncrawl", "live"}
+	}
+	for _, spec := range specs {
+		kind, _, _ := strings.Cut(spec, "=")
+		if c.site == "" && kind != "dir" && kind != "warc" {
+			return o, fmt.Errorf("--source %s needs the site's --url", kind)
+		}
 	}
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: c.rate, Contact: c.contact})
 	for _, spec := range specs {
@@ -166,6 +175,14 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  %d captures listed, %d fetched, %d good blocks, %d rejected\n", r.Captures, r.Pages, r.Blocks, r.Rejected)
+	const most = 5
+	for i, p := range r.Problems {
+		if i == most {
+			fmt.Fprintf(w, "  … %d more problems in recovery.json\n", len(r.Problems)-most)
+			break
+		}
+		fmt.Fprintf(w, "  problem: %s\n", p)
+	}
 }
 
 // progressPrinter shows progress on a terminal as one updating line, and
