@@ -28,8 +28,16 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the CLI end to end: testdata/*.txt.
 func TestScripts(t *testing.T) {
+	recipes, err := filepath.Abs("../../docs/recipes")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("RECIPES", recipes)
+			return nil
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"recover-dir": cmdRecoverDir,
 			"snapshot":    cmdSnapshot,
