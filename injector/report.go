@@ -26,7 +26,7 @@ func (r *run) report() {
 			r.res.Excluded = append(r.res.Excluded, p.URL+": "+p.Reason)
 		}
 	}
-	if r.o.DryRun {
+	if r.o.DryRun || r.o.SiteDir == "" { // otherwise writeSite reports the pages it writes
 		for _, p := range r.pages {
 			res := PageResult{URL: p.URL, Blocks: len(r.gen.Pages[p.URL]), Old: len(r.old[p.URL]), Manifest: slices.Contains(r.gen.Manifests, p.URL), AddedBytes: r.added[p.URL]}
 			r.addPage(res)

@@ -2,10 +2,12 @@ package recover
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
@@ -36,6 +38,18 @@ type Contribution struct {
 	Blocks    int       `json:"blocks"`          // good blocks used
 	Manifests int       `json:"manifests"`       // verified manifests
 	Rejected  int       `json:"rejected_blocks"` // damaged or forged comments
+}
+
+// ReportFile is the report's name in the output directory.
+const ReportFile = "recovery.json"
+
+// Save writes the report as JSON to dir/recovery.json.
+func (r *Report) Save(dir string) error {
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ReportFile), append(raw, '\n'), 0o644)
 }
 
 // SegmentReport is one segment's outcome.

@@ -53,7 +53,11 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
 	}
-	return s.rep, restore(a, s.manifests, s.rep, o)
+	err = restore(a, s.manifests, s.rep, o)
+	if serr := s.rep.Save(o.Out); serr != nil && err == nil {
+		err = serr
+	}
+	return s.rep, err
 }
 
 // session is one Recover run.

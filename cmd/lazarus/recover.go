@@ -139,15 +139,11 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 // an exit code.
 func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.Writer) int {
 	if rep != nil {
-		if raw, jerr := json.MarshalIndent(rep, "", "  "); jerr == nil {
-			if os.MkdirAll(c.out, 0o755) == nil {
-				os.WriteFile(filepath.Join(c.out, "recovery.json"), append(raw, '\n'), 0o644)
-			}
-			if c.jsonOut {
-				stdout.Write(append(raw, '\n'))
-			}
-		}
-		if !c.jsonOut {
+		if c.jsonOut {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			enc.Encode(rep)
+		} else {
 			printRecover(stdout, rep)
 		}
 	}
@@ -156,7 +152,7 @@ func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.
 		return exitOK
 	case errors.Is(err, lzrecover.ErrPartial):
 		errorf(stderr, "%v", err)
-		hintf(stderr, "see %s for what is missing; more sources may hold the missing blocks", filepath.Join(c.out, "recovery.json"))
+		hintf(stderr, "see %s for what is missing; more sources may hold the missing blocks", filepath.Join(c.out, lzrecover.ReportFile))
 		return exitPartial
 	}
 	errorf(stderr, "%v", err)

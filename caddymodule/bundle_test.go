@@ -1,0 +1,134 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+)
+
+// fixture is a bundle made by the real injector and the files it preserves.
+type fixture struct {
+	bundle, src string
+	owner       []byte
+	opts        injector.Options
+}
+
+var genTime = time.Unix(1795255200, 0).UTC()
+
+// newFixture injects src/app (random, so many blocks) into a bundle
+// whose plan names urls, by default /, /a, /b and /c.
+func newFixture(t testing.TB, urls ...string) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	f := &fixture{bundle: filepath.Join(dir, "bundle"), src: filepath.Join(dir, "src")}
+	noise := make([]byte, 20000)
+	rand.Read(noise)
+	writeFile(t, filepath.Join(f.src, "app/index.php"), noise)
+	writeFile(t, filepath.Join(f.src, "app/app.conf"), []byte("secret = 1\n"))
+	owner, server, err := keys.Generate(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.owner = owner.Marshal()
+	o := injector.DefaultOptions()
+	o.Includes = []injector.Include{{Path: filepath.Join(f.src, "app")}}
+	o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), "https://example.org/", 1024
+	o.BundleDir, o.StateDir = f.bundle, filepath.Join(dir, "state")
+	o.URLs = urls
+	if len(urls) == 0 {
+		o.URLs = []string{"/", "/a", "/b", "/c"}
+	}
+	o.Now = func() time.Time { return genTime }
+	f.opts = o
+	f.inject(t)
+	return f
+}
+
+func (f *fixture) inject(t testing.TB) {
+	t.Helper()
+	if _, err := injector.Run(context.Background(), f.opts); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t testing.TB, p string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newHandler returns a provisioned handler for bundle.
+func newHandler(t *testing.T, bundle string) *Handler {
+	t.Helper()
+	h := &Handler{Bundle: bundle}
+	h.setDefaults()
+	if err := h.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// page is an upstream serving a small HTML page, recording what it got.
+type page struct {
+	body    string
+	header  http.Header
+	status  int
+	got     *http.Request
+	flushes int
+}
+
+func (p *page) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
+	p.got = r
+	for k, v := range p.header {
+		w.Header()[k] = v
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	}
+	if p.status == 0 {
+		p.status = http.StatusOK
+	}
+	w.WriteHeader(p.status)
+	for i := 0; i < p.flushes; i++ {
+		w.Write([]byte(p.body))
+		if err := http.NewResponseController(w).Flush(); err != nil {
+			return err
+		}
+	}
+	if p.flushes == 0 {
+		w.Write([]byte(p.body))
+	}
+	return nil
+}
+
+const html = "<html><body><p>hello</p></body></html>"
+
+// serve runs one request through h in front of next.
+func serve(t *testing.T, h *Handler, next caddyhttp.Handler, method, target string, hdr map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(method, target, nil)
+	for k, v := range hdr {
+		r.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	if err := h.ServeHTTP(w, r, next); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func hasComments(b []byte) bool { return bytes.Contains(b, []byte("<!-- lazarus block 1")) }

@@ -1,0 +1,64 @@
+package caddymodule
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+)
+
+// defaultCacheBytes bounds the armored blocks kept in memory.
+const defaultCacheBytes = 32 << 20
+
+// blockCache keeps armored blocks read from the bundle, bounded in bytes;
+// when full, the oldest entries go first.
+type blockCache struct {
+	mu    sync.Mutex
+	limit int
+	size  int
+	m     map[string][]byte
+	order []string
+}
+
+func newBlockCache(limit int) *blockCache {
+	return &blockCache{limit: limit, m: map[string][]byte{}}
+}
+
+// armored returns block i of g as a comment, reading it if not cached.
+func (c *blockCache) armored(g *generation, i int) ([]byte, error) {
+	b := g.blocks[i]
+	key := g.id + "/" + b.ref.String()
+	c.mu.Lock()
+	v, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	raw, err := readLimited(b.path, maxBlockBytes)
+	if err != nil {
+		return nil, fmt.Errorf("block %s: %w", b.ref, err)
+	}
+	v, err = htmlblock.Armor(htmlblock.KindBlock, raw)
+	if err != nil {
+		return nil, fmt.Errorf("block %s: %w", b.ref, err)
+	}
+	c.put(key, v)
+	return v, nil
+}
+
+func (c *blockCache) put(key string, v []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; ok || len(v) > c.limit {
+		return
+	}
+	for c.size+len(v) > c.limit && len(c.order) > 0 {
+		old := c.order[0]
+		c.order = c.order[1:]
+		c.size -= len(c.m[old])
+		delete(c.m, old)
+	}
+	c.m[key] = v
+	c.order = append(c.order, key)
+	c.size += len(v)
+}

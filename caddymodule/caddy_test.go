@@ -1,0 +1,88 @@
+package caddymodule
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+)
+
+// TestCaddyEndToEnd runs Caddy in-process with encode gzip, lazarus and
+// file_server on 127.0.0.1, fetches the pages with and without gzip and
+// recovers the backup from them.
+func TestCaddyEndToEnd(t *testing.T) {
+	urls := []string{"/", "/a.html", "/b.html", "/c.html"}
+	f := newFixture(t, urls...)
+	site := t.TempDir()
+	for _, u := range urls[1:] {
+		writeFile(t, filepath.Join(site, u), []byte(html))
+	}
+	writeFile(t, filepath.Join(site, "index.html"), []byte(html))
+	addr := freeAddr(t)
+	cfg := fmt.Sprintf(`{"admin": {"disabled": true, "config": {"persist": false}}, "logging": {"logs": {"default": {"level": "ERROR"}}},
+	"apps": {"http": {"servers": {"t": {"listen": [%q], "automatic_https": {"disable": true},
+	"routes": [{"handle": [
+		{"handler": "encode", "encodings": {"gzip": {}}, "minimum_length": 1},
+		{"handler": "lazarus", "bundle": %q},
+		{"handler": "file_server", "root": %q}]}]}}}}}`, addr, f.bundle, site)
+	if err := caddy.Load([]byte(cfg), true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { caddy.Stop() })
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	pages := map[string][]byte{}
+	for _, u := range urls {
+		plain := fetch(t, client, "http://"+addr+u, "")
+		zipped := fetch(t, client, "http://"+addr+u, "gzip")
+		if !bytes.Equal(plain, zipped) || !hasComments(plain) {
+			t.Fatalf("%s: gzip and identity bodies differ or carry no blocks", u)
+		}
+		pages[u] = plain
+	}
+	checkRecover(t, f, pages)
+}
+
+// fetch GETs url and returns the decoded body; with enc it asks for and
+// requires that Content-Encoding.
+func fetch(t *testing.T, c *http.Client, url, enc string) []byte {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	if enc != "" {
+		req.Header.Set("Accept-Encoding", enc)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != enc {
+		t.Fatalf("%s: status %d, encoding %q", url, resp.StatusCode, resp.Header.Get("Content-Encoding"))
+	}
+	var r io.Reader = resp.Body
+	if enc == "gzip" {
+		if r, err = gzip.NewReader(resp.Body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}

@@ -1,0 +1,98 @@
+package caddymodule
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	_ "github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/encode/gzip"
+	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/encode/zstd"
+	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/fileserver"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestUnmarshalCaddyfile(t *testing.T) {
+	tests := []struct {
+		name, input string
+		want        *Handler
+		wantErr     bool
+	}{
+		{"shorthand", "lazarus /srv/bundle", &Handler{Bundle: "/srv/bundle"}, false},
+		{"block", `lazarus {
+			bundle /b
+			page_budget 256KiB
+			max_buffer 1048576
+			query_carriers
+			reload_interval 1m
+		}`, &Handler{Bundle: "/b", PageBudget: 256 << 10, MaxBuffer: 1 << 20, QueryCarriers: true, ReloadInterval: caddy.Duration(time.Minute)}, false},
+		{"two args", "lazarus /a /b", &Handler{}, true},
+		{"unknown option", "lazarus {\n foo 1\n}", &Handler{}, true},
+		{"bad size", "lazarus {\n page_budget lots\n}", &Handler{}, true},
+		{"zero size", "lazarus {\n max_buffer 0\n}", &Handler{}, true},
+		{"missing arg", "lazarus {\n bundle\n}", &Handler{}, true},
+		{"bad duration", "lazarus {\n reload_interval -1s\n}", &Handler{}, true},
+		{"query_carriers arg", "lazarus {\n query_carriers yes\n}", &Handler{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h Handler
+			err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("error %v, want error %v", err, tt.wantErr)
+			}
+			if err == nil && (h.Bundle != tt.want.Bundle || h.PageBudget != tt.want.PageBudget || h.MaxBuffer != tt.want.MaxBuffer ||
+				h.QueryCarriers != tt.want.QueryCarriers || h.ReloadInterval != tt.want.ReloadInterval) {
+				t.Fatalf("got %+v", &h)
+			}
+		})
+	}
+}
+
+func TestValidate(t *testing.T) {
+	bad := []*Handler{{}, {Bundle: "b", PageBudget: -1}, {Bundle: "b", MaxBuffer: -1}, {Bundle: "b", ReloadInterval: -1}}
+	for _, h := range bad {
+		if err := h.Validate(); err == nil {
+			t.Errorf("%+v: no error", h)
+		}
+	}
+}
+
+// TestAdapt: Caddyfiles adapt to the JSON in testdata/adapt/*.json
+// (rewritten with -update); lazarus sits after encode.
+func TestAdapt(t *testing.T) {
+	files, _ := filepath.Glob("testdata/adapt/*.caddyfile")
+	if len(files) == 0 {
+		t.Fatal("no testdata")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			in, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, warns, err := caddyconfig.GetAdapter("caddyfile").Adapt(in, map[string]any{"filename": "Caddyfile"})
+			if err != nil || len(warns) > 0 {
+				t.Fatalf("adapt: %v %v", err, warns)
+			}
+			var pretty bytes.Buffer
+			json.Indent(&pretty, out, "", "\t")
+			golden := file[:len(file)-len(".caddyfile")] + ".json"
+			if *update {
+				os.WriteFile(golden, pretty.Bytes(), 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil || !bytes.Equal(pretty.Bytes(), want) {
+				t.Fatalf("adapted:\n%s", pretty.Bytes())
+			}
+		})
+	}
+}

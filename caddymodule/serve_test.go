@@ -1,0 +1,170 @@
+package caddymodule
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestInjectIdempotent(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	up := &page{body: html}
+	w1 := serve(t, h, up, "GET", "/a", nil)
+	w2 := serve(t, h, up, "GET", "/a", nil)
+	b := w1.Body.Bytes()
+	if w1.Code != 200 || !hasComments(b) || !bytes.HasSuffix(b, []byte("</body></html>")) {
+		t.Fatalf("status %d body %.200q", w1.Code, b)
+	}
+	if !bytes.Equal(b, w2.Body.Bytes()) || w1.Header().Get("ETag") != w2.Header().Get("ETag") {
+		t.Fatal("two requests for one URL differ")
+	}
+	etag := w1.Header().Get("ETag")
+	if !strings.HasPrefix(etag, `"lz-`) || len(etag) != 37 {
+		t.Fatalf("ETag %q", etag)
+	}
+	if cl := w1.Header().Get("Content-Length"); cl != strconv.Itoa(len(b)) {
+		t.Fatalf("Content-Length %s for %d bytes", cl, len(b))
+	}
+	if w1.Header().Get("Accept-Ranges") != "none" || w1.Header().Get("Last-Modified") != genTime.Format(http.TimeFormat) {
+		t.Fatalf("headers %v", w1.Header())
+	}
+	// The plan names /a for the manifest; an unplanned page gets none.
+	if !bytes.Contains(b, []byte("<!-- lazarus manifest 1")) {
+		t.Fatal("no manifest on /a")
+	}
+	other := serve(t, h, up, "GET", "/not-planned", nil)
+	ob := other.Body.Bytes()
+	if !hasComments(ob) || other.Header().Get("ETag") == etag || bytes.Contains(ob, []byte("lazarus manifest")) {
+		t.Fatal("unplanned page: no blocks, same ETag or a manifest")
+	}
+	if int64(len(ob)-len(html)) > h.PageBudget {
+		t.Fatalf("unplanned page grew by %d bytes, budget %d", len(ob)-len(html), h.PageBudget)
+	}
+}
+
+func TestUpstreamRequest(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	up := &page{body: html}
+	serve(t, h, up, "HEAD", "/a", map[string]string{
+		"Accept-Encoding": "gzip", "Range": "bytes=0-1", "If-None-Match": `"x"`, "If-Modified-Since": genTime.Format(http.TimeFormat),
+	})
+	// The upstream gets a plain GET: identity, whole body, unconditional.
+	if up.got.Method != "GET" {
+		t.Fatalf("upstream method %s", up.got.Method)
+	}
+	for _, name := range upstreamDropped {
+		if up.got.Header.Get(name) != "" {
+			t.Errorf("upstream got %s", name)
+		}
+	}
+}
+
+func TestHeadAndConditionals(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	up := &page{body: html, header: http.Header{"Last-Modified": {genTime.Add(-24 * time.Hour).Format(http.TimeFormat)}}}
+	get := serve(t, h, up, "GET", "/b", nil)
+	etag, lm := get.Header().Get("ETag"), get.Header().Get("Last-Modified")
+	later := genTime.Add(24 * time.Hour).Format(http.TimeFormat)
+	earlier := genTime.Add(-24 * time.Hour).Format(http.TimeFormat)
+	tests := []struct {
+		name   string
+		method string
+		hdr    map[string]string
+		status int
+		body   bool
+	}{
+		{"HEAD: same headers, no body", "HEAD", nil, 200, false},
+		{"Range: full 200", "GET", map[string]string{"Range": "bytes=0-10"}, 200, true},
+		{"If-None-Match match: 304", "GET", map[string]string{"If-None-Match": etag}, 304, false},
+		{"If-None-Match weak match: 304", "GET", map[string]string{"If-None-Match": `"zz", W/` + etag}, 304, false},
+		{"If-None-Match star: 304", "GET", map[string]string{"If-None-Match": "*"}, 304, false},
+		{"If-None-Match other: 200 even if IMS matches", "GET", map[string]string{"If-None-Match": `"zz"`, "If-Modified-Since": later}, 200, true},
+		{"If-Modified-Since equal: 304", "GET", map[string]string{"If-Modified-Since": lm}, 304, false},
+		{"If-Modified-Since later: 304", "GET", map[string]string{"If-Modified-Since": later}, 304, false},
+		{"If-Modified-Since earlier: 200", "GET", map[string]string{"If-Modified-Since": earlier}, 200, true},
+		{"If-Match other: 412", "GET", map[string]string{"If-Match": `"zz"`}, 412, false},
+		{"If-Match ours: 200", "GET", map[string]string{"If-Match": etag}, 200, true},
+		{"If-Unmodified-Since earlier: 412", "GET", map[string]string{"If-Unmodified-Since": earlier}, 412, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := serve(t, h, up, tt.method, "/b", tt.hdr)
+			if w.Code != tt.status || (w.Body.Len() > 0) != tt.body {
+				t.Fatalf("status %d, %d body bytes", w.Code, w.Body.Len())
+			}
+			if w.Header().Get("ETag") != etag {
+				t.Fatalf("ETag %q, want %q", w.Header().Get("ETag"), etag)
+			}
+			if tt.status == 200 && w.Header().Get("Content-Length") != strconv.Itoa(get.Body.Len()) {
+				t.Fatalf("Content-Length %s, want %d", w.Header().Get("Content-Length"), get.Body.Len())
+			}
+			if tt.body && !bytes.Equal(w.Body.Bytes(), get.Body.Bytes()) {
+				t.Fatal("body differs from GET")
+			}
+		})
+	}
+}
+
+func TestPassThrough(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	h.MaxBuffer = 1000
+	big := "<html><body>" + strings.Repeat("x", 2000) + "</body></html>"
+	tests := []struct {
+		name, method, target string
+		up                   *page
+		hdr                  map[string]string
+	}{
+		{"404", "GET", "/a", &page{body: html, status: 404}, nil},
+		{"not HTML", "GET", "/a", &page{body: html, header: http.Header{"Content-Type": {"text/plain"}}}, nil},
+		{"no-transform", "GET", "/a", &page{body: html, header: http.Header{"Cache-Control": {"public, no-transform"}}}, nil},
+		{"content encoding", "GET", "/a", &page{body: html, header: http.Header{"Content-Encoding": {"gzip"}}}, nil},
+		{"SSE with flushes", "GET", "/a", &page{body: "data: x\n\n", flushes: 3, header: http.Header{"Content-Type": {"text/event-stream"}}}, nil},
+		{"too large, length known", "GET", "/a", &page{body: big, header: http.Header{"Content-Length": {strconv.Itoa(len(big))}}}, nil},
+		{"too large, length unknown", "GET", "/a", &page{body: big}, nil},
+		{"query string", "GET", "/a?x=1", &page{body: html}, nil},
+		{"POST", "POST", "/a", &page{body: html}, nil},
+		{"websocket upgrade", "GET", "/a", &page{body: html}, map[string]string{"Connection": "Upgrade", "Upgrade": "websocket"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := serve(t, h, tt.up, tt.method, tt.target, tt.hdr)
+			want := tt.up.body
+			if tt.up.flushes > 0 {
+				want = strings.Repeat(want, tt.up.flushes)
+				if !w.Flushed {
+					t.Error("flushes did not reach the client")
+				}
+			}
+			// Expected: the upstream's bytes, untouched, no ETag of ours.
+			if w.Body.String() != want || w.Code != tt.up.status || strings.HasPrefix(w.Header().Get("ETag"), `"lz-`) {
+				t.Fatalf("status %d body %.100q", w.Code, w.Body.String())
+			}
+		})
+	}
+}
+
+func TestQueryCarriers(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	h.QueryCarriers = true
+	a := serve(t, h, &page{body: html}, "GET", "/a?x=1", nil)
+	b := serve(t, h, &page{body: html}, "GET", "/a?x=2", nil)
+	if !hasComments(a.Body.Bytes()) || !hasComments(b.Body.Bytes()) {
+		t.Fatal("query URLs carry no blocks")
+	}
+}
+
+func TestNoBundlePassesThrough(t *testing.T) {
+	h := newHandler(t, t.TempDir())
+	w := serve(t, h, &page{body: html}, "GET", "/", nil)
+	if w.Body.String() != html {
+		t.Fatalf("body %q", w.Body.String())
+	}
+}
