@@ -29,6 +29,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    max_buffer <size>
 //	    query_carriers
 //	    reload_interval <duration>
+//	    overlap <duration>        # previous generation rides along; default 14d
+//	    crawlers <ua-substring>...  # archive crawlers; default archive.org_bot ia_archiver CCBot heritrix "Internet Archive"
+//	    crawl_session <duration>  # no switch until a crawler has been quiet this long; default 10m
 //	}
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
@@ -61,17 +64,33 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser) error {
 		h.QueryCarriers = true
 		return nil
 	case "reload_interval":
-		return oneArg(d, func(v string) error {
-			dur, err := caddy.ParseDuration(v)
-			if err != nil || dur <= 0 {
-				return d.Errf("bad reload_interval %q: want a positive duration", v)
-			}
-			h.ReloadInterval = caddy.Duration(dur)
-			return nil
-		})
+		return durationArg(d, &h.ReloadInterval)
+	case "overlap":
+		return durationArg(d, &h.Overlap)
+	case "crawl_session":
+		return durationArg(d, &h.CrawlSession)
+	case "crawlers":
+		h.Crawlers = d.RemainingArgs()
+		if len(h.Crawlers) == 0 {
+			return d.ArgErr()
+		}
+		return nil
 	default:
 		return d.Errf("unknown lazarus option %q", d.Val())
 	}
+}
+
+// durationArg reads the option's single positive duration into dst.
+func durationArg(d *caddyfile.Dispenser, dst *caddy.Duration) error {
+	name := d.Val()
+	return oneArg(d, func(v string) error {
+		dur, err := caddy.ParseDuration(v)
+		if err != nil || dur <= 0 {
+			return d.Errf("bad %s %q: want a positive duration", name, v)
+		}
+		*dst = caddy.Duration(dur)
+		return nil
+	})
 }
 
 // oneArg passes the option's single argument to set.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,6 +42,9 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{"missing arg", "lazarus {\n bundle\n}", &Handler{}, true},
 		{"bad duration", "lazarus {\n reload_interval -1s\n}", &Handler{}, true},
 		{"query_carriers arg", "lazarus {\n query_carriers yes\n}", &Handler{}, true},
+		{"overlap and crawlers", "lazarus /b {\n overlap 72h\n crawl_session 5m\n crawlers CCBot archive.org_bot\n}",
+			&Handler{Bundle: "/b", Overlap: caddy.Duration(72 * time.Hour), CrawlSession: caddy.Duration(5 * time.Minute), Crawlers: []string{"CCBot", "archive.org_bot"}}, false},
+		{"crawlers without names", "lazarus {\n crawlers\n}", &Handler{}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,7 +54,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 				t.Fatalf("error %v, want error %v", err, tt.wantErr)
 			}
 			if err == nil && (h.Bundle != tt.want.Bundle || h.PageBudget != tt.want.PageBudget || h.MaxBuffer != tt.want.MaxBuffer ||
-				h.QueryCarriers != tt.want.QueryCarriers || h.ReloadInterval != tt.want.ReloadInterval) {
+				h.QueryCarriers != tt.want.QueryCarriers || h.ReloadInterval != tt.want.ReloadInterval ||
+				h.Overlap != tt.want.Overlap || h.CrawlSession != tt.want.CrawlSession || !slices.Equal(h.Crawlers, tt.want.Crawlers)) {
 				t.Fatalf("got %+v", &h)
 			}
 		})

@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/block"
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
 // TestGenerationSwitch: a new generation in current is used once
@@ -112,5 +116,74 @@ func TestArmoredSize(t *testing.T) {
 		if int64(len(a)+1) != armoredSize(int64(n)) {
 			t.Errorf("%d bytes: armored %d+1, computed %d", n, len(a), armoredSize(int64(n)))
 		}
+	}
+}
+
+// generations returns the generation ids of the blocks on a page.
+func generations(t *testing.T, page []byte) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for f := range htmlblock.All(page) {
+		if f.Err != nil || f.Kind != htmlblock.KindBlock {
+			continue
+		}
+		b, err := block.Parse(f.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[manifest.ID(b.Generation).String()]++
+	}
+	return out
+}
+
+// TestMakeBeforeBreak: after a switch, pages carry the previous
+// generation's blocks beside the new ones until the overlap ends.
+func TestMakeBeforeBreak(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	now := time.Unix(1000, 0)
+	h.now = func() time.Time { return now }
+	serve(t, h, &page{body: html}, "GET", "/a", nil)
+	oldID := h.gen.Load().id
+	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
+	f.opts.Now = func() time.Time { return genTime.Add(time.Hour) }
+	f.inject(t)
+	now = now.Add(DefaultReloadInterval)
+	w := serve(t, h, &page{body: html}, "GET", "/a", nil)
+	newID := h.gen.Load().id
+	got := generations(t, w.Body.Bytes())
+	if got[oldID] == 0 || got[newID] == 0 {
+		t.Fatalf("during the overlap: blocks by generation %v, want both %s and %s", got, oldID, newID)
+	}
+	now = now.Add(DefaultOverlap)
+	w = serve(t, h, &page{body: html}, "GET", "/a", nil)
+	if got := generations(t, w.Body.Bytes()); got[oldID] != 0 {
+		t.Fatalf("after the overlap: blocks by generation %v, want none of %s", got, oldID)
+	}
+}
+
+// TestCrawlerHoldsSwitch: while an archive crawler sweeps the site the
+// generation does not change under it; it changes once the crawler has
+// been quiet for a crawl session.
+func TestCrawlerHoldsSwitch(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	now := time.Unix(1000, 0)
+	h.now = func() time.Time { return now }
+	crawler := map[string]string{"User-Agent": "Mozilla/5.0 (compatible; archive.org_bot +http://archive.org/details/archive.org_bot)"}
+	serve(t, h, &page{body: html}, "GET", "/a", crawler)
+	oldID := h.gen.Load().id
+	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
+	f.opts.Now = func() time.Time { return genTime.Add(time.Hour) }
+	f.inject(t)
+	now = now.Add(DefaultReloadInterval)
+	serve(t, h, &page{body: html}, "GET", "/b", crawler)
+	if h.gen.Load().id != oldID {
+		t.Fatal("switched generation in the middle of a crawler's sweep")
+	}
+	now = now.Add(DefaultCrawlSession + DefaultReloadInterval)
+	serve(t, h, &page{body: html}, "GET", "/a", nil)
+	if h.gen.Load().id == oldID {
+		t.Fatal("did not switch after the crawler went quiet")
 	}
 }

@@ -3,6 +3,8 @@ package caddymodule
 import (
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -17,11 +19,18 @@ const (
 	DefaultPageBudget     = 256 << 10
 	DefaultMaxBuffer      = 4 << 20
 	DefaultReloadInterval = 10 * time.Second
+	// DefaultOverlap is how long the previous generation rides along.
+	DefaultOverlap = 14 * 24 * time.Hour
+	// DefaultCrawlSession is the quiet time that ends a crawler's sweep.
+	DefaultCrawlSession = 10 * time.Minute
 )
 
 func init() {
 	caddy.RegisterModule(new(Handler))
 }
+
+// DefaultCrawlers are the archive crawlers' User-Agent substrings.
+var DefaultCrawlers = []string{"archive.org_bot", "ia_archiver", "CCBot", "heritrix", "Internet Archive"}
 
 // Handler is the http.handlers.lazarus middleware: it inserts the blocks
 // of the bundle's current generation into the HTML pages served by the
@@ -44,11 +53,28 @@ type Handler struct {
 	// for a new generation (a duration: "10s", or nanoseconds). Defaults
 	// to 10 seconds.
 	ReloadInterval caddy.Duration `json:"reload_interval,omitempty"`
+	// Overlap is how long, after a switch, pages keep carrying the
+	// previous generation's blocks beside the new ones (budget allowing):
+	// make-before-break, so the archives always hold one complete
+	// generation. Defaults to 14 days; a negative value disables it.
+	Overlap caddy.Duration `json:"overlap,omitempty"`
+	// Crawlers are User-Agent substrings (case-insensitive) of archive
+	// crawlers. While one has been seen within CrawlSession, a new
+	// generation is not switched to: changing blocks in the middle of a
+	// sweep can leave neither version complete. Defaults to
+	// archive.org_bot, ia_archiver, CCBot, heritrix, Internet Archive.
+	Crawlers []string `json:"crawlers,omitempty"`
+	// CrawlSession is the quiet time after an archive crawler's last
+	// request that ends its sweep. Defaults to 10 minutes.
+	CrawlSession caddy.Duration `json:"crawl_session,omitempty"`
 
 	logger    *zap.Logger
 	cache     *blockCache
 	gen       atomic.Pointer[generation]
-	lastCheck atomic.Int64 // unix nanoseconds of the last look at current; 0 = never
+	prev      atomic.Pointer[generation] // the generation before, during Overlap
+	switched  atomic.Int64               // unix nanoseconds of the last switch
+	crawler   atomic.Int64               // unix nanoseconds of the last archive crawler request
+	lastCheck atomic.Int64               // unix nanoseconds of the last look at current; 0 = never
 	reloading atomic.Bool
 	now       func() time.Time
 }
@@ -78,6 +104,15 @@ func (h *Handler) setDefaults() {
 	}
 	if h.ReloadInterval == 0 {
 		h.ReloadInterval = caddy.Duration(DefaultReloadInterval)
+	}
+	if h.Overlap == 0 {
+		h.Overlap = caddy.Duration(DefaultOverlap)
+	}
+	if h.Crawlers == nil {
+		h.Crawlers = DefaultCrawlers
+	}
+	if h.CrawlSession == 0 {
+		h.CrawlSession = caddy.Duration(DefaultCrawlSession)
 	}
 	if h.logger == nil {
 		h.logger = zap.NewNop()
@@ -136,7 +171,12 @@ func (h *Handler) reload() {
 		h.logger.Error("reading lazarus bundle", zap.String("bundle", h.Bundle), zap.Error(err))
 		return
 	}
-	if g := h.gen.Load(); g != nil && g.id == id {
+	cur := h.gen.Load()
+	if cur != nil && cur.id == id {
+		return
+	}
+	if cur != nil && h.crawling() {
+		h.logger.Info("postponing lazarus generation switch while an archive crawler sweeps the site", zap.String("generation", id))
 		return
 	}
 	g, err := loadGeneration(h.Bundle, id)
@@ -144,9 +184,38 @@ func (h *Handler) reload() {
 		h.logger.Error("loading lazarus generation", zap.String("bundle", h.Bundle), zap.Error(err))
 		return
 	}
+	h.prev.Store(cur)
+	h.switched.Store(h.now().UnixNano())
 	h.gen.Store(g)
 	h.logger.Info("loaded lazarus generation", zap.String("generation", id),
 		zap.Int("blocks", len(g.blocks)), zap.Int("planned_pages", len(g.pages)))
+}
+
+// crawling reports whether an archive crawler was seen within CrawlSession.
+func (h *Handler) crawling() bool {
+	last := h.crawler.Load()
+	return last != 0 && h.now().UnixNano()-last < int64(h.CrawlSession)
+}
+
+// noteCrawler records a request from an archive crawler.
+func (h *Handler) noteCrawler(r *http.Request) {
+	ua := strings.ToLower(r.UserAgent())
+	for _, c := range h.Crawlers {
+		if c != "" && strings.Contains(ua, strings.ToLower(c)) {
+			h.crawler.Store(h.now().UnixNano())
+			return
+		}
+	}
+}
+
+// previous returns the generation whose blocks still ride along, if the
+// overlap after the last switch is not over.
+func (h *Handler) previous() *generation {
+	p := h.prev.Load()
+	if p == nil || h.Overlap < 0 || h.now().UnixNano()-h.switched.Load() >= int64(h.Overlap) {
+		return nil
+	}
+	return p
 }
 
 // Interface guards.

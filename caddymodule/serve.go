@@ -28,6 +28,7 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // ServeHTTP inserts blocks into eligible HTML responses of next; see the
 // package documentation and eligible, shouldBuffer and finish for the rules.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	h.noteCrawler(r)
 	key, ok := h.eligible(r)
 	if !ok {
 		return next.ServeHTTP(w, r)
@@ -129,14 +130,38 @@ func (h *Handler) inject(g *generation, key string, body []byte) ([]byte, error)
 	if g.manifestOn[key] {
 		comments = append(comments, g.manifest)
 	}
+	used := int64(0)
 	for _, i := range g.assign(key, h.PageBudget) {
 		c, err := h.cache.armored(g, i)
 		if err != nil {
 			return nil, err
 		}
 		comments = append(comments, c)
+		used += int64(len(c)) + 1
 	}
+	comments = append(comments, h.overlapBlocks(key, h.PageBudget-used)...)
 	return htmlblock.Insert(body, comments...)
+}
+
+// overlapBlocks returns the previous generation's blocks for a page while
+// the overlap lasts, within what is left of the budget. They are best
+// effort: a previous generation already pruned from the bundle adds
+// nothing.
+func (h *Handler) overlapBlocks(key string, room int64) [][]byte {
+	p := h.previous()
+	if p == nil || room <= 0 {
+		return nil
+	}
+	var out [][]byte
+	for _, i := range p.assign(key, h.PageBudget) {
+		c, err := h.cache.armored(p, i)
+		if err != nil || int64(len(c))+1 > room {
+			break
+		}
+		out = append(out, c)
+		room -= int64(len(c)) + 1
+	}
+	return out
 }
 
 // write sends status, Content-Length and, unless HEAD, body.
