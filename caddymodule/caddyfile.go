@@ -21,7 +21,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 	return m, err
 }
 
-// UnmarshalCaddyfile sets up the handler from Caddyfile tokens:
+// UnmarshalCaddyfile sets up the handler from Caddyfile tokens. In a site
+// block Caddy reads a first argument starting with "/" as a path matcher,
+// so give an absolute bundle path as "lazarus * /srv/bundle" or in the
+// block form:
 //
 //	lazarus [<bundle>] {
 //	    bundle <dir>
