@@ -7,8 +7,12 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 )
 
-// defaultCacheBytes bounds the armored blocks kept in memory.
-const defaultCacheBytes = 32 << 20
+// defaultCacheBytes bounds the armored blocks kept in memory, and
+// defaultPageCacheBytes the finished pages.
+const (
+	defaultCacheBytes     = 32 << 20
+	defaultPageCacheBytes = 64 << 20
+)
 
 // blockCache keeps armored blocks read from the bundle, bounded in bytes;
 // when full, the oldest entries go first.
@@ -44,6 +48,14 @@ func (c *blockCache) armored(g *generation, i int) ([]byte, error) {
 	}
 	c.put(key, v)
 	return v, nil
+}
+
+// get returns a cached value.
+func (c *blockCache) get(key string) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[key]
+	return v, ok
 }
 
 func (c *blockCache) put(key string, v []byte) {

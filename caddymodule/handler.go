@@ -69,7 +69,8 @@ type Handler struct {
 	CrawlSession caddy.Duration `json:"crawl_session,omitempty"`
 
 	logger    *zap.Logger
-	cache     *blockCache
+	cache     *blockCache // armored blocks
+	pages     *blockCache // finished pages by ETag
 	gen       atomic.Pointer[generation]
 	prev      atomic.Pointer[generation] // the generation before, during Overlap
 	switched  atomic.Int64               // unix nanoseconds of the last switch
@@ -121,6 +122,7 @@ func (h *Handler) setDefaults() {
 		h.now = time.Now
 	}
 	h.cache = newBlockCache(defaultCacheBytes)
+	h.pages = newBlockCache(defaultPageCacheBytes)
 }
 
 // Validate checks the configuration.
@@ -146,6 +148,7 @@ func (h *Handler) Validate() error {
 func (h *Handler) Cleanup() error {
 	h.gen.Store(nil)
 	h.cache = newBlockCache(defaultCacheBytes)
+	h.pages = newBlockCache(defaultPageCacheBytes)
 	return nil
 }
 

@@ -103,14 +103,13 @@ func (h *Handler) finish(w http.ResponseWriter, r *http.Request, rec caddyhttp.R
 		h.logger.Info("page too large for lazarus blocks", zap.String("path", r.URL.Path), zap.Int("bytes", len(body)), zap.Int64("max_buffer", h.MaxBuffer))
 		return h.write(w, r, http.StatusOK, body)
 	}
-	out, err := h.inject(g, key, body)
+	out, etag, err := h.render(g, key, body)
 	if err != nil {
 		h.logger.Error("inserting lazarus blocks", zap.String("path", r.URL.Path), zap.Error(err))
 		return h.write(w, r, http.StatusOK, body)
 	}
 	hdr := w.Header()
-	sum := sha256.Sum256(out)
-	hdr.Set("ETag", `"lz-`+hex.EncodeToString(sum[:])[:32]+`"`)
+	hdr.Set("ETag", etag)
 	lm := lastModified(hdr.Get("Last-Modified"), g.time)
 	hdr.Set("Last-Modified", lm.Format(http.TimeFormat))
 	hdr.Set("Accept-Ranges", "none")
@@ -122,6 +121,33 @@ func (h *Handler) finish(w http.ResponseWriter, r *http.Request, rec caddyhttp.R
 		return nil
 	}
 	return h.write(w, r, http.StatusOK, out)
+}
+
+// render returns the final page and its strong ETag. The ETag is derived
+// from everything the final bytes depend on — the upstream body, the
+// generation, the previous generation riding along, the page — so equal
+// inputs give equal bytes and the same ETag, and any change of blocks
+// changes it. Finished pages are cached under it, bounded in bytes, so
+// the HTML is parsed once per page version, not once per request.
+func (h *Handler) render(g *generation, key string, body []byte) ([]byte, string, error) {
+	prevID := ""
+	if p := h.previous(); p != nil {
+		prevID = p.id
+	}
+	up := sha256.Sum256(body)
+	k := sha256.New()
+	k.Write(up[:])
+	k.Write([]byte("\x00" + g.id + "\x00" + prevID + "\x00" + key))
+	etag := `"lz-` + hex.EncodeToString(k.Sum(nil))[:32] + `"`
+	if out, ok := h.pages.get(etag); ok {
+		return out, etag, nil
+	}
+	out, err := h.inject(g, key, body)
+	if err != nil {
+		return nil, "", err
+	}
+	h.pages.put(etag, out)
+	return out, etag, nil
 }
 
 // inject returns body with the page's manifest and block comments.
