@@ -1,0 +1,11 @@
+// Package e2e holds end-to-end tests that run Lazarus against real
+// material nobody on the project wrote: the Debian Reference manual as the
+// site, WordPress (as Debian packages it, absolute symlinks included) and
+// a dump made by sqlite3 as the server side, crawled by wget and httrack,
+// served by Caddy and rendered by Chromium.
+//
+// The material comes from Debian's packages; `bash e2e/setup.sh` installs
+// the tools and unpacks the packages into a cache directory
+// ($LAZARUS_E2E_CACHE, defaults to /var/cache/lazarus-e2e). Without it the
+// tests skip and say so.
+package e2e
