@@ -187,3 +187,21 @@ func TestCrawlerHoldsSwitch(t *testing.T) {
 		t.Fatal("did not switch after the crawler went quiet")
 	}
 }
+
+// TestTwoInstancesIdentical: two Caddy instances serving one bundle (as
+// behind a load balancer) give byte-identical pages and validators, for
+// planned and unplanned pages alike.
+func TestTwoInstancesIdentical(t *testing.T) {
+	f := newFixture(t)
+	a, b := newHandler(t, f.bundle), newHandler(t, f.bundle)
+	for _, path := range []string{"/", "/a", "/never/planned.html"} {
+		wa := serve(t, a, &page{body: html}, "GET", path, nil)
+		wb := serve(t, b, &page{body: html}, "GET", path, nil)
+		if !bytes.Equal(wa.Body.Bytes(), wb.Body.Bytes()) || wa.Header().Get("ETag") != wb.Header().Get("ETag") {
+			t.Fatalf("%s: the two instances differ", path)
+		}
+		if !hasComments(wa.Body.Bytes()) {
+			t.Fatalf("%s: no blocks", path)
+		}
+	}
+}
