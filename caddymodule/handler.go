@@ -69,6 +69,7 @@ type Handler struct {
 	CrawlSession caddy.Duration `json:"crawl_session,omitempty"`
 
 	logger    *zap.Logger
+	metrics   *metrics
 	cache     *blockCache // armored blocks
 	pages     *blockCache // finished pages by ETag
 	gen       atomic.Pointer[generation]
@@ -93,6 +94,7 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
 	h.setDefaults()
+	h.metrics = newMetrics(ctx.GetMetricsRegistry())
 	return nil
 }
 
@@ -123,6 +125,9 @@ func (h *Handler) setDefaults() {
 	}
 	h.cache = newBlockCache(defaultCacheBytes)
 	h.pages = newBlockCache(defaultPageCacheBytes)
+	if h.metrics == nil {
+		h.metrics = newMetrics(nil)
+	}
 }
 
 // Validate checks the configuration.
@@ -190,6 +195,7 @@ func (h *Handler) reload() {
 	h.prev.Store(cur)
 	h.switched.Store(h.now().UnixNano())
 	h.gen.Store(g)
+	h.metrics.blocks.WithLabelValues(h.Bundle).Set(float64(len(g.blocks)))
 	h.logger.Info("loaded lazarus generation", zap.String("generation", id),
 		zap.Int("blocks", len(g.blocks)), zap.Int("planned_pages", len(g.pages)))
 }

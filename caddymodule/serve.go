@@ -100,14 +100,19 @@ func (h *Handler) shouldBuffer(status int, hdr http.Header) bool {
 func (h *Handler) finish(w http.ResponseWriter, r *http.Request, rec caddyhttp.ResponseRecorder, g *generation, key string) error {
 	body := rec.Buffer().Bytes()
 	if int64(len(body)) > h.MaxBuffer {
+		h.metrics.skipped.WithLabelValues(h.Bundle, "too_large").Inc()
 		h.logger.Info("page too large for lazarus blocks", zap.String("path", r.URL.Path), zap.Int("bytes", len(body)), zap.Int64("max_buffer", h.MaxBuffer))
 		return h.write(w, r, http.StatusOK, body)
 	}
 	out, etag, err := h.render(g, key, body)
 	if err != nil {
+		h.metrics.skipped.WithLabelValues(h.Bundle, "error").Inc()
 		h.logger.Error("inserting lazarus blocks", zap.String("path", r.URL.Path), zap.Error(err))
 		return h.write(w, r, http.StatusOK, body)
 	}
+	h.metrics.injected.WithLabelValues(h.Bundle).Inc()
+	h.metrics.added.WithLabelValues(h.Bundle).Add(float64(len(out) - len(body)))
+	h.metrics.age.WithLabelValues(h.Bundle).Set(h.now().Sub(g.time).Seconds())
 	hdr := w.Header()
 	hdr.Set("ETag", etag)
 	lm := lastModified(hdr.Get("Last-Modified"), g.time)
