@@ -7,10 +7,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
+	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 )
 
 // TestCaddyEndToEnd runs Caddy in-process with encode gzip, lazarus and
@@ -85,4 +88,72 @@ func freeAddr(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// runCaddy loads a one-route config (encode gzip → lazarus → handler) on
+// a free loopback address and returns the address.
+func runCaddy(t *testing.T, bundle, handler string) string {
+	t.Helper()
+	addr := freeAddr(t)
+	cfg := fmt.Sprintf(`{"admin": {"disabled": true, "config": {"persist": false}}, "logging": {"logs": {"default": {"level": "ERROR"}}},
+	"apps": {"http": {"servers": {"t": {"listen": [%q], "automatic_https": {"disable": true},
+	"routes": [{"handle": [
+		{"handler": "encode", "encodings": {"gzip": {}}, "minimum_length": 1},
+		{"handler": "lazarus", "bundle": %q},
+		%s]}]}}}}}`, addr, bundle, handler)
+	if err := caddy.Load([]byte(cfg), true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { caddy.Stop() })
+	return addr
+}
+
+// TestPrecompressedSidecars: file_server with precompressed .gz files
+// would hand out the sidecar to a client accepting gzip; Lazarus asks for
+// the identity file instead, so the page still gets its blocks (and encode
+// compresses the result).
+func TestPrecompressedSidecars(t *testing.T) {
+	f := newFixture(t, "/", "/a.html")
+	site := t.TempDir()
+	for _, name := range []string{"index.html", "a.html"} {
+		writeFile(t, filepath.Join(site, name), []byte(html))
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write([]byte(html))
+		zw.Close()
+		writeFile(t, filepath.Join(site, name+".gz"), gz.Bytes())
+	}
+	addr := runCaddy(t, f.bundle, fmt.Sprintf(`{"handler": "file_server", "root": %q, "precompressed": {"gzip": {}}, "precompressed_order": ["gzip"]}`, site))
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	for _, u := range []string{"/", "/a.html"} {
+		if body := fetch(t, client, "http://"+addr+u, "gzip"); !hasComments(body) {
+			t.Fatalf("%s: the precompressed sidecar was served without blocks", u)
+		}
+	}
+}
+
+// TestReverseProxyGzipUpstream: an upstream that gzips whenever it may is
+// asked for identity bytes, so proxied pages get their blocks too.
+func TestReverseProxyGzipUpstream(t *testing.T) {
+	f := newFixture(t, "/", "/a.html")
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			zw.Write([]byte(html))
+			zw.Close()
+			return
+		}
+		io.WriteString(w, html)
+	}))
+	defer up.Close()
+	addr := runCaddy(t, f.bundle, fmt.Sprintf(`{"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`, strings.TrimPrefix(up.URL, "http://")))
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	if body := fetch(t, client, "http://"+addr+"/a.html", "gzip"); !hasComments(body) {
+		t.Fatal("proxied page carries no blocks")
+	}
+	if body := fetch(t, client, "http://"+addr+"/a.html", ""); !hasComments(body) {
+		t.Fatal("proxied page (identity) carries no blocks")
+	}
 }
