@@ -27,17 +27,7 @@ func TestCaddyEndToEnd(t *testing.T) {
 		writeFile(t, filepath.Join(site, u), []byte(html))
 	}
 	writeFile(t, filepath.Join(site, "index.html"), []byte(html))
-	addr := freeAddr(t)
-	cfg := fmt.Sprintf(`{"admin": {"disabled": true, "config": {"persist": false}}, "logging": {"logs": {"default": {"level": "ERROR"}}},
-	"apps": {"http": {"servers": {"t": {"listen": [%q], "automatic_https": {"disable": true},
-	"routes": [{"handle": [
-		{"handler": "encode", "encodings": {"gzip": {}}, "minimum_length": 1},
-		{"handler": "lazarus", "bundle": %q},
-		{"handler": "file_server", "root": %q}]}]}}}}}`, addr, f.bundle, site)
-	if err := caddy.Load([]byte(cfg), true); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { caddy.Stop() })
+	addr := runCaddy(t, f.bundle, fmt.Sprintf(`{"handler": "file_server", "root": %q}`, site))
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	pages := map[string][]byte{}
 	for _, u := range urls {

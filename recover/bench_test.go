@@ -3,7 +3,6 @@ package recover_test
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,20 +21,10 @@ import (
 // "requests", "minimum" and "ratio".
 func BenchmarkRecoverRequests_200Pages(b *testing.B) {
 	dir := b.TempDir()
-	write := func(name string, content []byte) {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, content, 0o644)
-	}
-	links := ""
-	for i := 0; i < 199; i++ {
-		links += fmt.Sprintf("<a href=\"p%d.html\">%d</a>\n", i, i)
-		write(fmt.Sprintf("site/p%d.html", i), []byte("<html><body><p>page</p></body></html>"))
-	}
-	write("site/index.html", []byte("<html><body>"+links+"</body></html>"))
+	linkedSite(b, dir, 199)
 	noise := make([]byte, 2<<20) // a 2 MiB incompressible server side
 	rand.Read(noise)
-	write("src/app/data.bin", noise)
+	writeFile(b, dir, "src/app/data.bin", noise)
 	owner, server, _ := keys.Generate(true)
 	o := injector.DefaultOptions()
 	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}

@@ -22,19 +22,7 @@ import (
 // incomplete one says what is short.
 func TestThreeGenerations(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name string, content []byte) {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, content, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	links := ""
-	for i := 0; i < 11; i++ {
-		links += fmt.Sprintf("<a href=\"p%d.html\">%d</a>", i, i)
-		write(fmt.Sprintf("site/p%d.html", i), []byte("<html><body><p>page</p></body></html>"))
-	}
-	write("site/index.html", []byte("<html><body>"+links+"</body></html>"))
+	linkedSite(t, dir, 11)
 	owner, server, _ := keys.Generate(true)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var caps []archivetest.Capture
@@ -42,8 +30,8 @@ func TestThreeGenerations(t *testing.T) {
 	for g := 1; g <= 3; g++ {
 		noise := make([]byte, 15000)
 		rand.Read(noise)
-		write("src/app/version.txt", []byte(fmt.Sprintf("version %d\n", g)))
-		write("src/app/blob.bin", noise)
+		writeFile(t, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", g)))
+		writeFile(t, dir, "src/app/blob.bin", noise)
 		now := base.Add(time.Duration(g) * 30 * 24 * time.Hour)
 		o := injector.DefaultOptions()
 		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -23,23 +22,11 @@ import (
 func injectedSite(t *testing.T) (string, []byte) {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(name, content string) {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	links := ""
-	for i := 0; i < 11; i++ {
-		links += fmt.Sprintf("<a href=\"p%d.html\">%d</a>", i, i)
-		write(fmt.Sprintf("site/p%d.html", i), "<html><body><p>page</p></body></html>")
-	}
-	write("site/index.html", "<html><body>"+links+"</body></html>")
+	linkedSite(t, dir, 11)
 	noise := make([]byte, 20000) // incompressible, so the segment needs many blocks
 	rand.Read(noise)
-	write("src/app/index.php", string(noise))
-	write("src/etc/app.conf", "secret = 1\n")
+	writeFile(t, dir, "src/app/index.php", noise)
+	writeFile(t, dir, "src/etc/app.conf", []byte("secret = 1\n"))
 	owner, server, err := keys.Generate(true)
 	if err != nil {
 		t.Fatal(err)
