@@ -18,19 +18,7 @@ import (
 // page captured once, an hour after injection.
 func archiveOf(t *testing.T, site string, cfg archivetest.Config) *archivetest.Server {
 	t.Helper()
-	var caps []archivetest.Capture
-	files, _ := filepath.Glob(filepath.Join(site, "*.html"))
-	for _, f := range files {
-		body, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := filepath.Base(f)
-		if name == "index.html" {
-			name = ""
-		}
-		caps = append(caps, archivetest.Capture{URL: "https://example.org/" + name, Time: time.Unix(1795258800, 0), Body: body})
-	}
+	caps := capturesOf(t, site, time.Unix(1795258800, 0))
 	srv, err := archivetest.New(caps, cfg)
 	if err != nil {
 		t.Fatal(err)

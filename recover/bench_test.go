@@ -3,7 +3,6 @@ package recover_test
 import (
 	"context"
 	"crypto/rand"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -34,16 +33,7 @@ func BenchmarkRecoverRequests_200Pages(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var caps []archivetest.Capture
-	files, _ := filepath.Glob(filepath.Join(dir, "site/*.html"))
-	for _, f := range files {
-		body, _ := os.ReadFile(f)
-		name := filepath.Base(f)
-		if name == "index.html" {
-			name = ""
-		}
-		caps = append(caps, archivetest.Capture{URL: "https://example.org/" + name, Time: time.Now().Add(time.Hour), Body: body})
-	}
+	caps := capturesOf(b, filepath.Join(dir, "site"), time.Now().Add(time.Hour))
 	minimum := 1 // the CDX listing
 	for _, s := range res.Segments {
 		most := 0

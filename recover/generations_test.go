@@ -43,18 +43,11 @@ func TestThreeGenerations(t *testing.T) {
 			t.Fatal(err)
 		}
 		gens = append(gens, res.Generation)
-		files, _ := filepath.Glob(filepath.Join(dir, "site/*.html"))
-		for i, f := range files {
-			if g == 3 && i > 1 { // the newest generation is barely archived
-				break
-			}
-			body, _ := os.ReadFile(f)
-			name := filepath.Base(f)
-			if name == "index.html" {
-				name = ""
-			}
-			caps = append(caps, archivetest.Capture{URL: "https://example.org/" + name, Time: now.Add(time.Hour), Body: body})
+		pages := capturesOf(t, filepath.Join(dir, "site"), now.Add(time.Hour))
+		if g == 3 { // the newest generation is barely archived
+			pages = pages[:2]
 		}
+		caps = append(caps, pages...)
 	}
 	srv, err := archivetest.New(caps, archivetest.Config{})
 	if err != nil {
