@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/keys"
@@ -23,7 +25,9 @@ func runKeygen(args []string, stdout, stderr io.Writer) int {
 	owner, server, err := keys.WriteNewPair(*dir, *classic, time.Now())
 	if err != nil {
 		errorf(stderr, "%v", err)
-		hintf(stderr, "keygen never overwrites keys; choose another directory or move the old keys away first")
+		if errors.Is(err, os.ErrExist) {
+			hintf(stderr, "keygen never overwrites keys; choose another directory or move the old keys away first")
+		}
 		return exitError
 	}
 	fmt.Fprintf(stdout, `Wrote two keys (mode 0600):
