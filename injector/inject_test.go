@@ -2,6 +2,7 @@ package injector
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
@@ -178,5 +179,45 @@ func TestSnippetName(t *testing.T) {
 		if got, err := snippetName(url); err != nil || got != want {
 			t.Errorf("snippetName(%q) = %q, %v; want %q", url, got, err, want)
 		}
+	}
+}
+
+// TestVirtualCarriers: a bundle planned for unknown pages names no pages,
+// holds every block, and is sized for at least Carriers pages.
+func TestVirtualCarriers(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "app")
+	noise := make([]byte, 200<<10)
+	rand.Read(noise)
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "data.bin"), noise, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Includes = []Include{{Path: src}}
+	o.Public, o.SiteURL = true, "https://example.org/"
+	o.MaxBlockBytes, o.PageBudget = 4096, 16<<10
+	o.BundleDir, o.StateDir, o.Carriers = filepath.Join(dir, "bundle"), filepath.Join(dir, "state"), 8
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Expected: 200 KiB needs far more than 8 pages of 16 KiB: the plan
+	// grows the stand-ins to fit, and no stand-in URL leaks out.
+	if res.Carriers <= 8 || len(res.Pages) != 0 {
+		t.Fatalf("carriers %d, pages %d", res.Carriers, len(res.Pages))
+	}
+	plan, err := os.ReadFile(filepath.Join(o.BundleDir, "generations", res.Generation, "plan.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(plan), virtualPrefix) || !strings.Contains(string(plan), `"pages": {}`) {
+		t.Fatalf("plan names pages: %s", plan)
+	}
+	o.URLs = []string{"/"}
+	if _, err := Run(context.Background(), o); err == nil {
+		t.Fatal("Carriers with a URL list accepted")
 	}
 }

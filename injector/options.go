@@ -84,6 +84,12 @@ type Options struct {
 	BundleDir   string   // generations for the Caddy module
 	SnippetsDir string   // one include file per page URL
 	URLs        []string // carrier page paths for SnippetsDir when there is no SiteDir ("/", "/about/")
+	// Carriers plans a bundle for pages whose URLs are not known yet (a
+	// dynamic site behind the Caddy module, which places the blocks as
+	// pages are served): the code is planned for this many pages, or for
+	// as many as the blocks need at PageBudget each if that is more, and
+	// the bundle's plan names no pages. Only with BundleDir alone.
+	Carriers int
 	StateDir    string   // what inject remembers between runs (required)
 
 	Notice string           // optional visible line, "{date}" replaced, changed only when blocks change
@@ -127,6 +133,9 @@ func (o *Options) validate() error {
 	}
 	if o.StateDir == "" {
 		errs = append(errs, errors.New("no state directory"))
+	}
+	if o.Carriers < 0 || o.Carriers > 0 && (o.BundleDir == "" || o.SiteDir != "" || o.SnippetsDir != "" || len(o.URLs) > 0) {
+		errs = append(errs, errors.New("planning for unknown pages (Carriers) needs a bundle directory and no site, snippets or URL list"))
 	}
 	if o.SnippetsDir != "" && o.SiteDir == "" && len(o.URLs) == 0 {
 		errs = append(errs, errors.New("--snippets needs --site or a list of page URLs"))

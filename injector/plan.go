@@ -46,8 +46,12 @@ func (r *run) plan(segs []segmentInfo) error {
 }
 
 // carriers turns the pages into placement carriers with their capacity:
-// the page budget, or what keeps the page under MaxPageBytes.
-func (r *run) carriers() []placement.Carrier {
+// the page budget, or what keeps the page under MaxPageBytes. With
+// Options.Carriers they are stand-ins (see virtualCarriers).
+func (r *run) carriers(segs []segmentInfo) []placement.Carrier {
+	if r.o.Carriers > 0 {
+		return r.virtualCarriers(segs)
+	}
 	var out []placement.Carrier
 	for _, p := range r.pages {
 		if !p.Carrier {
@@ -80,7 +84,7 @@ func (r *run) place(segs []segmentInfo, keep *placement.Plan) (*placement.Plan, 
 		}
 		in = append(in, ps)
 	}
-	carriers := r.carriers()
+	carriers := r.carriers(segs)
 	r.res.Carriers = len(carriers)
 	p, err := placement.Place(in, carriers, placement.Options{
 		MaxBlockBytes: r.o.MaxBlockBytes, Redundancy: r.o.Redundancy, ManifestBytes: manifestReserve,
@@ -120,8 +124,8 @@ func (r *run) apply(p *placement.Plan, segs []segmentInfo) {
 		s.Code, s.K, s.M, s.ShardSize, s.Stripes = "rs8", prm.K, prm.M, prm.ShardSize, prm.Stripes()
 	}
 	r.gen.Segments = segs
-	r.gen.Pages = p.Pages
-	r.gen.Manifests = p.Manifest
+	r.gen.Pages = realPages(p.Pages)
+	r.gen.Manifests = slices.DeleteFunc(p.Manifest, isVirtual)
 	r.old = p.Old
 	r.added = p.Bytes
 }
