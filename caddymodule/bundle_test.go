@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 )
@@ -71,15 +72,29 @@ func writeFile(t testing.TB, p string, b []byte) {
 	}
 }
 
-// newHandler returns a provisioned handler for bundle.
+// newHandler returns a set-up handler for bundle with its own storage.
 func newHandler(t *testing.T, bundle string) *Handler {
 	t.Helper()
-	h := &Handler{Bundle: bundle}
-	h.setDefaults()
+	return newHandlerOn(t, bundle, &certmagic.FileStorage{Path: t.TempDir()})
+}
+
+// newHandlerOn returns a set-up handler for bundle keeping its placement
+// state in st.
+func newHandlerOn(t *testing.T, bundle string, st certmagic.Storage) *Handler {
+	t.Helper()
+	h := &Handler{Bundle: bundle, storage: st}
+	if err := h.setup(); err != nil {
+		t.Fatal(err)
+	}
 	if err := h.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// bundleAt reads the bundle directory dir.
+func bundleAt(dir string) *bundleStore {
+	return &bundleStore{st: &certmagic.FileStorage{Path: dir}}
 }
 
 // page is an upstream serving a small HTML page, recording what it got.

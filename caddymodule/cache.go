@@ -1,10 +1,13 @@
 package caddymodule
 
 import (
+	"context"
+	"crypto/sha256"
 	"fmt"
 	"sync"
 
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/site"
 )
 
 // defaultCacheBytes bounds the armored blocks kept in memory, and
@@ -29,20 +32,17 @@ func newBlockCache(limit int) *blockCache {
 }
 
 // armored returns block i of g as a comment, reading it if not cached.
-func (c *blockCache) armored(g *generation, i int) ([]byte, error) {
+func (c *blockCache) armored(ctx context.Context, g *generation, i int) ([]byte, error) {
 	b := g.blocks[i]
 	key := g.id + "/" + b.ref.String()
-	c.mu.Lock()
-	v, ok := c.m[key]
-	c.mu.Unlock()
-	if ok {
+	if v, ok := c.get(key); ok {
 		return v, nil
 	}
-	raw, err := readLimited(b.path, maxBlockBytes)
+	raw, err := g.raw(ctx, i)
 	if err != nil {
-		return nil, fmt.Errorf("block %s: %w", b.ref, err)
+		return nil, err
 	}
-	v, err = htmlblock.Armor(htmlblock.KindBlock, raw)
+	v, err := htmlblock.Armor(htmlblock.KindBlock, raw)
 	if err != nil {
 		return nil, fmt.Errorf("block %s: %w", b.ref, err)
 	}
@@ -73,4 +73,35 @@ func (c *blockCache) put(key string, v []byte) {
 	c.m[key] = v
 	c.order = append(c.order, key)
 	c.size += len(v)
+}
+
+// defaultInspectEntries bounds the inspected pages remembered.
+const defaultInspectEntries = 4096
+
+// inspectCache remembers what site.Inspect found in page bodies, by their
+// SHA-256; when full it starts over.
+type inspectCache struct {
+	mu    sync.Mutex
+	limit int
+	m     map[[sha256.Size]byte]site.Inspection
+}
+
+func newInspectCache(limit int) *inspectCache {
+	return &inspectCache{limit: limit, m: map[[sha256.Size]byte]site.Inspection{}}
+}
+
+func (c *inspectCache) get(sum [sha256.Size]byte) (site.Inspection, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	in, ok := c.m[sum]
+	return in, ok
+}
+
+func (c *inspectCache) put(sum [sha256.Size]byte, in site.Inspection) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.limit {
+		clear(c.m)
+	}
+	c.m[sum] = in
 }

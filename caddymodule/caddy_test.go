@@ -14,6 +14,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+	_ "github.com/caddyserver/caddy/v2/modules/filestorage"
 )
 
 // TestCaddyEndToEnd runs Caddy in-process with encode gzip, lazarus and
@@ -86,11 +87,12 @@ func runCaddy(t *testing.T, bundle, handler string) string {
 	t.Helper()
 	addr := freeAddr(t)
 	cfg := fmt.Sprintf(`{"admin": {"disabled": true, "config": {"persist": false}}, "logging": {"logs": {"default": {"level": "ERROR"}}},
+	"storage": {"module": "file_system", "root": %q},
 	"apps": {"http": {"servers": {"t": {"listen": [%q], "automatic_https": {"disable": true},
 	"routes": [{"handle": [
 		{"handler": "encode", "encodings": {"gzip": {}}, "minimum_length": 1},
 		{"handler": "lazarus", "bundle": %q},
-		%s]}]}}}}}`, addr, bundle, handler)
+		%s]}]}}}}}`, t.TempDir(), addr, bundle, handler)
 	if err := caddy.Load([]byte(cfg), true); err != nil {
 		t.Fatal(err)
 	}

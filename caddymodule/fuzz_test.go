@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"github.com/caddyserver/certmagic"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -44,8 +45,10 @@ func FuzzPrecondition(f *testing.F) {
 
 func BenchmarkServeHTTP_Planned(b *testing.B) {
 	f := newFixture(b)
-	h := &Handler{Bundle: f.bundle}
-	h.setDefaults()
+	h := &Handler{Bundle: f.bundle, storage: &certmagic.FileStorage{Path: b.TempDir()}}
+	if err := h.setup(); err != nil {
+		b.Fatal(err)
+	}
 	up := &page{body: "<html><body>" + strings.Repeat("<p>text</p>", 2000) + "</body></html>"}
 	b.SetBytes(int64(len(up.body)))
 	b.ReportAllocs()

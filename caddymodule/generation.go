@@ -1,18 +1,17 @@
 package caddymodule
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
@@ -27,21 +26,24 @@ const (
 // ErrNoGeneration means the bundle has no usable current generation.
 var ErrNoGeneration = errors.New("no current lazarus generation in bundle")
 
-// blockFile is one block of a generation on disk.
+// blockFile is one block of a generation in the bundle.
 type blockFile struct {
 	ref  manifest.BlockRef
-	path string
-	size int64 // raw bytes
+	key  string // storage key
+	size int64  // raw bytes
 }
 
-// generation is one loaded bundle generation. It is immutable once built.
+// generation is one loaded bundle generation. It is immutable once built,
+// except for the live placement state its placer keeps.
 type generation struct {
 	id         string
 	time       time.Time
+	src        *bundleStore
 	manifest   []byte // armored manifest comment
 	manifestOn map[string]bool
 	pages      map[string][]int // URL path → indices into blocks
 	blocks     []blockFile      // sorted by segment, stripe, shard
+	placer     *placer          // blocks for pages the plan does not name
 }
 
 type planFile struct {
@@ -49,24 +51,49 @@ type planFile struct {
 	Pages    map[string][]string `json:"pages"`
 }
 
-// readCurrent returns the generation id named by bundle/current.
-func readCurrent(bundle string) (string, error) {
-	b, err := readLimited(filepath.Join(bundle, "current"), maxCurrentBytes)
+// bundleStore reads the bundle layout written by `lazarus inject --bundle`
+// (see injector/bundledir.go) from a Caddy storage: a file system
+// storage rooted at the bundle directory, or Caddy's configured storage
+// for generations the handler builds itself.
+type bundleStore struct {
+	st     certmagic.Storage
+	prefix string // "" or ending in "/"
+}
+
+func (b *bundleStore) String() string {
+	return strings.TrimSuffix(fmt.Sprint(b.st)+"/"+b.prefix, "/")
+}
+
+// load reads the value at key below the prefix, refusing values over limit.
+func (b *bundleStore) load(ctx context.Context, key string, limit int64) ([]byte, error) {
+	v, err := b.st.Load(ctx, b.prefix+key)
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(v)) > limit {
+		return nil, fmt.Errorf("%s: %d bytes exceed the limit of %d", key, len(v), limit)
+	}
+	return v, nil
+}
+
+// current returns the generation id named by the bundle's current key.
+func (b *bundleStore) current(ctx context.Context) (string, error) {
+	v, err := b.load(ctx, "current", maxCurrentBytes)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", ErrNoGeneration, err)
 	}
-	id := strings.TrimSpace(string(b))
+	id := strings.TrimSpace(string(v))
 	if _, err := manifest.ParseID(id); err != nil {
 		return "", fmt.Errorf("%w: bad current %q: %w", ErrNoGeneration, id, err)
 	}
 	return id, nil
 }
 
-// loadGeneration reads generation id of the bundle: manifest, plan and
-// the index of its block files (not their contents).
-func loadGeneration(bundle, id string) (*generation, error) {
-	dir := filepath.Join(bundle, "generations", id)
-	env, err := readLimited(filepath.Join(dir, "manifest"), manifest.MaxEnvelope)
+// loadGeneration reads generation id: manifest, plan and the index of its
+// blocks (not their contents).
+func (b *bundleStore) loadGeneration(ctx context.Context, id string) (*generation, error) {
+	dir := "generations/" + id + "/"
+	env, err := b.load(ctx, dir+"manifest", manifest.MaxEnvelope)
 	if err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
@@ -74,32 +101,32 @@ func loadGeneration(bundle, id string) (*generation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
-	g := &generation{id: id, time: signed.Manifest.Time}
+	g := &generation{id: id, time: signed.Manifest.Time, src: b}
 	if g.manifest, err = htmlblock.Armor(htmlblock.KindManifest, env); err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
-	if g.blocks, err = indexBlocks(filepath.Join(dir, "blocks")); err != nil {
+	if g.blocks, err = b.indexBlocks(ctx, dir+"blocks"); err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
 	if len(g.blocks) == 0 {
 		return nil, fmt.Errorf("generation %s: %w: no blocks", id, ErrNoGeneration)
 	}
-	if err := g.loadPlan(filepath.Join(dir, "plan.json")); err != nil {
+	plan, err := b.load(ctx, dir+"plan.json", maxPlanBytes)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("generation %s: %w", id, err)
+	}
+	if err := g.loadPlan(plan); err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
 	return g, nil
 }
 
-// loadPlan reads plan.json; a missing plan means no fixed placement.
-func (g *generation) loadPlan(path string) error {
+// loadPlan reads plan.json; none means no fixed placement.
+func (g *generation) loadPlan(b []byte) error {
 	g.manifestOn = map[string]bool{"/": true}
 	g.pages = map[string][]int{}
-	b, err := readLimited(path, maxPlanBytes)
-	if errors.Is(err, fs.ErrNotExist) {
+	if b == nil {
 		return nil
-	}
-	if err != nil {
-		return err
 	}
 	var p planFile
 	if err := json.Unmarshal(b, &p); err != nil {
@@ -135,46 +162,55 @@ func (g *generation) resolve(refs []string) ([]int, error) {
 	return idx, nil
 }
 
-// indexBlocks lists blocks/SEG/S.I files, sorted.
-func indexBlocks(dir string) ([]blockFile, error) {
-	segs, err := os.ReadDir(dir)
+// indexBlocks lists the blocks/SEG/S.I keys under dir, sorted.
+func (b *bundleStore) indexBlocks(ctx context.Context, dir string) ([]blockFile, error) {
+	keys, err := b.st.List(ctx, b.prefix+dir, true)
 	if err != nil {
 		return nil, err
 	}
 	var out []blockFile
-	for _, seg := range segs {
-		if !seg.IsDir() {
-			continue
-		}
-		files, err := os.ReadDir(filepath.Join(dir, seg.Name()))
+	for _, key := range keys {
+		info, err := b.st.Stat(ctx, key)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range files {
-			b, err := blockEntry(dir, seg.Name(), f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, b)
+		if !info.IsTerminal {
+			continue
 		}
+		bf, err := blockEntry(strings.TrimPrefix(key, b.prefix+dir+"/"), key, info.Size)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bf)
 	}
 	slices.SortFunc(out, func(a, b blockFile) int { return compareRefs(a.ref, b.ref) })
 	return out, nil
 }
 
-func blockEntry(dir, seg string, f fs.DirEntry) (blockFile, error) {
+// blockEntry checks one block's name ("SEG/S.I") and size.
+func blockEntry(name, key string, size int64) (blockFile, error) {
+	seg, file, _ := strings.Cut(name, "/")
 	var ref manifest.BlockRef
-	if err := ref.UnmarshalText([]byte(seg + "/" + strings.Replace(f.Name(), ".", "/", 1))); err != nil {
-		return blockFile{}, fmt.Errorf("bad block file %s/%s: %w", seg, f.Name(), err)
+	if err := ref.UnmarshalText([]byte(seg + "/" + strings.Replace(file, ".", "/", 1))); err != nil {
+		return blockFile{}, fmt.Errorf("bad block %s: %w", name, err)
 	}
-	info, err := f.Info()
+	if size <= 0 || size > maxBlockBytes {
+		return blockFile{}, fmt.Errorf("bad block %s: size %d", name, size)
+	}
+	return blockFile{ref: ref, key: key, size: size}, nil
+}
+
+// raw reads block i's bytes.
+func (g *generation) raw(ctx context.Context, i int) ([]byte, error) {
+	b := g.blocks[i]
+	v, err := g.src.st.Load(ctx, b.key)
 	if err != nil {
-		return blockFile{}, err
+		return nil, fmt.Errorf("block %s: %w", b.ref, err)
 	}
-	if !info.Mode().IsRegular() || info.Size() == 0 || info.Size() > maxBlockBytes {
-		return blockFile{}, fmt.Errorf("bad block file %s/%s: size %d", seg, f.Name(), info.Size())
+	if int64(len(v)) != b.size {
+		return nil, fmt.Errorf("block %s: %d bytes, listed with %d", b.ref, len(v), b.size)
 	}
-	return blockFile{ref: ref, path: filepath.Join(dir, seg, f.Name()), size: info.Size()}, nil
+	return v, nil
 }
 
 func compareRefs(a, b manifest.BlockRef) int {
@@ -203,25 +239,4 @@ func armoredSize(n int64) int64 {
 	b64 := (n + 2) / 3 * 4
 	lines := (b64 + htmlblock.LineLen - 1) / htmlblock.LineLen
 	return int64(len("<!-- lazarus block "+strconv.Itoa(htmlblock.Version)+"\n")) + b64 + lines + int64(len("-->\n"))
-}
-
-// readLimited reads a file of at most limit bytes.
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if info.Size() > limit {
-		return nil, fmt.Errorf("%s: %d bytes exceed the limit of %d", path, info.Size(), limit)
-	}
-	b := make([]byte, info.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return b, nil
 }

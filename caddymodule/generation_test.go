@@ -2,11 +2,13 @@ package caddymodule
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
@@ -24,7 +26,7 @@ func TestGenerationSwitch(t *testing.T) {
 	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
 	f.opts.Now = func() time.Time { return genTime.Add(time.Hour) }
 	f.inject(t)
-	newID, err := readCurrent(f.bundle)
+	newID, err := bundleAt(f.bundle).current(context.Background())
 	if err != nil || newID == oldID {
 		t.Fatalf("injector did not make a new generation: %v", err)
 	}
@@ -60,56 +62,15 @@ func TestBadBundle(t *testing.T) {
 	}
 }
 
-func TestPickDeterministic(t *testing.T) {
-	g := &generation{id: "0123456789abcdef0123456789abcdef"}
-	for i := range 50 {
-		g.blocks = append(g.blocks, blockFile{size: int64(1000 + i)})
-	}
-	budget := 5 * armoredSize(1049)
-	for _, key := range []string{"/", "/x", "/y/z"} {
-		a, b := g.pick(key, budget), g.pick(key, budget)
-		if len(a) != 5 || !equalInts(a, b) {
-			t.Fatalf("%s: %v then %v", key, a, b)
-		}
-		seen := map[int]bool{}
-		for _, i := range a {
-			if seen[i] {
-				t.Fatalf("%s: block %d twice in %v", key, i, a)
-			}
-			seen[i] = true
-		}
-	}
-	if one := g.pick("/", 1); len(one) != 1 {
-		t.Fatalf("tiny budget: %v, want one block", one)
-	}
-	if all := g.pick("/", 1<<40); len(all) != 50 {
-		t.Fatalf("huge budget: %d blocks, want all 50", len(all))
-	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func TestArmoredSize(t *testing.T) {
-	c := newBlockCache(1 << 20)
 	dir := t.TempDir()
 	for _, n := range []int{1, 2, 3, 56, 57, 58, 1024, 4000} {
-		p := filepath.Join(dir, "b")
-		if err := os.WriteFile(p, bytes.Repeat([]byte{7}, n), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "b"), bytes.Repeat([]byte{7}, n), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		g := &generation{id: "g", blocks: []blockFile{{path: p, size: int64(n)}}}
-		c = newBlockCache(1 << 20)
-		a, err := c.armored(g, 0)
+		g := &generation{id: "g", src: bundleAt(dir), blocks: []blockFile{{key: "b", size: int64(n)}}}
+		c := newBlockCache(1 << 20)
+		a, err := c.armored(context.Background(), g, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +154,8 @@ func TestCrawlerHoldsSwitch(t *testing.T) {
 // planned and unplanned pages alike.
 func TestTwoInstancesIdentical(t *testing.T) {
 	f := newFixture(t)
-	a, b := newHandler(t, f.bundle), newHandler(t, f.bundle)
+	st := &certmagic.FileStorage{Path: t.TempDir()}
+	a, b := newHandlerOn(t, f.bundle, st), newHandlerOn(t, f.bundle, st)
 	for _, path := range []string{"/", "/a", "/never/planned.html"} {
 		wa := serve(t, a, &page{body: html}, "GET", path, nil)
 		wb := serve(t, b, &page{body: html}, "GET", path, nil)

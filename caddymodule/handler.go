@@ -1,9 +1,15 @@
 package caddymodule
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -11,6 +17,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"github.com/caddyserver/certmagic"
 	"go.uber.org/zap"
 )
 
@@ -23,6 +30,8 @@ const (
 	DefaultOverlap = 14 * 24 * time.Hour
 	// DefaultCrawlSession is the quiet time that ends a crawler's sweep.
 	DefaultCrawlSession = 10 * time.Minute
+	// DefaultCopies is how many pages each block is placed on.
+	DefaultCopies = 3
 )
 
 func init() {
@@ -33,25 +42,39 @@ func init() {
 var DefaultCrawlers = []string{"archive.org_bot", "ia_archiver", "CCBot", "heritrix", "Internet Archive"}
 
 // Handler is the http.handlers.lazarus middleware: it inserts the blocks
-// of the bundle's current generation into the HTML pages served by the
-// handlers after it.
+// of the current generation into the HTML pages served by the handlers
+// after it. Generations come from a bundle directory written by
+// `lazarus inject --bundle` (Bundle) or are built by the handler itself in
+// the background (Build) and kept in Caddy's storage.
 type Handler struct {
 	// Bundle is the directory written by `lazarus inject --bundle`.
-	// Required.
+	// Exactly one of Bundle and Build is required.
 	Bundle string `json:"bundle,omitempty"`
+	// Build makes the handler build generations itself from files and
+	// command outputs, kept in Caddy's configured storage.
+	Build *Build `json:"build,omitempty"`
+	// Name names this handler's state in Caddy's storage (keys under
+	// lazarus/NAME/): generations it builds and where pages' blocks are.
+	// Instances that share storage and a name serve identical pages.
+	// Defaults to a hash of the bundle directory, or of the sources and
+	// dumps.
+	Name string `json:"name,omitempty"`
 	// PageBudget is the most bytes of comments added to one page (at least
 	// one block is always added), in bytes. Defaults to 256 KiB. Pages
 	// named in the bundle's plan carry what the plan says.
 	PageBudget int64 `json:"page_budget,omitempty"`
+	// Copies is how many pages each block is placed on before new pages
+	// get replicas from a fixed table instead of placement records.
+	// Defaults to 3.
+	Copies int `json:"copies,omitempty"`
 	// MaxBuffer is the largest upstream body buffered, in bytes; larger
 	// responses pass through untouched and are logged. Defaults to 4 MiB.
 	MaxBuffer int64 `json:"max_buffer,omitempty"`
 	// QueryCarriers lets URLs with a query string carry blocks (chosen by
 	// path and query). Defaults to false: such URLs pass through untouched.
 	QueryCarriers bool `json:"query_carriers,omitempty"`
-	// ReloadInterval is how often the bundle's current file is re-checked
-	// for a new generation (a duration: "10s", or nanoseconds). Defaults
-	// to 10 seconds.
+	// ReloadInterval is how often the current generation is re-checked
+	// (a duration: "10s", or nanoseconds). Defaults to 10 seconds.
 	ReloadInterval caddy.Duration `json:"reload_interval,omitempty"`
 	// Overlap is how long, after a switch, pages keep carrying the
 	// previous generation's blocks beside the new ones (budget allowing):
@@ -68,10 +91,15 @@ type Handler struct {
 	// request that ends its sweep. Defaults to 10 minutes.
 	CrawlSession caddy.Duration `json:"crawl_session,omitempty"`
 
+	ctx       context.Context
+	storage   certmagic.Storage // placement state, and built generations
+	src       *bundleStore      // where generations are read
+	builder   *builder
 	logger    *zap.Logger
 	metrics   *metrics
 	cache     *blockCache // armored blocks
 	pages     *blockCache // finished pages by ETag
+	inspected *inspectCache
 	gen       atomic.Pointer[generation]
 	prev      atomic.Pointer[generation] // the generation before, during Overlap
 	switched  atomic.Int64               // unix nanoseconds of the last switch
@@ -89,18 +117,41 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
-// Provision fills defaults and sets up logging. It does not read the
-// bundle: the first request loads the current generation.
+// Provision fills defaults, sets up logging and metrics and, with Build,
+// starts the background builder. It reads no generation and builds
+// nothing itself: the first request loads the current generation.
 func (h *Handler) Provision(ctx caddy.Context) error {
-	h.logger = ctx.Logger()
-	h.setDefaults()
+	h.ctx, h.logger, h.storage = ctx, ctx.Logger(), ctx.Storage()
 	h.metrics = newMetrics(ctx.GetMetricsRegistry())
+	if err := h.setup(); err != nil {
+		return err
+	}
+	if h.builder != nil {
+		h.builder.start(ctx)
+	}
+	return nil
+}
+
+// setup fills defaults and makes the parts; Provision and tests use it.
+func (h *Handler) setup() error {
+	h.setDefaults()
+	h.src = &bundleStore{st: &certmagic.FileStorage{Path: h.Bundle}}
+	if h.Build != nil {
+		b, err := newBuilder(h)
+		if err != nil {
+			return fmt.Errorf("lazarus: %w", err)
+		}
+		h.builder, h.src = b, b.bundle
+	}
 	return nil
 }
 
 func (h *Handler) setDefaults() {
 	if h.PageBudget == 0 {
 		h.PageBudget = DefaultPageBudget
+	}
+	if h.Copies == 0 {
+		h.Copies = DefaultCopies
 	}
 	if h.MaxBuffer == 0 {
 		h.MaxBuffer = DefaultMaxBuffer
@@ -117,27 +168,66 @@ func (h *Handler) setDefaults() {
 	if h.CrawlSession == 0 {
 		h.CrawlSession = caddy.Duration(DefaultCrawlSession)
 	}
+	if h.Name == "" {
+		h.Name = h.defaultName()
+	}
+	if h.ctx == nil {
+		h.ctx = context.Background()
+	}
 	if h.logger == nil {
 		h.logger = zap.NewNop()
+	}
+	if h.storage == nil {
+		h.storage = &certmagic.FileStorage{Path: caddy.AppDataDir()}
 	}
 	if h.now == nil {
 		h.now = time.Now
 	}
 	h.cache = newBlockCache(defaultCacheBytes)
 	h.pages = newBlockCache(defaultPageCacheBytes)
+	h.inspected = newInspectCache(defaultInspectEntries)
 	if h.metrics == nil {
 		h.metrics = newMetrics(nil)
 	}
 }
 
+// defaultName derives Name from what the handler serves.
+func (h *Handler) defaultName() string {
+	d := sha256.New()
+	if h.Build == nil {
+		abs, _ := filepath.Abs(h.Bundle)
+		d.Write([]byte("bundle\x00" + abs))
+	} else {
+		for _, s := range h.Build.Sources {
+			d.Write([]byte("source\x00" + s.Path + "\x00" + s.Segment + "\x00"))
+		}
+		for _, c := range h.Build.Dumps {
+			d.Write([]byte("dump\x00" + c.Name + "\x00"))
+		}
+	}
+	return hex.EncodeToString(d.Sum(nil))[:16]
+}
+
+// storagePrefix is where the handler's state lives in Caddy's storage.
+func (h *Handler) storagePrefix() string { return "lazarus/" + h.Name + "/" }
+
 // Validate checks the configuration.
 func (h *Handler) Validate() error {
 	var errs []error
-	if h.Bundle == "" {
-		errs = append(errs, errors.New("lazarus: bundle directory is required"))
+	if (h.Bundle == "") == (h.Build == nil) {
+		errs = append(errs, errors.New("lazarus: give either a bundle directory or sources to build from"))
+	}
+	if h.Build != nil {
+		errs = append(errs, h.Build.validate())
+	}
+	if !validName(h.Name) {
+		errs = append(errs, fmt.Errorf("lazarus: name %q: use letters, digits, '-', '_' and '.'", h.Name))
 	}
 	if h.PageBudget < 0 {
 		errs = append(errs, fmt.Errorf("lazarus: page_budget %d is negative", h.PageBudget))
+	}
+	if h.Copies < 0 {
+		errs = append(errs, fmt.Errorf("lazarus: copies %d is negative", h.Copies))
 	}
 	if h.MaxBuffer < 0 {
 		errs = append(errs, fmt.Errorf("lazarus: max_buffer %d is negative", h.MaxBuffer))
@@ -148,17 +238,32 @@ func (h *Handler) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Cleanup drops the loaded generation and cached blocks. The handler runs
-// no goroutines: reloads happen inside requests.
+func validName(s string) bool {
+	if s == "" || s == "." || s == ".." || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// Cleanup stops the builder and drops the loaded generation and caches.
 func (h *Handler) Cleanup() error {
+	if h.builder != nil {
+		h.builder.stop()
+	}
 	h.gen.Store(nil)
+	h.prev.Store(nil)
 	h.cache = newBlockCache(defaultCacheBytes)
 	h.pages = newBlockCache(defaultPageCacheBytes)
 	return nil
 }
 
 // current returns the generation to use for one request, first
-// re-reading the bundle's current file when ReloadInterval has passed
+// re-reading the current generation id when ReloadInterval has passed
 // (one request at a time does so; the others use the generation they
 // find). It is nil when no generation could be loaded.
 func (h *Handler) current() *generation {
@@ -172,11 +277,13 @@ func (h *Handler) current() *generation {
 	return h.gen.Load()
 }
 
-// reload loads the generation named by current if it is new.
+// reload loads the current generation if it is new.
 func (h *Handler) reload() {
-	id, err := readCurrent(h.Bundle)
+	id, err := h.src.current(h.ctx)
 	if err != nil {
-		h.logger.Error("reading lazarus bundle", zap.String("bundle", h.Bundle), zap.Error(err))
+		if h.builder == nil || !errors.Is(err, fs.ErrNotExist) { // a builder's first generation may not exist yet
+			h.logger.Error("reading lazarus bundle", zap.Stringer("bundle", h.src), zap.Error(err))
+		}
 		return
 	}
 	cur := h.gen.Load()
@@ -187,17 +294,38 @@ func (h *Handler) reload() {
 		h.logger.Info("postponing lazarus generation switch while an archive crawler sweeps the site", zap.String("generation", id))
 		return
 	}
-	g, err := loadGeneration(h.Bundle, id)
+	g, err := h.src.loadGeneration(h.ctx, id)
 	if err != nil {
-		h.logger.Error("loading lazarus generation", zap.String("bundle", h.Bundle), zap.Error(err))
+		h.logger.Error("loading lazarus generation", zap.Stringer("bundle", h.src), zap.Error(err))
 		return
 	}
+	g.placer = newPlacer(h.storage, h.storagePrefix()+"placement/"+id+"/", g, h.PageBudget, h.Copies, h.now)
+	g.placer.onChange = func(counts []int) { h.metrics.coverage(h.Name, counts) }
 	h.prev.Store(cur)
 	h.switched.Store(h.now().UnixNano())
 	h.gen.Store(g)
-	h.metrics.blocks.WithLabelValues(h.Bundle).Set(float64(len(g.blocks)))
+	h.metrics.blocks.WithLabelValues(h.Name).Set(float64(len(g.blocks)))
 	h.logger.Info("loaded lazarus generation", zap.String("generation", id),
 		zap.Int("blocks", len(g.blocks)), zap.Int("planned_pages", len(g.pages)))
+	h.prunePlacement(g, cur)
+}
+
+// prunePlacement deletes the placement state of generations other than
+// the current and previous one.
+func (h *Handler) prunePlacement(keep ...*generation) {
+	dir := h.storagePrefix() + "placement"
+	keys, err := h.storage.List(h.ctx, dir, false)
+	if err != nil {
+		return
+	}
+	for _, k := range keys {
+		id := strings.TrimPrefix(k, dir+"/")
+		if !slices.ContainsFunc(keep, func(g *generation) bool { return g != nil && g.id == id }) {
+			if err := h.storage.Delete(h.ctx, k); err != nil {
+				h.logger.Warn("deleting old lazarus placement state", zap.String("key", k), zap.Error(err))
+			}
+		}
+	}
 }
 
 // crawling reports whether an archive crawler was seen within CrawlSession.

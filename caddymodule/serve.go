@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/site"
 	"go.uber.org/zap"
 )
 
@@ -96,26 +100,38 @@ func (h *Handler) shouldBuffer(status int, hdr http.Header) bool {
 }
 
 // finish writes a buffered response: unchanged when larger than
-// MaxBuffer, else with blocks inserted and validators of the final body.
+// MaxBuffer or excluded from archives, else with blocks inserted and
+// validators of the final body.
 func (h *Handler) finish(w http.ResponseWriter, r *http.Request, rec caddyhttp.ResponseRecorder, g *generation, key string) error {
 	body := rec.Buffer().Bytes()
 	if int64(len(body)) > h.MaxBuffer {
-		h.metrics.skipped.WithLabelValues(h.Bundle, "too_large").Inc()
+		h.metrics.skipped.WithLabelValues(h.Name, "too_large").Inc()
 		h.logger.Info("page too large for lazarus blocks", zap.String("path", r.URL.Path), zap.Int("bytes", len(body)), zap.Int64("max_buffer", h.MaxBuffer))
 		return h.write(w, r, http.StatusOK, body)
 	}
-	out, etag, err := h.render(g, key, body)
+	sum := sha256.Sum256(body)
+	in := h.inspect(r, sum, body)
+	if reason := excluded(w.Header(), in); reason != "" {
+		h.metrics.skipped.WithLabelValues(h.Name, reason).Inc()
+		return h.write(w, r, http.StatusOK, body)
+	}
+	if key == "/" {
+		if err := g.placer.noteRoot(h.ctx, in.Links); err != nil {
+			h.logger.Warn("recording the root page's links", zap.Error(err))
+		}
+	}
+	out, etag, since, err := h.render(g, key, sum, body)
 	if err != nil {
-		h.metrics.skipped.WithLabelValues(h.Bundle, "error").Inc()
+		h.metrics.skipped.WithLabelValues(h.Name, "error").Inc()
 		h.logger.Error("inserting lazarus blocks", zap.String("path", r.URL.Path), zap.Error(err))
 		return h.write(w, r, http.StatusOK, body)
 	}
-	h.metrics.injected.WithLabelValues(h.Bundle).Inc()
-	h.metrics.added.WithLabelValues(h.Bundle).Add(float64(len(out) - len(body)))
-	h.metrics.age.WithLabelValues(h.Bundle).Set(h.now().Sub(g.time).Seconds())
+	h.metrics.injected.WithLabelValues(h.Name).Inc()
+	h.metrics.added.WithLabelValues(h.Name).Add(float64(len(out) - len(body)))
+	h.metrics.age.WithLabelValues(h.Name).Set(h.now().Sub(g.time).Seconds())
 	hdr := w.Header()
 	hdr.Set("ETag", etag)
-	lm := lastModified(hdr.Get("Last-Modified"), g.time)
+	lm := lastModified(hdr.Get("Last-Modified"), since)
 	hdr.Set("Last-Modified", lm.Format(http.TimeFormat))
 	hdr.Set("Accept-Ranges", "none")
 	hdr.Del("Content-Range")
@@ -128,71 +144,137 @@ func (h *Handler) finish(w http.ResponseWriter, r *http.Request, rec caddyhttp.R
 	return h.write(w, r, http.StatusOK, out)
 }
 
-// render returns the final page and its strong ETag. The ETag is derived
-// from everything the final bytes depend on — the upstream body, the
-// generation, the previous generation riding along, the page — so equal
-// inputs give equal bytes and the same ETag, and any change of blocks
-// changes it. Finished pages are cached under it, bounded in bytes, so
-// the HTML is parsed once per page version, not once per request.
-func (h *Handler) render(g *generation, key string, body []byte) ([]byte, string, error) {
-	prevID := ""
-	if p := h.previous(); p != nil {
-		prevID = p.id
+// excluded says why a page must not carry blocks: the page's robots meta
+// tags or an X-Robots-Tag header with noindex, noarchive or none.
+func excluded(hdr http.Header, in site.Inspection) string {
+	if in.Excluded != "" {
+		return in.Excluded
 	}
-	up := sha256.Sum256(body)
-	k := sha256.New()
-	k.Write(up[:])
-	k.Write([]byte("\x00" + g.id + "\x00" + prevID + "\x00" + key))
-	etag := `"lz-` + hex.EncodeToString(k.Sum(nil))[:32] + `"`
-	if out, ok := h.pages.get(etag); ok {
-		return out, etag, nil
+	for _, v := range hdr.Values("X-Robots-Tag") {
+		for _, d := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == ',' || r == ' ' || r == ':' }) {
+			if d == "noindex" || d == "noarchive" || d == "none" {
+				return "noarchive"
+			}
+		}
 	}
-	out, err := h.inject(g, key, body)
-	if err != nil {
-		return nil, "", err
-	}
-	h.pages.put(etag, out)
-	return out, etag, nil
+	return ""
 }
 
-// inject returns body with the page's manifest and block comments.
-func (h *Handler) inject(g *generation, key string, body []byte) ([]byte, error) {
-	var comments [][]byte
-	if g.manifestOn[key] {
-		comments = append(comments, g.manifest)
+// layout is what one page carries: the current generation's assignment
+// and, during the overlap, the previous generation's blocks that fit.
+type layout struct {
+	g, prev   *generation
+	cur, old  *assignment
+	oldBlocks []int
+}
+
+// layoutFor works out what the page at key carries.
+func (h *Handler) layoutFor(g *generation, key string) (*layout, error) {
+	a, err := g.placer.assign(h.ctx, key, true)
+	if err != nil {
+		return nil, err
+	}
+	l := &layout{g: g, cur: a}
+	p := h.previous()
+	if p == nil {
+		return l, nil
 	}
 	used := int64(0)
-	for _, i := range g.assign(key, h.PageBudget) {
-		c, err := h.cache.armored(g, i)
-		if err != nil {
-			return nil, err
-		}
-		comments = append(comments, c)
-		used += int64(len(c)) + 1
+	if a.manifest {
+		used += int64(len(g.manifest)) + 1
 	}
-	comments = append(comments, h.overlapBlocks(key, h.PageBudget-used)...)
+	for _, i := range a.blocks {
+		used += armoredSize(g.blocks[i].size)
+	}
+	if l.old, err = p.placer.assign(h.ctx, key, false); err != nil {
+		return l, nil // best effort: the previous generation may be gone
+	}
+	l.prev = p
+	for _, i := range l.old.blocks {
+		size := armoredSize(p.blocks[i].size)
+		if used+size > h.PageBudget {
+			break
+		}
+		l.oldBlocks = append(l.oldBlocks, i)
+		used += size
+	}
+	return l, nil
+}
+
+// etag derives the strong ETag of the final page from everything its bytes
+// depend on: the upstream body, the generation, the blocks and manifest it
+// carries, the previous generation's blocks riding along. Equal inputs
+// give equal bytes and the same ETag; any change of blocks changes it.
+func (l *layout) etag(body [sha256.Size]byte) string {
+	k := sha256.New()
+	k.Write(body[:])
+	fmt.Fprintf(k, "\x00%s\x00%v\x00%v", l.g.id, l.cur.manifest, l.cur.blocks)
+	if l.prev != nil {
+		fmt.Fprintf(k, "\x00%s\x00%v", l.prev.id, l.oldBlocks)
+	}
+	return `"lz-` + hex.EncodeToString(k.Sum(nil))[:32] + `"`
+}
+
+// render returns the final page, its strong ETag and when its blocks last
+// changed. Finished pages are cached under the ETag, bounded in bytes, so
+// the HTML is parsed once per page version, not once per request.
+func (h *Handler) render(g *generation, key string, sum [sha256.Size]byte, body []byte) ([]byte, string, time.Time, error) {
+	l, err := h.layoutFor(g, key)
+	if err != nil {
+		return nil, "", time.Time{}, err
+	}
+	etag := l.etag(sum)
+	since := l.cur.since
+	if out, ok := h.pages.get(etag); ok {
+		return out, etag, since, nil
+	}
+	out, err := h.inject(l, body)
+	if err != nil {
+		return nil, "", time.Time{}, err
+	}
+	h.pages.put(etag, out)
+	return out, etag, since, nil
+}
+
+// inject returns body with the layout's manifest and block comments.
+func (h *Handler) inject(l *layout, body []byte) ([]byte, error) {
+	var comments [][]byte
+	if l.cur.manifest {
+		comments = append(comments, l.g.manifest)
+	}
+	add := func(g *generation, idx []int) error {
+		for _, i := range idx {
+			c, err := h.cache.armored(h.ctx, g, i)
+			if err != nil {
+				return err
+			}
+			comments = append(comments, c)
+		}
+		return nil
+	}
+	if err := add(l.g, l.cur.blocks); err != nil {
+		return nil, err
+	}
+	if err := add(l.prev, l.oldBlocks); err != nil {
+		return nil, err
+	}
 	return htmlblock.Insert(body, comments...)
 }
 
-// overlapBlocks returns the previous generation's blocks for a page while
-// the overlap lasts, within what is left of the budget. They are best
-// effort: a previous generation already pruned from the bundle adds
-// nothing.
-func (h *Handler) overlapBlocks(key string, room int64) [][]byte {
-	p := h.previous()
-	if p == nil || room <= 0 {
-		return nil
+// inspect returns the page's links and robots directives, cached by the
+// SHA-256 of its body.
+func (h *Handler) inspect(r *http.Request, sum [sha256.Size]byte, body []byte) site.Inspection {
+	if in, ok := h.inspected.get(sum); ok {
+		return in
 	}
-	var out [][]byte
-	for _, i := range p.assign(key, h.PageBudget) {
-		c, err := h.cache.armored(p, i)
-		if err != nil || int64(len(c))+1 > room {
-			break
-		}
-		out = append(out, c)
-		room -= int64(len(c)) + 1
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
 	}
-	return out
+	u := &url.URL{Scheme: scheme, Host: r.Host, Path: r.URL.Path}
+	in := site.Inspect(body, u)
+	h.inspected.put(sum, in)
+	return in
 }
 
 // write sends status, Content-Length and, unless HEAD, body.

@@ -48,6 +48,7 @@ func startCaddy(t *testing.T, site, bundle string) string {
 	}}
 	cfg := map[string]any{
 		"admin":   map[string]any{"disabled": true},
+		"storage": map[string]any{"module": "file_system", "root": t.TempDir()},
 		"logging": map[string]any{"logs": map[string]any{"default": map[string]any{"level": "ERROR"}}},
 		"apps": map[string]any{"http": map[string]any{"servers": map[string]any{"e2e": map[string]any{
 			"listen":          []string{fmt.Sprintf("127.0.0.1:%d", port)},

@@ -90,7 +90,7 @@ type Options struct {
 	// as many as the blocks need at PageBudget each if that is more, and
 	// the bundle's plan names no pages. Only with BundleDir alone.
 	Carriers int
-	StateDir    string   // what inject remembers between runs (required)
+	StateDir string // what inject remembers between runs (required)
 
 	Notice string           // optional visible line, "{date}" replaced, changed only when blocks change
 	DryRun bool             // plan and report, write nothing

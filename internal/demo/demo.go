@@ -166,7 +166,7 @@ func (d *run) inject(ctx context.Context) error {
 func (d *run) serve(context.Context) error {
 	d.s.begin("Serve the site with Caddy and the Lazarus module")
 	var err error
-	if d.url, err = serve(d.path("site"), d.path("bundle")); err != nil {
+	if d.url, err = serve(d.path("site"), d.path("bundle"), d.path("caddy")); err != nil {
 		return err
 	}
 	d.s.say("%s  (encode gzip → lazarus → file_server, in this process)", d.url)
@@ -193,12 +193,12 @@ func (d *run) lose(context.Context) error {
 	if err := caddy.Stop(); err != nil {
 		return err
 	}
-	for _, p := range []string{"server", "site", "bundle", "state"} {
+	for _, p := range []string{"server", "site", "bundle", "state", "caddy"} {
 		if err := os.RemoveAll(d.path(p)); err != nil {
 			return err
 		}
 	}
-	d.s.say("server stopped; server/, site/, the bundle and inject's state deleted")
+	d.s.say("server stopped; server/, site/, the bundle, inject's state and Caddy's storage deleted")
 	d.s.done()
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 // serve starts an in-process Caddy on a free loopback port: encode gzip,
 // then the Lazarus module serving the bundle, then file_server for the
 // site. It returns the site's URL; stop with caddy.Stop.
-func serve(siteDir, bundleDir string) (string, error) {
+func serve(siteDir, bundleDir, storageDir string) (string, error) {
 	port, err := freePort()
 	if err != nil {
 		return "", err
@@ -29,6 +29,7 @@ func serve(siteDir, bundleDir string) (string, error) {
 	}}
 	cfg := map[string]any{
 		"admin":   map[string]any{"disabled": true},
+		"storage": map[string]any{"module": "file_system", "root": storageDir},
 		"logging": map[string]any{"logs": map[string]any{"default": map[string]any{"level": "ERROR"}}},
 		"apps": map[string]any{"http": map[string]any{"servers": map[string]any{"demo": map[string]any{
 			"listen":          []string{fmt.Sprintf("127.0.0.1:%d", port)},

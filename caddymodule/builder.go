@@ -1,0 +1,352 @@
+package caddymodule
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/certmagic"
+	"github.com/lazarus-preserve/lazarus/injector"
+	"go.uber.org/zap"
+)
+
+// Defaults of the self-building options.
+const (
+	DefaultEvery    = time.Hour
+	DefaultCarriers = 16
+	// firstRetry is the wait after a failed build; it doubles up to Every.
+	firstRetry = time.Minute
+)
+
+// Build configures generations the handler builds itself, in the
+// background, with the same code as `lazarus inject --bundle`. They are
+// kept in Caddy's configured storage under lazarus/NAME/:
+//
+//	bundle/current, bundle/generations/ID/…   the bundle layout (injector/bundledir.go)
+//	state/INDEX, state/state.json, state/segments/…   what the injector remembers between builds
+//	built                                      when the last build finished (RFC 3339)
+//
+// Builds take the storage lock lazarus/NAME/build, so of several instances
+// sharing storage one builds at a time and the others pick the result up.
+type Build struct {
+	// Sources are the files and directories preserved. At least one
+	// source or dump is required.
+	Sources []Source `json:"sources,omitempty"`
+	// Excludes are gitignore-style patterns, relative to each source root.
+	Excludes []string `json:"excludes,omitempty"`
+	// Dumps are commands (run with sh -c) whose standard output is
+	// preserved; a failing dump fails the build and the last good
+	// generation keeps being served.
+	Dumps []Dump `json:"dumps,omitempty"`
+	// DumpTimeout bounds each dump. Defaults to 10 minutes.
+	DumpTimeout caddy.Duration `json:"dump_timeout,omitempty"`
+	// Key is the path of server.key (`lazarus keygen`): it encrypts to the
+	// owner and signs, and cannot decrypt. Exactly one of Key and
+	// PassphraseFile is required.
+	Key string `json:"key,omitempty"`
+	// PassphraseFile is the path of a file holding the passphrase.
+	PassphraseFile string `json:"passphrase_file,omitempty"`
+	// SiteURL is the site's public URL, recorded in manifests. Required.
+	SiteURL string `json:"site_url,omitempty"`
+	// Every is how often sources are checked for changes; a generation is
+	// made only when something changed. Defaults to 1 hour.
+	Every caddy.Duration `json:"every,omitempty"`
+	// Carriers is how many pages the erasure code is planned for at
+	// least: the pages of the site archives are expected to keep. The
+	// pages recorded for the current generation count when more. Defaults
+	// to 16.
+	Carriers int `json:"carriers,omitempty"`
+	// MaxBlockBytes is the shard size per block. Defaults to 48 KiB.
+	MaxBlockBytes int `json:"max_block_bytes,omitempty"`
+	// Redundancy is parity blocks per data block. Defaults to 1.0.
+	Redundancy float64 `json:"redundancy,omitempty"`
+}
+
+// Source is one file or directory to preserve and its segment (by default
+// its base name).
+type Source struct {
+	Path    string `json:"path"`
+	Segment string `json:"segment,omitempty"`
+}
+
+// Dump is a command whose output is preserved as the file Name in the
+// segment Name.
+type Dump struct {
+	Name    string `json:"name"`
+	Command string `json:"command"`
+}
+
+func (b *Build) validate() error {
+	var errs []error
+	if len(b.Sources) == 0 && len(b.Dumps) == 0 {
+		errs = append(errs, errors.New("lazarus: nothing to build from: give source or dump"))
+	}
+	if (b.Key == "") == (b.PassphraseFile == "") {
+		errs = append(errs, errors.New("lazarus: give exactly one of key (server.key) and passphrase_file"))
+	}
+	if u, err := url.Parse(b.SiteURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("lazarus: site_url %q must be an absolute http(s) URL such as https://example.org/", b.SiteURL))
+	}
+	if b.Every < 0 || b.Carriers < 0 || b.MaxBlockBytes < 0 || b.Redundancy < 0 || b.DumpTimeout < 0 {
+		errs = append(errs, errors.New("lazarus: every, carriers, max_block_bytes, redundancy and dump_timeout must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// builder runs the background builds of one handler.
+type builder struct {
+	h      *Handler
+	every  time.Duration
+	min    int // Carriers
+	opts   injector.Options
+	st     certmagic.Storage
+	prefix string       // lazarus/NAME/
+	bundle *bundleStore // prefix + "bundle/"
+	work   string       // local cache of the injector state
+
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// newBuilder checks the build configuration and reads the key; it is
+// fast, so it runs in Provision.
+func newBuilder(h *Handler) (*builder, error) {
+	c := h.Build
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	o := injector.DefaultOptions()
+	for _, s := range c.Sources {
+		o.Includes = append(o.Includes, injector.Include{Path: s.Path, Segment: s.Segment})
+	}
+	for _, d := range c.Dumps {
+		o.Dumps = append(o.Dumps, injector.Dump{Name: d.Name, Command: d.Command})
+	}
+	o.Excludes, o.SiteURL, o.PageBudget = c.Excludes, c.SiteURL, int(h.PageBudget)
+	if c.DumpTimeout > 0 {
+		o.DumpTimeout = time.Duration(c.DumpTimeout)
+	}
+	if c.MaxBlockBytes > 0 {
+		o.MaxBlockBytes = c.MaxBlockBytes
+	}
+	if c.Redundancy > 0 {
+		o.Redundancy = c.Redundancy
+	}
+	var err error
+	if c.Key != "" {
+		o.ServerKey, err = os.ReadFile(c.Key)
+	} else {
+		o.Passphrase, err = readPassphrase(c.PassphraseFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	b := &builder{h: h, every: time.Duration(c.Every), min: c.Carriers, opts: o, st: h.storage, prefix: h.storagePrefix()}
+	if b.every == 0 {
+		b.every = DefaultEvery
+	}
+	if b.min == 0 {
+		b.min = DefaultCarriers
+	}
+	b.bundle = &bundleStore{st: b.st, prefix: b.prefix + "bundle/"}
+	b.work = filepath.Join(caddy.AppDataDir(), "lazarus", h.Name)
+	return b, nil
+}
+
+// readPassphrase reads a passphrase file without its final newline.
+func readPassphrase(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	b = []byte(strings.TrimRight(string(b), "\r\n"))
+	if len(b) == 0 {
+		return nil, fmt.Errorf("passphrase file %s is empty", path)
+	}
+	return b, nil
+}
+
+// start runs the build loop until stop.
+func (b *builder) start(ctx context.Context) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ctx, b.cancel = context.WithCancel(ctx)
+	b.done = make(chan struct{})
+	go b.loop(ctx)
+}
+
+// stop ends the build loop and waits for it (a build in progress is
+// cancelled: its dumps are killed, nothing half-made is published).
+func (b *builder) stop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cancel != nil {
+		b.cancel()
+		<-b.done
+		b.cancel = nil
+	}
+}
+
+// loop builds at once when the storage holds no generation or the last
+// build is older than every, then every interval; failures are retried
+// after firstRetry, doubling up to every.
+func (b *builder) loop(ctx context.Context) {
+	defer close(b.done)
+	wait := b.firstWait(ctx)
+	fails := 0
+	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		result, err := b.build(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		b.h.metrics.builds.WithLabelValues(b.h.Name, result).Inc()
+		if err != nil {
+			fails++
+			wait = min(firstRetry<<min(fails-1, 16), b.every)
+			b.h.logger.Error("building lazarus generation; the last good one keeps being served", zap.Error(err), zap.Duration("retry_in", wait))
+			continue
+		}
+		fails, wait = 0, b.every
+	}
+}
+
+// firstWait is how long after start the first build runs.
+func (b *builder) firstWait(ctx context.Context) time.Duration {
+	if _, err := b.bundle.current(ctx); err != nil {
+		return 0
+	}
+	last, err := b.lastBuilt(ctx)
+	if err != nil {
+		return 0
+	}
+	return max(0, b.every-b.h.now().Sub(last))
+}
+
+func (b *builder) lastBuilt(ctx context.Context) (time.Time, error) {
+	v, err := b.st.Load(ctx, b.prefix+"built")
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Parse(time.RFC3339Nano, strings.TrimSpace(string(v)))
+}
+
+// build runs one build under the storage lock and reports "new",
+// "unchanged", "skipped" (another instance built moments ago) or "failed".
+func (b *builder) build(ctx context.Context) (string, error) {
+	if err := b.st.Lock(ctx, b.prefix+"build"); err != nil {
+		return "failed", fmt.Errorf("build lock: %w", err)
+	}
+	defer b.st.Unlock(context.WithoutCancel(ctx), b.prefix+"build")
+	if last, err := b.lastBuilt(ctx); err == nil && b.h.now().Sub(last) < b.every/2 {
+		if _, err := b.bundle.current(ctx); err == nil {
+			return "skipped", nil
+		}
+	}
+	res, err := b.run(ctx)
+	if err != nil {
+		return "failed", err
+	}
+	if err := b.st.Store(ctx, b.prefix+"built", []byte(b.h.now().UTC().Format(time.RFC3339Nano)+"\n")); err != nil {
+		return "failed", err
+	}
+	b.h.logger.Info("built lazarus generation", zap.String("generation", res.Generation), zap.Bool("new", res.New),
+		zap.Int("segments", len(res.Segments)), zap.Int("planned_pages", res.Carriers))
+	if res.New {
+		return "new", nil
+	}
+	return "unchanged", nil
+}
+
+// run pulls the injector state, runs the injector into a scratch bundle
+// and publishes: the generation's files, then the state, then current.
+// A crash at any point leaves storage serving the last good generation.
+func (b *builder) run(ctx context.Context) (*injector.Result, error) {
+	stateDir := filepath.Join(b.work, "state")
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return nil, err
+	}
+	old, err := pull(ctx, b.st, b.prefix+"state/", stateDir, skipStateFiles)
+	if err != nil {
+		return nil, fmt.Errorf("reading the build state from storage: %w", err)
+	}
+	scratch, err := os.MkdirTemp(b.work, "bundle-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	cur, _ := b.bundle.current(ctx)
+	o := b.opts
+	o.StateDir, o.BundleDir, o.Carriers, o.Now = stateDir, scratch, b.carriers(ctx, cur), b.h.now
+	res, err := injector.Run(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if cur != res.Generation {
+		gen := "generations/" + res.Generation + "/"
+		if _, err := storeTree(ctx, b.st, b.bundle.prefix+gen, filepath.Join(scratch, filepath.FromSlash(gen)), nil, nil); err != nil {
+			return nil, fmt.Errorf("storing generation %s: %w", res.Generation, err)
+		}
+	}
+	if err := push(ctx, b.st, b.prefix+"state/", stateDir, old, skipStateFiles); err != nil {
+		return nil, fmt.Errorf("storing the build state: %w", err)
+	}
+	if cur == res.Generation {
+		return res, nil
+	}
+	if err := b.st.Store(ctx, b.bundle.prefix+"current", []byte(res.Generation+"\n")); err != nil {
+		return nil, err
+	}
+	return res, b.prune(ctx, res.Generation, cur)
+}
+
+// prune deletes stored generations other than keep.
+func (b *builder) prune(ctx context.Context, keep ...string) error {
+	dir := b.bundle.prefix + "generations"
+	keys, err := b.st.List(ctx, dir, false)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		id := strings.TrimPrefix(k, dir+"/")
+		if id != keep[0] && (len(keep) < 2 || id != keep[1]) {
+			if err := b.st.Delete(ctx, k); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// carriers is the page count the code is planned for: Carriers, or the
+// pages recorded for the current generation if more.
+func (b *builder) carriers(ctx context.Context, cur string) int {
+	if cur == "" {
+		return b.min
+	}
+	v, err := b.st.Load(ctx, b.prefix+"placement/"+cur+"/state")
+	if err != nil {
+		return b.min
+	}
+	var st placerState
+	if json.Unmarshal(v, &st) != nil {
+		return b.min
+	}
+	return max(b.min, min(st.Records, maxRecords))
+}
