@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddyserver/caddy/v2"
 	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	_ "github.com/caddyserver/caddy/v2/modules/filestorage"
 )
@@ -85,19 +84,8 @@ func freeAddr(t *testing.T) string {
 // a free loopback address and returns the address.
 func runCaddy(t *testing.T, bundle, handler string) string {
 	t.Helper()
-	addr := freeAddr(t)
-	cfg := fmt.Sprintf(`{"admin": {"disabled": true, "config": {"persist": false}}, "logging": {"logs": {"default": {"level": "ERROR"}}},
-	"storage": {"module": "file_system", "root": %q},
-	"apps": {"http": {"servers": {"t": {"listen": [%q], "automatic_https": {"disable": true},
-	"routes": [{"handle": [
-		{"handler": "encode", "encodings": {"gzip": {}}, "minimum_length": 1},
-		{"handler": "lazarus", "bundle": %q},
-		%s]}]}}}}}`, t.TempDir(), addr, bundle, handler)
-	if err := caddy.Load([]byte(cfg), true); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { caddy.Stop() })
-	return addr
+	return runCaddyRoute(t, fmt.Sprintf(`{"handler": "encode", "encodings": {"gzip": {}}, "minimum_length": 1},
+		{"handler": "lazarus", "bundle": %q}, %s`, bundle, handler))
 }
 
 // TestPrecompressedSidecars: file_server with precompressed .gz files

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
@@ -24,17 +25,31 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. In a site
 // block Caddy reads a first argument starting with "/" as a path matcher,
 // so give an absolute bundle path as "lazarus * /srv/bundle" or in the
-// block form:
+// block form. Either a bundle, or what to build generations from:
 //
 //	lazarus [<bundle>] {
-//	    bundle <dir>
-//	    page_budget <size>        # bytes: 262144 or 256KiB
+//	    bundle <dir>                # generations written by lazarus inject --bundle
+//
+//	    source <path> [<segment>]   # or build them here, in the background (repeatable)
+//	    exclude <glob>...           # gitignore-style, relative to each source
+//	    dump <name> <command>...    # preserve a command's output (run with sh -c)
+//	    dump_timeout <duration>     # default 10m
+//	    key <server.key>            # or: passphrase_file <file>
+//	    site_url <url>              # the site's public URL (required when building)
+//	    every <duration>            # look for changes this often; default 1h
+//	    carriers <n>                # plan the code for at least n pages; default 16
+//	    max_block_bytes <size>      # default 48KiB
+//	    redundancy <ratio>          # parity blocks per data block; default 1.0
+//
+//	    name <name>                 # state in Caddy's storage: lazarus/<name>/
+//	    page_budget <size>          # bytes: 262144 or 256KiB
+//	    copies <n>                  # pages per block before table replicas; default 3
 //	    max_buffer <size>
 //	    query_carriers
 //	    reload_interval <duration>
-//	    overlap <duration>        # previous generation rides along; default 14d
+//	    overlap <duration>          # previous generation rides along; default 14d
 //	    crawlers <ua-substring>...  # archive crawlers; default archive.org_bot ia_archiver CCBot heritrix "Internet Archive"
-//	    crawl_session <duration>  # no switch until a crawler has been quiet this long; default 10m
+//	    crawl_session <duration>    # no switch until a crawler has been quiet this long; default 10m
 //	}
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
@@ -78,9 +93,76 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser) error {
 			return d.ArgErr()
 		}
 		return nil
+	case "name":
+		return oneArg(d, func(v string) error { h.Name = v; return nil })
+	case "copies":
+		return oneArg(d, func(v string) (err error) { h.Copies, err = parseCount(d, v); return })
+	default:
+		return h.unmarshalBuildOption(d)
+	}
+}
+
+// unmarshalBuildOption reads the options of self-building mode.
+func (h *Handler) unmarshalBuildOption(d *caddyfile.Dispenser) error {
+	if h.Build == nil {
+		h.Build = new(Build)
+	}
+	b := h.Build
+	switch d.Val() {
+	case "source":
+		args := d.RemainingArgs()
+		if len(args) < 1 || len(args) > 2 {
+			return d.ArgErr()
+		}
+		b.Sources = append(b.Sources, Source{Path: args[0], Segment: append(args[1:], "")[0]})
+	case "exclude":
+		args := d.RemainingArgs()
+		if len(args) == 0 {
+			return d.ArgErr()
+		}
+		b.Excludes = append(b.Excludes, args...)
+	case "dump":
+		args := d.RemainingArgs()
+		if len(args) < 2 {
+			return d.ArgErr()
+		}
+		b.Dumps = append(b.Dumps, Dump{Name: args[0], Command: strings.Join(args[1:], " ")})
+	case "dump_timeout":
+		return durationArg(d, &b.DumpTimeout)
+	case "key":
+		return oneArg(d, func(v string) error { b.Key = v; return nil })
+	case "passphrase_file":
+		return oneArg(d, func(v string) error { b.PassphraseFile = v; return nil })
+	case "site_url":
+		return oneArg(d, func(v string) error { b.SiteURL = v; return nil })
+	case "every":
+		return durationArg(d, &b.Every)
+	case "carriers":
+		return oneArg(d, func(v string) (err error) { b.Carriers, err = parseCount(d, v); return })
+	case "max_block_bytes":
+		return oneArg(d, func(v string) error { n, err := parseSize(d, v); b.MaxBlockBytes = int(n); return err })
+	case "redundancy":
+		return oneArg(d, func(v string) error {
+			r, err := strconv.ParseFloat(v, 64)
+			if err != nil || r <= 0 || r > 255 {
+				return d.Errf("bad redundancy %q: want a ratio in (0, 255] such as 1.0", v)
+			}
+			b.Redundancy = r
+			return nil
+		})
 	default:
 		return d.Errf("unknown lazarus option %q", d.Val())
 	}
+	return nil
+}
+
+// parseCount reads a positive whole number.
+func parseCount(d *caddyfile.Dispenser, v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 || n > 1<<20 {
+		return 0, d.Errf("bad %s %q: want a positive whole number", d.Val(), v)
+	}
+	return n, nil
 }
 
 // durationArg reads the option's single positive duration into dst.

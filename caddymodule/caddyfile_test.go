@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -17,6 +18,8 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/encode/gzip"
 	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/encode/zstd"
 	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/fileserver"
+	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy/fastcgi"
+	_ "github.com/caddyserver/caddy/v2/modules/filestorage"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -45,6 +48,28 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{"overlap and crawlers", "lazarus /b {\n overlap 72h\n crawl_session 5m\n crawlers CCBot archive.org_bot\n}",
 			&Handler{Bundle: "/b", Overlap: caddy.Duration(72 * time.Hour), CrawlSession: caddy.Duration(5 * time.Minute), Crawlers: []string{"CCBot", "archive.org_bot"}}, false},
 		{"crawlers without names", "lazarus {\n crawlers\n}", &Handler{}, true},
+		{"build", `lazarus {
+			source /srv/app
+			source /etc/app config
+			exclude *.log tmp/
+			dump db sqlite3 /var/db.sqlite .dump
+			key /k/server.key
+			site_url https://example.org/
+			every 30m
+			carriers 64
+			max_block_bytes 16KiB
+			redundancy 2
+			name shop
+			copies 5
+		}`, &Handler{Name: "shop", Copies: 5, Build: &Build{
+			Sources:  []Source{{Path: "/srv/app"}, {Path: "/etc/app", Segment: "config"}},
+			Excludes: []string{"*.log", "tmp/"}, Dumps: []Dump{{Name: "db", Command: "sqlite3 /var/db.sqlite .dump"}},
+			Key: "/k/server.key", SiteURL: "https://example.org/", Every: caddy.Duration(30 * time.Minute),
+			Carriers: 64, MaxBlockBytes: 16 << 10, Redundancy: 2}}, false},
+		{"source with three args", "lazarus {\n source a b c\n}", &Handler{}, true},
+		{"dump without command", "lazarus {\n dump db\n}", &Handler{}, true},
+		{"bad redundancy", "lazarus {\n redundancy 0\n}", &Handler{}, true},
+		{"bad carriers", "lazarus {\n carriers many\n}", &Handler{}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +80,8 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			}
 			if err == nil && (h.Bundle != tt.want.Bundle || h.PageBudget != tt.want.PageBudget || h.MaxBuffer != tt.want.MaxBuffer ||
 				h.QueryCarriers != tt.want.QueryCarriers || h.ReloadInterval != tt.want.ReloadInterval ||
-				h.Overlap != tt.want.Overlap || h.CrawlSession != tt.want.CrawlSession || !slices.Equal(h.Crawlers, tt.want.Crawlers)) {
+				h.Overlap != tt.want.Overlap || h.CrawlSession != tt.want.CrawlSession || !slices.Equal(h.Crawlers, tt.want.Crawlers) ||
+				h.Name != tt.want.Name || h.Copies != tt.want.Copies || !reflect.DeepEqual(h.Build, tt.want.Build)) {
 				t.Fatalf("got %+v", &h)
 			}
 		})
@@ -63,7 +89,18 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	bad := []*Handler{{}, {Bundle: "b", PageBudget: -1}, {Bundle: "b", MaxBuffer: -1}, {Bundle: "b", ReloadInterval: -1}}
+	build := func(b Build) *Handler { return &Handler{Name: "n", Build: &b} }
+	ok := Build{Sources: []Source{{Path: "/a"}}, Key: "k", SiteURL: "https://example.org/"}
+	bad := []*Handler{{}, {Bundle: "b", PageBudget: -1}, {Bundle: "b", MaxBuffer: -1}, {Bundle: "b", ReloadInterval: -1},
+		{Bundle: "b", Name: "../x"}, {Bundle: "b", Name: "n", Build: &ok}, // bundle and build
+		build(Build{Key: "k", SiteURL: ok.SiteURL}),                                           // nothing to build from
+		build(Build{Sources: ok.Sources, SiteURL: ok.SiteURL}),                                // no key
+		build(Build{Sources: ok.Sources, Key: "k", PassphraseFile: "p", SiteURL: ok.SiteURL}), // two keys
+		build(Build{Sources: ok.Sources, Key: "k", SiteURL: "example.org"}),                   // relative site URL
+	}
+	if err := build(ok).Validate(); err != nil {
+		t.Fatalf("good build config refused: %v", err)
+	}
 	for _, h := range bad {
 		if err := h.Validate(); err == nil {
 			t.Errorf("%+v: no error", h)

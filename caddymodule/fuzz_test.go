@@ -1,13 +1,17 @@
 package caddymodule
 
 import (
-	"github.com/caddyserver/certmagic"
+	"context"
+	"io/fs"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/certmagic"
 )
 
 // FuzzUnmarshalCaddyfile: any input either fails or yields options that
@@ -58,4 +62,87 @@ func BenchmarkServeHTTP_Planned(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzPlacementStorage: whatever the shared storage holds as placement
+// state or a page record, assign returns an assignment within the
+// generation or an error, never panics.
+func FuzzPlacementStorage(f *testing.F) {
+	f.Add([]byte(`{"counts":[0,0,0,0],"records":0}`), []byte(`{"path":"/p","blocks":["app/0/1"],"since":"2026-01-01T00:00:00Z"}`))
+	f.Add([]byte(`{"counts":[9,9,9,9],"full":true,"manifest":["/p"]}`), []byte(`{"path":"/p","blocks":["app/9/9"]}`))
+	f.Fuzz(func(t *testing.T, state, record []byte) {
+		g := testGeneration(1, 4, 100)
+		st := newMemStorage()
+		p := newTestPlacer(st, g, 1<<20, 3)
+		st.m[p.prefix+"state"] = state
+		st.m[p.recordKey("/p")] = record
+		for _, key := range []string{"/p", "/q"} {
+			a, err := p.assign(context.Background(), key, true)
+			if err != nil {
+				continue
+			}
+			for _, i := range a.blocks {
+				if i < 0 || i >= len(g.blocks) {
+					t.Fatalf("%s: block index %d", key, i)
+				}
+			}
+		}
+	})
+}
+
+// memStorage is a certmagic.Storage in memory, for tests.
+type memStorage struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+func newMemStorage() *memStorage { return &memStorage{m: map[string][]byte{}} }
+
+func (s *memStorage) Lock(context.Context, string) error   { return nil }
+func (s *memStorage) Unlock(context.Context, string) error { return nil }
+
+func (s *memStorage) Store(_ context.Context, key string, v []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.m[key] = slices.Clone(v)
+	return nil
+}
+
+func (s *memStorage) Load(_ context.Context, key string) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.m[key]
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	return slices.Clone(v), nil
+}
+
+func (s *memStorage) Delete(_ context.Context, key string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, key)
+	return nil
+}
+
+func (s *memStorage) Exists(_ context.Context, key string) bool {
+	_, err := s.Load(context.Background(), key)
+	return err == nil
+}
+
+func (s *memStorage) List(_ context.Context, prefix string, _ bool) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for k := range s.m {
+		if strings.HasPrefix(k, prefix+"/") {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+func (s *memStorage) Stat(_ context.Context, key string) (certmagic.KeyInfo, error) {
+	v, err := s.Load(context.Background(), key)
+	return certmagic.KeyInfo{Key: key, Size: int64(len(v)), IsTerminal: true}, err
 }

@@ -16,7 +16,8 @@ func TestMetrics(t *testing.T) {
 	h.metrics = newMetrics(reg)
 	other := newMetrics(reg) // a second lazarus handler in the same config
 	w := serve(t, h, &page{body: html}, "GET", "/a", nil)
-	added := float64(w.Body.Len() - len(html))
+	u := serve(t, h, &page{body: html}, "GET", "/unplanned", nil) // gets a placement record
+	added := float64(w.Body.Len() + u.Body.Len() - 2*len(html))
 	got := map[string]float64{}
 	families, err := reg.Gather()
 	if err != nil {
@@ -32,8 +33,12 @@ func TestMetrics(t *testing.T) {
 			}
 		}
 	}
-	if got["caddy_lazarus_pages_injected_total"] != 1 || got["caddy_lazarus_bytes_added_total"] != added {
-		t.Fatalf("counters %v, want 1 page and %v bytes", got, added)
+	if got["caddy_lazarus_pages_injected_total"] != 2 || got["caddy_lazarus_bytes_added_total"] != added {
+		t.Fatalf("counters %v, want 2 pages and %v bytes", got, added)
+	}
+	// Expected: the plan puts every block on one page, the record adds one more to some.
+	if got["caddy_lazarus_block_carriers"] < 3 {
+		t.Fatalf("carriers per block (min+median+max) %v, want at least 3", got["caddy_lazarus_block_carriers"])
 	}
 	if got["caddy_lazarus_generation_blocks"] == 0 {
 		t.Fatalf("no generation_blocks in %v", got)

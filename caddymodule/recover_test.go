@@ -15,6 +15,14 @@ import (
 // byte for byte with the originals.
 func checkRecover(t *testing.T, f *fixture, pages map[string][]byte) {
 	t.Helper()
+	checkRecoverFiles(t, f.owner, pages, map[string]string{
+		"app/index.php": filepath.Join(f.src, "app/index.php"), "app/app.conf": filepath.Join(f.src, "app/app.conf")})
+}
+
+// checkRecoverFiles restores a backup from pages with the owner key and
+// compares restored files (relative paths) with originals (local paths).
+func checkRecoverFiles(t *testing.T, owner []byte, pages map[string][]byte, files map[string]string) {
+	t.Helper()
 	seq := iter.Seq2[string, []byte](func(yield func(string, []byte) bool) {
 		for name, b := range pages {
 			if !yield(name, b) {
@@ -23,14 +31,14 @@ func checkRecover(t *testing.T, f *fixture, pages map[string][]byte) {
 		}
 	})
 	out := filepath.Join(t.TempDir(), "out")
-	if _, err := lzrecover.FromPages(context.Background(), seq, lzrecover.Options{OwnerKey: f.owner, Out: out}); err != nil {
+	if _, err := lzrecover.FromPages(context.Background(), seq, lzrecover.Options{OwnerKey: owner, Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"index.php", "app.conf"} {
-		want, _ := os.ReadFile(filepath.Join(f.src, "app", name))
-		got, err := os.ReadFile(filepath.Join(out, "app", name))
+	for rel, orig := range files {
+		want, _ := os.ReadFile(orig)
+		got, err := os.ReadFile(filepath.Join(out, rel))
 		if err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("%s: restored %d bytes, want %d: %v", name, len(got), len(want), err)
+			t.Fatalf("%s: restored %d bytes, want %d: %v", rel, len(got), len(want), err)
 		}
 	}
 }

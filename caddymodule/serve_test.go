@@ -131,6 +131,9 @@ func TestPassThrough(t *testing.T) {
 		{"query string", "GET", "/a?x=1", &page{body: html}, nil},
 		{"POST", "POST", "/a", &page{body: html}, nil},
 		{"websocket upgrade", "GET", "/a", &page{body: html}, map[string]string{"Connection": "Upgrade", "Upgrade": "websocket"}},
+		{"noarchive meta", "GET", "/a", &page{body: `<html><head><meta name="robots" content="noarchive"></head><body></body></html>`}, nil},
+		{"noindex for CCBot", "GET", "/x", &page{body: `<html><head><meta name="CCBot" content="noindex"></head><body></body></html>`}, nil},
+		{"X-Robots-Tag", "GET", "/a", &page{body: html, header: http.Header{"X-Robots-Tag": {"archive.org_bot: noarchive"}}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,188 @@
+package caddymodule
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+)
+
+// buildFixture is a server side, keys and a shared storage for handlers
+// that build their own generations.
+type buildFixture struct {
+	src, storage string
+	owner        []byte
+	build        Build
+}
+
+func newBuildFixture(t *testing.T) *buildFixture {
+	t.Helper()
+	t.Setenv("XDG_DATA_HOME", t.TempDir()) // the builders' local caches
+	dir := t.TempDir()
+	f := &buildFixture{src: filepath.Join(dir, "src"), storage: filepath.Join(dir, "storage")}
+	noise := make([]byte, 30000)
+	rand.Read(noise)
+	writeFile(t, filepath.Join(f.src, "app/index.php"), noise)
+	writeFile(t, filepath.Join(f.src, "app/config.php"), []byte("<?php $db = 'secret';\n"))
+	owner, server, err := keys.Generate(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.owner = owner.Marshal()
+	writeFile(t, filepath.Join(dir, "server.key"), server.Marshal())
+	f.build = Build{
+		Sources: []Source{{Path: filepath.Join(f.src, "app")}}, Key: filepath.Join(dir, "server.key"),
+		SiteURL: "https://example.org/", MaxBlockBytes: 2048, Carriers: 8,
+		Dumps: []Dump{{Name: "db", Command: "cat " + filepath.Join(f.src, "db.sql")}},
+	}
+	writeFile(t, filepath.Join(f.src, "db.sql"), []byte("CREATE TABLE t (x);\n"))
+	return f
+}
+
+// handler returns a set-up self-building handler on the fixture's storage,
+// its clock at *now; its builder is not started.
+func (f *buildFixture) handler(t *testing.T, now *time.Time) *Handler {
+	t.Helper()
+	b := f.build
+	h := &Handler{Build: &b, Name: "site", storage: &certmagic.FileStorage{Path: f.storage}, now: func() time.Time { return *now }}
+	if err := h.setup(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func mustBuild(t *testing.T, h *Handler, want string) {
+	t.Helper()
+	got, err := h.builder.build(context.Background())
+	if err != nil || got != want {
+		t.Fatalf("build: %q, %v; want %q", got, err, want)
+	}
+}
+
+func currentID(t *testing.T, h *Handler) string {
+	t.Helper()
+	id, err := h.src.current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestSelfBuilding: a build stores a generation in Caddy storage that the
+// handler serves and recovery rebuilds; an unchanged source makes no new
+// generation; a change does, and old generations are pruned.
+func TestSelfBuilding(t *testing.T) {
+	f := newBuildFixture(t)
+	now := genTime
+	h := f.handler(t, &now)
+	if w := serve(t, h, &page{body: html}, "GET", "/", nil); hasComments(w.Body.Bytes()) {
+		t.Fatal("blocks before the first build")
+	}
+	mustBuild(t, h, "new")
+	first := currentID(t, h)
+	pages := map[string][]byte{}
+	now = now.Add(time.Minute)
+	for _, u := range []string{"/", "/a", "/b", "/c", "/d", "/e", "/f", "/g", "/h", "/i", "/j", "/k"} {
+		w := serve(t, h, &page{body: html}, "GET", u, nil)
+		if !hasComments(w.Body.Bytes()) {
+			t.Fatalf("%s: no blocks after the build", u)
+		}
+		pages[u] = w.Body.Bytes()
+	}
+	checkRecoverFiles(t, f.owner, pages, map[string]string{"app/index.php": filepath.Join(f.src, "app/index.php"), "db": filepath.Join(f.src, "db.sql")})
+
+	mustBuild(t, h, "skipped") // another build moments after: nothing to do
+	now = now.Add(2 * time.Hour)
+	mustBuild(t, h, "unchanged")
+	if currentID(t, h) != first {
+		t.Fatal("unchanged sources made a new generation")
+	}
+	for i := range 2 {
+		writeFile(t, filepath.Join(f.src, "db.sql"), []byte("CREATE TABLE t (x);\nINSERT INTO t VALUES ("+string(rune('1'+i))+");\n"))
+		now = now.Add(2 * time.Hour)
+		mustBuild(t, h, "new")
+	}
+	gens, err := os.ReadDir(filepath.Join(f.storage, "lazarus/site/bundle/generations"))
+	if err != nil || len(gens) != 2 {
+		t.Fatalf("stored generations: %d, %v; want the current and the previous one", len(gens), err)
+	}
+}
+
+// TestSelfBuildingFailure: a failing dump fails the build, and the last
+// good generation keeps being served.
+func TestSelfBuildingFailure(t *testing.T) {
+	f := newBuildFixture(t)
+	now := genTime
+	h := f.handler(t, &now)
+	mustBuild(t, h, "new")
+	good := currentID(t, h)
+	h.builder.opts.Dumps[0].Command = "echo broken >&2; exit 3"
+	now = now.Add(2 * time.Hour)
+	if got, err := h.builder.build(context.Background()); got != "failed" || err == nil {
+		t.Fatalf("failing dump: %q, %v", got, err)
+	}
+	if currentID(t, h) != good {
+		t.Fatal("a failed build changed the current generation")
+	}
+	if w := serve(t, h, &page{body: html}, "GET", "/", nil); !hasComments(w.Body.Bytes()) {
+		t.Fatal("no blocks after a failed build")
+	}
+}
+
+// TestSelfBuildingShared: two instances on one storage: the second finds
+// the first one's generation (no second generation is made) and both
+// serve identical pages.
+func TestSelfBuildingShared(t *testing.T) {
+	f := newBuildFixture(t)
+	now := genTime
+	a := f.handler(t, &now)
+	mustBuild(t, a, "new")
+	t.Setenv("XDG_DATA_HOME", t.TempDir()) // another machine: its own local cache
+	b := f.handler(t, &now)
+	now = now.Add(2 * time.Hour)
+	mustBuild(t, b, "unchanged")
+	if currentID(t, a) != currentID(t, b) {
+		t.Fatal("instances serve different generations")
+	}
+	for _, u := range []string{"/", "/x", "/y"} {
+		wa := serve(t, a, &page{body: html}, "GET", u, nil)
+		wb := serve(t, b, &page{body: html}, "GET", u, nil)
+		if !bytes.Equal(wa.Body.Bytes(), wb.Body.Bytes()) || !hasComments(wa.Body.Bytes()) {
+			t.Fatalf("%s: the instances' pages differ", u)
+		}
+	}
+}
+
+// TestBuilderLoop: the started builder makes the first generation at once
+// when storage has none, and stop ends it.
+func TestBuilderLoop(t *testing.T) {
+	f := newBuildFixture(t)
+	now := time.Now()
+	h := f.handler(t, &now)
+	h.builder.start(context.Background())
+	defer h.builder.stop()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := h.src.current(context.Background()); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no generation built")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.builder.stop()
+	h2 := f.handler(t, &now)
+	if w := h2.builder.firstWait(context.Background()); w < time.Duration(DefaultEvery)-time.Minute {
+		t.Fatalf("a restart right after a build waits %v, want about %v", w, DefaultEvery)
+	}
+}
