@@ -44,6 +44,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    name <name>                 # state in Caddy's storage: lazarus/<name>/
 //	    page_budget <size>          # bytes: 262144 or 256KiB
 //	    copies <n>                  # pages per block before table replicas; default 3
+//	    notice "<text with {date}>" # visible line kept in step with the page's blocks
 //	    max_buffer <size>
 //	    query_carriers
 //	    reload_interval <duration>
@@ -95,6 +96,8 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser) error {
 		return nil
 	case "name":
 		return oneArg(d, func(v string) error { h.Name = v; return nil })
+	case "notice":
+		return oneArg(d, func(v string) error { h.Notice = v; return nil })
 	case "copies":
 		return oneArg(d, func(v string) (err error) { h.Copies, err = parseCount(d, v); return })
 	default:

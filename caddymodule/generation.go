@@ -38,6 +38,7 @@ type blockFile struct {
 type generation struct {
 	id         string
 	time       time.Time
+	previous   string // the generation this one replaced, "" for the first
 	src        *bundleStore
 	manifest   []byte // armored manifest comment
 	manifestOn map[string]bool
@@ -102,6 +103,9 @@ func (b *bundleStore) loadGeneration(ctx context.Context, id string) (*generatio
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
 	g := &generation{id: id, time: signed.Manifest.Time, src: b}
+	if prev := signed.Manifest.Previous; prev != nil {
+		g.previous = prev.String()
+	}
 	if g.manifest, err = htmlblock.Armor(htmlblock.KindManifest, env); err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}

@@ -3,8 +3,10 @@ package caddymodule
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,28 +100,62 @@ func generations(t *testing.T, page []byte) map[string]int {
 }
 
 // TestMakeBeforeBreak: after a switch, pages carry the previous
-// generation's blocks beside the new ones until the overlap ends.
+// generation's blocks beside the new ones until Overlap after the new
+// generation's time; an instance started during the overlap serves the
+// same bytes; when the overlap ends the page changes and says so.
 func TestMakeBeforeBreak(t *testing.T) {
 	f := newFixture(t)
-	h := newHandler(t, f.bundle)
-	now := time.Unix(1000, 0)
+	st := &certmagic.FileStorage{Path: t.TempDir()}
+	h := newHandlerOn(t, f.bundle, st)
+	now := genTime.Add(time.Minute)
 	h.now = func() time.Time { return now }
 	serve(t, h, &page{body: html}, "GET", "/a", nil)
 	oldID := h.gen.Load().id
 	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
-	f.opts.Now = func() time.Time { return genTime.Add(time.Hour) }
+	newTime := genTime.Add(time.Hour)
+	f.opts.Now = func() time.Time { return newTime }
 	f.inject(t)
-	now = now.Add(DefaultReloadInterval)
+	now = newTime.Add(DefaultReloadInterval)
 	w := serve(t, h, &page{body: html}, "GET", "/a", nil)
 	newID := h.gen.Load().id
 	got := generations(t, w.Body.Bytes())
 	if got[oldID] == 0 || got[newID] == 0 {
 		t.Fatalf("during the overlap: blocks by generation %v, want both %s and %s", got, oldID, newID)
 	}
-	now = now.Add(DefaultOverlap)
-	w = serve(t, h, &page{body: html}, "GET", "/a", nil)
-	if got := generations(t, w.Body.Bytes()); got[oldID] != 0 {
+	restarted := newHandlerOn(t, f.bundle, st)
+	restarted.now = h.now
+	if r := serve(t, restarted, &page{body: html}, "GET", "/a", nil); !bytes.Equal(r.Body.Bytes(), w.Body.Bytes()) {
+		t.Fatal("an instance started during the overlap serves other bytes")
+	}
+	now = newTime.Add(DefaultOverlap)
+	w2 := serve(t, h, &page{body: html}, "GET", "/a", nil)
+	if got := generations(t, w2.Body.Bytes()); got[oldID] != 0 {
 		t.Fatalf("after the overlap: blocks by generation %v, want none of %s", got, oldID)
+	}
+	if w2.Header().Get("ETag") == w.Header().Get("ETag") || w2.Header().Get("Last-Modified") != now.Format(http.TimeFormat) {
+		t.Fatalf("overlap end not signalled: ETag %s, Last-Modified %s", w2.Header().Get("ETag"), w2.Header().Get("Last-Modified"))
+	}
+}
+
+// TestNotice: the visible notice carries the day the page's blocks last
+// changed and moves with them.
+func TestNotice(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	h.Notice = "Backup updated {date}"
+	now := genTime.Add(time.Minute)
+	h.now = func() time.Time { return now }
+	w := serve(t, h, &page{body: html}, "GET", "/a", nil)
+	if !strings.Contains(w.Body.String(), `<p data-lazarus-notice="">Backup updated `+genTime.Format("2006-01-02")+"</p>") {
+		t.Fatalf("no notice: %.200s", w.Body.String())
+	}
+	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new\n"))
+	later := genTime.Add(72 * time.Hour)
+	f.opts.Now = func() time.Time { return later }
+	f.inject(t)
+	now = later.Add(time.Minute)
+	if w := serve(t, h, &page{body: html}, "GET", "/a", nil); !strings.Contains(w.Body.String(), "Backup updated "+later.Format("2006-01-02")) {
+		t.Fatal("the notice did not move with the blocks")
 	}
 }
 

@@ -67,6 +67,13 @@ type Handler struct {
 	// get replicas from a fixed table instead of placement records.
 	// Defaults to 3.
 	Copies int `json:"copies,omitempty"`
+	// Notice is an optional visible line, such as "Backup updated {date}",
+	// kept in every page that carries blocks, so archives that ignore
+	// comment-only changes see the page change when its blocks do; {date}
+	// is the day (YYYY-MM-DD, UTC) the page's blocks last changed. The
+	// element carrying the data-lazarus-notice attribute is updated, or a
+	// <p> is added before </body>.
+	Notice string `json:"notice,omitempty"`
 	// MaxBuffer is the largest upstream body buffered, in bytes; larger
 	// responses pass through untouched and are logged. Defaults to 4 MiB.
 	MaxBuffer int64 `json:"max_buffer,omitempty"`
@@ -76,10 +83,12 @@ type Handler struct {
 	// ReloadInterval is how often the current generation is re-checked
 	// (a duration: "10s", or nanoseconds). Defaults to 10 seconds.
 	ReloadInterval caddy.Duration `json:"reload_interval,omitempty"`
-	// Overlap is how long, after a switch, pages keep carrying the
-	// previous generation's blocks beside the new ones (budget allowing):
-	// make-before-break, so the archives always hold one complete
-	// generation. Defaults to 14 days; a negative value disables it.
+	// Overlap is how long after a generation was made pages keep carrying
+	// the blocks of the generation it replaced (its manifest's previous
+	// generation, while the bundle still holds it) beside the new ones,
+	// budget allowing: make-before-break, so the archives always hold one
+	// complete generation. Measured from the generation's time, so every
+	// instance agrees. Defaults to 14 days; a negative value disables it.
 	Overlap caddy.Duration `json:"overlap,omitempty"`
 	// Crawlers are User-Agent substrings (case-insensitive) of archive
 	// crawlers. While one has been seen within CrawlSession, a new
@@ -101,8 +110,7 @@ type Handler struct {
 	pages     *blockCache // finished pages by ETag
 	inspected *inspectCache
 	gen       atomic.Pointer[generation]
-	prev      atomic.Pointer[generation] // the generation before, during Overlap
-	switched  atomic.Int64               // unix nanoseconds of the last switch
+	prev      atomic.Pointer[generation] // the generation the current one replaced, if still stored
 	crawler   atomic.Int64               // unix nanoseconds of the last archive crawler request
 	lastCheck atomic.Int64               // unix nanoseconds of the last look at current; 0 = never
 	reloading atomic.Bool
@@ -299,15 +307,41 @@ func (h *Handler) reload() {
 		h.logger.Error("loading lazarus generation", zap.Stringer("bundle", h.src), zap.Error(err))
 		return
 	}
-	g.placer = newPlacer(h.storage, h.storagePrefix()+"placement/"+id+"/", g, h.PageBudget, h.Copies, h.now)
-	g.placer.onChange = func(counts []int) { h.metrics.coverage(h.Name, counts) }
-	h.prev.Store(cur)
-	h.switched.Store(h.now().UnixNano())
+	h.attachPlacer(g)
+	prev := h.loadPrevious(g, cur)
+	h.prev.Store(prev)
 	h.gen.Store(g)
 	h.metrics.blocks.WithLabelValues(h.Name).Set(float64(len(g.blocks)))
 	h.logger.Info("loaded lazarus generation", zap.String("generation", id),
 		zap.Int("blocks", len(g.blocks)), zap.Int("planned_pages", len(g.pages)))
-	h.prunePlacement(g, cur)
+	h.prunePlacement(g, prev)
+}
+
+// loadPrevious returns the generation g replaced: cur if it is that one,
+// else read from the bundle; nil if it is gone or g has none.
+func (h *Handler) loadPrevious(g, cur *generation) *generation {
+	switch {
+	case g.previous == "" || h.Overlap < 0:
+		return nil
+	case cur != nil && cur.id == g.previous:
+		return cur
+	}
+	p, err := h.src.loadGeneration(h.ctx, g.previous)
+	if err != nil {
+		return nil // pruned: the overlap rides on what the archives already hold
+	}
+	h.attachPlacer(p)
+	return p
+}
+
+// attachPlacer gives a loaded generation its live placement state.
+func (h *Handler) attachPlacer(g *generation) {
+	g.placer = newPlacer(h.storage, h.storagePrefix()+"placement/"+g.id+"/", g, h.PageBudget, h.Copies, h.now)
+	g.placer.onChange = func(counts []int) {
+		if h.gen.Load() == g {
+			h.metrics.coverage(h.Name, counts)
+		}
+	}
 }
 
 // prunePlacement deletes the placement state of generations other than
@@ -343,16 +377,6 @@ func (h *Handler) noteCrawler(r *http.Request) {
 			return
 		}
 	}
-}
-
-// previous returns the generation whose blocks still ride along, if the
-// overlap after the last switch is not over.
-func (h *Handler) previous() *generation {
-	p := h.prev.Load()
-	if p == nil || h.Overlap < 0 || h.now().UnixNano()-h.switched.Load() >= int64(h.Overlap) {
-		return nil
-	}
-	return p
 }
 
 // Interface guards.

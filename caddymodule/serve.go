@@ -164,21 +164,38 @@ func excluded(hdr http.Header, in site.Inspection) string {
 // and, during the overlap, the previous generation's blocks that fit.
 type layout struct {
 	g, prev   *generation
-	cur, old  *assignment
+	cur       *assignment
 	oldBlocks []int
+	since     time.Time // when the page's comments last changed
 }
 
-// layoutFor works out what the page at key carries.
+// layoutFor works out what the page at key carries. The previous
+// generation's blocks ride along until Overlap after the current
+// generation's time; when that ends, pages that carried them change then.
 func (h *Handler) layoutFor(g *generation, key string) (*layout, error) {
 	a, err := g.placer.assign(h.ctx, key, true)
 	if err != nil {
 		return nil, err
 	}
-	l := &layout{g: g, cur: a}
-	p := h.previous()
-	if p == nil {
+	l := &layout{g: g, cur: a, since: a.since}
+	p := h.prev.Load()
+	if p == nil || p.id != g.previous {
 		return l, nil
 	}
+	old, err := h.riding(g, a, p, key)
+	if err != nil || len(old) == 0 {
+		return l, nil // best effort: the previous generation may be gone
+	}
+	if end := g.time.Add(time.Duration(h.Overlap)); h.now().Before(end) {
+		l.prev, l.oldBlocks = p, old
+	} else if end.After(l.since) {
+		l.since = end
+	}
+	return l, nil
+}
+
+// riding returns the blocks of p that fit on the page beside a.
+func (h *Handler) riding(g *generation, a *assignment, p *generation, key string) ([]int, error) {
 	used := int64(0)
 	if a.manifest {
 		used += int64(len(g.manifest)) + 1
@@ -186,28 +203,30 @@ func (h *Handler) layoutFor(g *generation, key string) (*layout, error) {
 	for _, i := range a.blocks {
 		used += armoredSize(g.blocks[i].size)
 	}
-	if l.old, err = p.placer.assign(h.ctx, key, false); err != nil {
-		return l, nil // best effort: the previous generation may be gone
+	pa, err := p.placer.assign(h.ctx, key, false)
+	if err != nil {
+		return nil, err
 	}
-	l.prev = p
-	for _, i := range l.old.blocks {
+	var out []int
+	for _, i := range pa.blocks {
 		size := armoredSize(p.blocks[i].size)
 		if used+size > h.PageBudget {
 			break
 		}
-		l.oldBlocks = append(l.oldBlocks, i)
+		out = append(out, i)
 		used += size
 	}
-	return l, nil
+	return out, nil
 }
 
 // etag derives the strong ETag of the final page from everything its bytes
 // depend on: the upstream body, the generation, the blocks and manifest it
 // carries, the previous generation's blocks riding along. Equal inputs
 // give equal bytes and the same ETag; any change of blocks changes it.
-func (l *layout) etag(body [sha256.Size]byte) string {
+func (l *layout) etag(body [sha256.Size]byte, notice string) string {
 	k := sha256.New()
 	k.Write(body[:])
+	k.Write([]byte(notice))
 	fmt.Fprintf(k, "\x00%s\x00%v\x00%v", l.g.id, l.cur.manifest, l.cur.blocks)
 	if l.prev != nil {
 		fmt.Fprintf(k, "\x00%s\x00%v", l.prev.id, l.oldBlocks)
@@ -223,12 +242,13 @@ func (h *Handler) render(g *generation, key string, sum [sha256.Size]byte, body 
 	if err != nil {
 		return nil, "", time.Time{}, err
 	}
-	etag := l.etag(sum)
-	since := l.cur.since
+	notice := h.noticeText(l.since)
+	etag := l.etag(sum, notice)
+	since := l.since
 	if out, ok := h.pages.get(etag); ok {
 		return out, etag, since, nil
 	}
-	out, err := h.inject(l, body)
+	out, err := h.inject(l, body, notice)
 	if err != nil {
 		return nil, "", time.Time{}, err
 	}
@@ -236,8 +256,24 @@ func (h *Handler) render(g *generation, key string, sum [sha256.Size]byte, body 
 	return out, etag, since, nil
 }
 
-// inject returns body with the layout's manifest and block comments.
-func (h *Handler) inject(l *layout, body []byte) ([]byte, error) {
+// noticeText is the visible notice of a page whose comments last changed
+// at since, "" without Notice.
+func (h *Handler) noticeText(since time.Time) string {
+	if h.Notice == "" {
+		return ""
+	}
+	return strings.ReplaceAll(h.Notice, "{date}", since.UTC().Format("2006-01-02"))
+}
+
+// inject returns body with the notice, if any, and the layout's manifest
+// and block comments.
+func (h *Handler) inject(l *layout, body []byte, notice string) ([]byte, error) {
+	if notice != "" {
+		var err error
+		if body, _, err = site.SetNotice(body, notice); err != nil {
+			return nil, fmt.Errorf("notice: %w", err)
+		}
+	}
 	var comments [][]byte
 	if l.cur.manifest {
 		comments = append(comments, l.g.manifest)
