@@ -11,6 +11,7 @@ WORK=${WORK:-$(mktemp -d /tmp/lazarus-caddy-bench.XXXXXX)}
 cleanup() { pkill -f "$WORK/Caddyfile" 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; }
 trap cleanup EXIT
 command -v wrk >/dev/null || { apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+export XDG_DATA_HOME="$WORK/data" # Caddy's storage (placement state) stays in the work dir
 go build -o "$WORK/caddy" ./cmd/caddy
 go build -o "$WORK/lazarus" ./cmd/lazarus
 mkdir -p "$WORK/site" "$WORK/src/app" "$WORK/final"

@@ -2,21 +2,27 @@
 // (Caddyfile directive `lazarus`), which embeds backup blocks in the pages
 // Caddy serves. It is the only package that imports Caddy.
 //
-// The handler reads a bundle directory written by `lazarus inject --bundle`
-// (see injector/bundledir.go), buffers HTML responses of the handlers after
-// it and inserts the current generation's blocks as HTML comments before
-// </body>. Which blocks a page carries depends only on the generation and
-// the page's URL path, so the same URL always gets the same bytes and several
-// Caddy instances serving one bundle produce identical pages:
+// Generations come from a bundle directory written by `lazarus inject
+// --bundle` (Handler.Bundle; see injector/bundledir.go) or are built by the
+// handler in the background with the same injector code (Handler.Build,
+// builder.go) and kept in Caddy's configured storage. Both are read through
+// one certmagic.Storage reader (generation.go). The handler buffers HTML
+// responses of the handlers after it (serve.go) and inserts the current
+// generation's blocks as HTML comments before </body>, with validators of
+// the final bytes (conditional.go).
 //
-//   - the blocks plan.json lists for the path, if any;
-//   - else blocks picked from the generation's full block list by
-//     SHA-256(generation id || path): a start index and a stride coprime
-//     with the number of blocks, taking blocks until the page budget is
-//     used (at least one).
+// Which blocks a page carries (placer.go): the blocks plan.json lists for
+// its path, if any; else, the first time the path is served, the
+// least-covered blocks of the generation, recorded in Caddy's storage so
+// the same URL gets the same bytes on every instance sharing the storage;
+// once every block has Handler.Copies carriers, one of 256 fixed block sets
+// chosen by a hash of the path, which needs no state. The manifest goes on
+// "/", on the URLs plan.json names for it, and on the pages the root links
+// to that are first served after it. docs/FORMAT.md §14 describes the
+// storage layout.
 //
-// The manifest goes on "/" and on the URLs plan.json names for it.
-//
-// Future work: a persistent least-covered assignment kept in Caddy storage,
-// so that dynamic sites spread blocks evenly over the pages actually served.
+// Files: handler.go (options, lifecycle, generation switches), serve.go
+// (HTTP), generation.go (reading bundles), placer.go (live placement),
+// builder.go (self-building), mirror.go (the builder's state in storage),
+// cache.go, conditional.go, metrics.go, caddyfile.go.
 package caddymodule
