@@ -9,14 +9,17 @@
 //     exit code out.
 //   - injector, recover, caddymodule: the three public packages, one per
 //     product piece: embedding a backup in a static site's pages, rebuilding
-//     it from archived pages, and the Caddy v2 module http.handlers.lazarus.
+//     it from archived pages, and the Caddy v2 module http.handlers.lazarus
+//     (which serves bundles or builds generations itself with injector).
+//   - cmd/caddy: Caddy with its standard modules plus Lazarus.
 //   - internal/codec: the pipeline in both directions, built from
 //     internal/bundle (deterministic tar+gzip, safe extraction),
 //     internal/keys (age encryption, Ed25519 signatures, key files),
 //     internal/erasure (Reed-Solomon stripes), internal/block (the block
 //     wire format), internal/manifest (the signed manifest) and
 //     internal/htmlblock (HTML comment armor, insertion and scanning).
-//   - internal/site (which pages of a static site can carry blocks),
+//   - internal/site (which pages of a static site can carry blocks, and
+//     what a served page links to and whether it allows archiving),
 //     internal/placement (coding parameters and block placement) and
 //     internal/ignore (gitignore-style excludes) serve the injector;
 //     internal/fetch (the polite HTTP client), internal/archive (CDX,

@@ -308,6 +308,9 @@ func (h *Handler) reload() {
 		return
 	}
 	h.attachPlacer(g)
+	if err := g.placer.refresh(h.ctx); err != nil { // sets the coverage metrics
+		h.logger.Warn("reading lazarus placement state", zap.String("generation", id), zap.Error(err))
+	}
 	prev := h.loadPrevious(g, cur)
 	h.prev.Store(prev)
 	h.gen.Store(g)

@@ -272,7 +272,16 @@ func (p *placer) becomeFull(ctx context.Context) error {
 	return nil
 }
 
+// refresh reads the shared state (the manifest pages, the coverage).
+func (p *placer) refresh(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err := p.loadState(ctx)
+	return err
+}
+
 // loadState reads the shared state, or starts it: counts from the plan.
+// The caller holds p.mu.
 func (p *placer) loadState(ctx context.Context) (*placerState, error) {
 	v, err := p.st.Load(ctx, p.prefix+"state")
 	st := &placerState{}
