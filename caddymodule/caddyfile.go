@@ -45,6 +45,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    page_budget <size>          # bytes: 262144 or 256KiB
 //	    copies <n>                  # pages per block before table replicas; default 3
 //	    notice "<text with {date}>" # visible line kept in step with the page's blocks
+//	    max_page_bytes <size>       # pages with blocks stay below; default 960KiB
 //	    max_buffer <size>
 //	    query_carriers
 //	    reload_interval <duration>
@@ -74,6 +75,8 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser) error {
 		return oneArg(d, func(v string) error { h.Bundle = v; return nil })
 	case "page_budget":
 		return oneArg(d, func(v string) (err error) { h.PageBudget, err = parseSize(d, v); return })
+	case "max_page_bytes":
+		return oneArg(d, func(v string) (err error) { h.MaxPageBytes, err = parseSize(d, v); return })
 	case "max_buffer":
 		return oneArg(d, func(v string) (err error) { h.MaxBuffer, err = parseSize(d, v); return })
 	case "query_carriers":

@@ -66,6 +66,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			Excludes: []string{"*.log", "tmp/"}, Dumps: []Dump{{Name: "db", Command: "sqlite3 /var/db.sqlite .dump"}},
 			Key: "/k/server.key", SiteURL: "https://example.org/", Every: caddy.Duration(30 * time.Minute),
 			Carriers: 64, MaxBlockBytes: 16 << 10, Redundancy: 2}}, false},
+		{"max_page_bytes", "lazarus /b {\n max_page_bytes 512KiB\n}", &Handler{Bundle: "/b", MaxPageBytes: 512 << 10}, false},
 		{"notice", "lazarus /b {\n notice \"Backup updated {date}\"\n}", &Handler{Bundle: "/b", Notice: "Backup updated {date}"}, false},
 		{"source with three args", "lazarus {\n source a b c\n}", &Handler{}, true},
 		{"dump without command", "lazarus {\n dump db\n}", &Handler{}, true},
@@ -82,7 +83,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			if err == nil && (h.Bundle != tt.want.Bundle || h.PageBudget != tt.want.PageBudget || h.MaxBuffer != tt.want.MaxBuffer ||
 				h.QueryCarriers != tt.want.QueryCarriers || h.ReloadInterval != tt.want.ReloadInterval ||
 				h.Overlap != tt.want.Overlap || h.CrawlSession != tt.want.CrawlSession || !slices.Equal(h.Crawlers, tt.want.Crawlers) ||
-				h.Name != tt.want.Name || h.Notice != tt.want.Notice || h.Copies != tt.want.Copies || !reflect.DeepEqual(h.Build, tt.want.Build)) {
+				h.Name != tt.want.Name || h.Notice != tt.want.Notice || h.MaxPageBytes != tt.want.MaxPageBytes || h.Copies != tt.want.Copies || !reflect.DeepEqual(h.Build, tt.want.Build)) {
 				t.Fatalf("got %+v", &h)
 			}
 		})

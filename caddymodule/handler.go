@@ -18,6 +18,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/caddyserver/certmagic"
+	"github.com/lazarus-preserve/lazarus/injector"
 	"go.uber.org/zap"
 )
 
@@ -74,6 +75,11 @@ type Handler struct {
 	// element carrying the data-lazarus-notice attribute is updated, or a
 	// <p> is added before </body>.
 	Notice string `json:"notice,omitempty"`
+	// MaxPageBytes keeps pages with blocks below this size, so archives
+	// that cut large records (Common Crawl stops at 1 MiB) keep every
+	// comment: blocks that would cross it are left off that page. Defaults
+	// to 960 KiB.
+	MaxPageBytes int64 `json:"max_page_bytes,omitempty"`
 	// MaxBuffer is the largest upstream body buffered, in bytes; larger
 	// responses pass through untouched and are logged. Defaults to 4 MiB.
 	MaxBuffer int64 `json:"max_buffer,omitempty"`
@@ -164,6 +170,9 @@ func (h *Handler) setDefaults() {
 	if h.MaxBuffer == 0 {
 		h.MaxBuffer = DefaultMaxBuffer
 	}
+	if h.MaxPageBytes == 0 {
+		h.MaxPageBytes = injector.DefaultMaxPageBytes
+	}
 	if h.ReloadInterval == 0 {
 		h.ReloadInterval = caddy.Duration(DefaultReloadInterval)
 	}
@@ -236,6 +245,9 @@ func (h *Handler) Validate() error {
 	}
 	if h.Copies < 0 {
 		errs = append(errs, fmt.Errorf("lazarus: copies %d is negative", h.Copies))
+	}
+	if h.MaxPageBytes < 0 {
+		errs = append(errs, fmt.Errorf("lazarus: max_page_bytes %d is negative", h.MaxPageBytes))
 	}
 	if h.MaxBuffer < 0 {
 		errs = append(errs, fmt.Errorf("lazarus: max_buffer %d is negative", h.MaxBuffer))

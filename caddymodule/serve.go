@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"bytes"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -121,6 +122,10 @@ func (h *Handler) finish(w http.ResponseWriter, r *http.Request, rec caddyhttp.R
 		}
 	}
 	out, etag, since, err := h.render(g, key, sum, body)
+	if errors.Is(err, errPageTooLarge) {
+		h.metrics.skipped.WithLabelValues(h.Name, "page_too_large").Inc()
+		return h.write(w, r, http.StatusOK, body)
+	}
 	if err != nil {
 		h.metrics.skipped.WithLabelValues(h.Name, "error").Inc()
 		h.logger.Error("inserting lazarus blocks", zap.String("path", r.URL.Path), zap.Error(err))
@@ -219,6 +224,49 @@ func (h *Handler) riding(g *generation, a *assignment, p *generation, key string
 	return out, nil
 }
 
+// noticeReserve is room kept for the notice element.
+const noticeReserve = 512
+
+// errPageTooLarge means not even one comment fits under MaxPageBytes.
+var errPageTooLarge = errors.New("page too large for any block under max_page_bytes")
+
+// fit drops riding blocks, then the current generation's blocks, from the
+// end until the comments fit in room bytes (the manifest last). It reports
+// whether anything is left.
+func (l *layout) fit(room int64) bool {
+	size := func() int64 {
+		n := int64(0)
+		if l.cur.manifest {
+			n += int64(len(l.g.manifest)) + 1
+		}
+		for _, i := range l.cur.blocks {
+			n += armoredSize(l.g.blocks[i].size)
+		}
+		for _, i := range l.oldBlocks {
+			n += armoredSize(l.prev.blocks[i].size)
+		}
+		return n
+	}
+	if size() <= room {
+		return true
+	}
+	cur := *l.cur
+	l.cur = &cur
+	for size() > room {
+		switch {
+		case len(l.oldBlocks) > 0:
+			l.oldBlocks = l.oldBlocks[:len(l.oldBlocks)-1]
+		case len(cur.blocks) > 0:
+			cur.blocks = cur.blocks[:len(cur.blocks)-1]
+		case cur.manifest:
+			cur.manifest = false
+		default:
+			return false
+		}
+	}
+	return len(cur.blocks) > 0 || cur.manifest
+}
+
 // etag derives the strong ETag of the final page from everything its bytes
 // depend on: the upstream body, the generation, the blocks and manifest it
 // carries, the previous generation's blocks riding along. Equal inputs
@@ -241,6 +289,9 @@ func (h *Handler) render(g *generation, key string, sum [sha256.Size]byte, body 
 	l, err := h.layoutFor(g, key)
 	if err != nil {
 		return nil, "", time.Time{}, err
+	}
+	if !l.fit(h.MaxPageBytes - int64(len(body)) - noticeReserve) {
+		return nil, "", time.Time{}, errPageTooLarge
 	}
 	notice := h.noticeText(l.since)
 	etag := l.etag(sum, notice)

@@ -171,3 +171,25 @@ func TestNoBundlePassesThrough(t *testing.T) {
 		t.Fatalf("body %q", w.Body.String())
 	}
 }
+
+// TestMaxPageBytes: blocks that would take a page over MaxPageBytes are
+// left off it; when none fits the page passes through untouched.
+func TestMaxPageBytes(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	full := serve(t, h, &page{body: html}, "GET", "/a", nil)
+	if n := strings.Count(full.Body.String(), "<!-- lazarus block 1"); n < 2 {
+		t.Fatalf("fixture page carries %d blocks, want several", n)
+	}
+	h.MaxPageBytes = int64(len(html)) + noticeReserve + 4000 // room for the manifest or a block or two
+	some := serve(t, h, &page{body: html}, "GET", "/a", nil)
+	n := strings.Count(some.Body.String(), "<!-- lazarus ")
+	if n == 0 || n >= strings.Count(full.Body.String(), "<!-- lazarus ") || int64(some.Body.Len()) > h.MaxPageBytes ||
+		some.Header().Get("ETag") == full.Header().Get("ETag") {
+		t.Fatalf("%d comments in %d bytes, ETag %s", n, some.Body.Len(), some.Header().Get("ETag"))
+	}
+	h.MaxPageBytes = int64(len(html)) + noticeReserve + 100
+	if w := serve(t, h, &page{body: html}, "GET", "/a", nil); w.Body.String() != html || w.Header().Get("ETag") != "" {
+		t.Fatalf("nothing fits: body %.80q, ETag %q", w.Body.String(), w.Header().Get("ETag"))
+	}
+}
