@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"cmp"
+	"maps"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -67,7 +68,12 @@ type placer struct {
 	order  []int // block indices, least-covered tie order
 	rank   []int // position of each block in order
 
-	mu       sync.Mutex
+	// writing serializes changes to the shared state (and the storage
+	// reads they depend on); mu guards the fields below it, and is never
+	// held across storage I/O, so pages already known are answered while
+	// a new page's record is being made.
+	writing  sync.Mutex
+	mu       sync.RWMutex
 	known    map[string]*assignment
 	missed   map[string]bool // paths without a record, asked with create false
 	full     bool
@@ -117,28 +123,46 @@ func (p *placer) assign(ctx context.Context, key string, create bool) (*assignme
 	if idx, ok := p.g.pages[key]; ok {
 		return &assignment{blocks: idx, manifest: p.g.manifestOn[key], since: p.g.time}, nil
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if a, ok := p.known[key]; ok {
+	if a, done := p.cached(key); done {
 		return a, nil
-	}
-	if p.full && !p.manifestPage(key) || p.missed[key] {
-		return p.table(key), nil
 	}
 	if a, err := p.loadRecord(ctx, key); err != nil || a != nil {
 		return a, err
 	}
 	if !create {
+		p.mu.Lock()
 		if len(p.missed) >= maxRecords {
 			clear(p.missed)
 		}
 		p.missed[key] = true
+		p.mu.Unlock()
 		return p.table(key), nil
+	}
+	p.writing.Lock()
+	defer p.writing.Unlock()
+	if a, done := p.cached(key); done { // made while we waited
+		return a, nil
 	}
 	return p.create(ctx, key)
 }
 
-// manifestPage reports whether key carries the manifest.
+// cached answers from memory: a known record, or the table once full (or
+// for a path already found to have no record). done is false when storage
+// must be asked.
+func (p *placer) cached(key string) (a *assignment, done bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if a, ok := p.known[key]; ok {
+		return a, true
+	}
+	if p.full && !p.manifestPage(key) || p.missed[key] {
+		return p.table(key), true
+	}
+	return nil, false
+}
+
+// manifestPage reports whether key carries the manifest. The caller holds
+// p.mu.
 func (p *placer) manifestPage(key string) bool {
 	return key == "/" || p.g.manifestOn[key] || p.manifest[key]
 }
@@ -157,10 +181,13 @@ func (p *placer) create(ctx context.Context, key string) (*assignment, error) {
 	if a, err := p.loadRecord(ctx, key); err != nil || a != nil { // another instance was first
 		return a, err
 	}
-	if st.Full && !p.manifestPage(key) {
+	p.mu.RLock()
+	manifest := p.manifestPage(key)
+	p.mu.RUnlock()
+	if st.Full && !manifest {
 		return p.table(key), p.becomeFull(ctx)
 	}
-	a := p.leastCovered(st.Counts, p.manifestPage(key))
+	a := p.leastCovered(st.Counts, manifest)
 	if err := p.storeRecord(ctx, key, a); err != nil {
 		return nil, err
 	}
@@ -172,7 +199,7 @@ func (p *placer) create(ctx context.Context, key string) (*assignment, error) {
 	if err := p.storeState(ctx, st); err != nil {
 		return nil, err
 	}
-	p.known[key] = a
+	p.remember(key, a)
 	if st.Full {
 		return a, p.becomeFull(ctx)
 	}
@@ -225,11 +252,14 @@ func (p *placer) table(key string) *assignment {
 // noteRoot records the pages the root links to as manifest carriers, once
 // per generation and only while records are still being made.
 func (p *placer) noteRoot(ctx context.Context, links []string) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.manSet || p.full {
+	p.mu.RLock()
+	done := p.manSet || p.full
+	p.mu.RUnlock()
+	if done {
 		return nil
 	}
+	p.writing.Lock()
+	defer p.writing.Unlock()
 	unlock, err := p.lock(ctx)
 	if err != nil {
 		return err
@@ -259,29 +289,40 @@ func (p *placer) becomeFull(ctx context.Context) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	known := map[string]*assignment{}
 	for _, k := range keys {
 		rec, err := p.readRecord(ctx, k)
 		if err != nil {
 			return err
 		}
 		if a, err := p.resolve(rec); err == nil {
-			p.known[rec.Path] = a
+			known[rec.Path] = a
 		}
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	maps.Copy(p.known, known)
 	p.full = true
 	return nil
 }
 
-// refresh reads the shared state (the manifest pages, the coverage).
-func (p *placer) refresh(ctx context.Context) error {
+// remember keeps an assignment read or made.
+func (p *placer) remember(key string, a *assignment) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.known[key] = a
+}
+
+// refresh reads the shared state (the manifest pages, the coverage).
+func (p *placer) refresh(ctx context.Context) error {
+	p.writing.Lock()
+	defer p.writing.Unlock()
 	_, err := p.loadState(ctx)
 	return err
 }
 
 // loadState reads the shared state, or starts it: counts from the plan.
-// The caller holds p.mu.
+// The caller holds p.writing.
 func (p *placer) loadState(ctx context.Context) (*placerState, error) {
 	v, err := p.st.Load(ctx, p.prefix+"state")
 	st := &placerState{}
@@ -311,6 +352,8 @@ func (p *placer) loadState(ctx context.Context) (*placerState, error) {
 
 // adopt takes what an instance caches from the shared state.
 func (p *placer) adopt(st *placerState) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.manSet = st.ManifestSet
 	for _, l := range st.Manifest {
 		p.manifest[l] = true
@@ -353,7 +396,7 @@ func (p *placer) loadRecord(ctx context.Context, key string) (*assignment, error
 	if err != nil {
 		return nil, err
 	}
-	p.known[key] = a
+	p.remember(key, a)
 	return a, nil
 }
 
