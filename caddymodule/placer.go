@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"cmp"
-	"maps"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -11,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"sync"
 	"time"
