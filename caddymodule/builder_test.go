@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -184,5 +185,61 @@ func TestBuilderLoop(t *testing.T) {
 	h2 := f.handler(t, &now)
 	if w := h2.builder.firstWait(context.Background()); w < time.Duration(DefaultEvery)-time.Minute {
 		t.Fatalf("a restart right after a build waits %v, want about %v", w, DefaultEvery)
+	}
+}
+
+// benchBuilder is a self-building handler preserving Go's src/crypto
+// (16 MB, 1,000+ files) into storage in a temp dir.
+func benchBuilder(b *testing.B) (*Handler, *time.Time) {
+	b.Setenv("XDG_DATA_HOME", b.TempDir())
+	dir := b.TempDir()
+	_, server, err := keys.Generate(true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	writeFile(b, filepath.Join(dir, "server.key"), server.Marshal())
+	now := time.Now()
+	h := &Handler{Name: "bench", storage: &certmagic.FileStorage{Path: filepath.Join(dir, "storage")}, now: func() time.Time { return now },
+		Build: &Build{Sources: []Source{{Path: filepath.Join(runtime.GOROOT(), "src", "crypto")}}, Key: filepath.Join(dir, "server.key"), SiteURL: "https://example.org/"}}
+	if err := h.setup(); err != nil {
+		b.Fatal(err)
+	}
+	var size int64
+	filepath.WalkDir(h.Build.Sources[0].Path, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				size += info.Size()
+			}
+		}
+		return nil
+	})
+	b.SetBytes(size)
+	return h, &now
+}
+
+// BenchmarkBuild_New measures a first build: seal, encode, store.
+func BenchmarkBuild_New(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		h, _ := benchBuilder(b)
+		b.StartTimer()
+		if res, err := h.builder.build(context.Background()); err != nil || res != "new" {
+			b.Fatal(res, err)
+		}
+	}
+}
+
+// BenchmarkBuild_Unchanged measures the periodic check when nothing
+// changed: pull the state, seal to compare, store nothing new.
+func BenchmarkBuild_Unchanged(b *testing.B) {
+	h, now := benchBuilder(b)
+	if _, err := h.builder.build(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		*now = now.Add(2 * time.Hour)
+		if res, err := h.builder.build(context.Background()); err != nil || res != "unchanged" {
+			b.Fatal(res, err)
+		}
 	}
 }
