@@ -42,5 +42,6 @@ done
 pid=$(pgrep -f "$WORK/Caddyfile.lz" | head -1)
 echo "== 60 s soak of the module: RSS in KiB"
 (for t in 0 20 40 60; do echo "t=${t}s rss=$(ps -o rss= -p "$pid")"; sleep 20; done) &
+sampler=$!
 wrk -t2 -c32 -d60s "http://127.0.0.1:18081/" | grep -E "Requests/sec"
-wait
+wait "$sampler" # not the Caddy servers, which run until cleanup
