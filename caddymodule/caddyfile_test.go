@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -138,5 +139,22 @@ func TestAdapt(t *testing.T) {
 				t.Fatalf("adapted:\n%s", pretty.Bytes())
 			}
 		})
+	}
+}
+
+// TestReadmeCaddyfiles: every Caddyfile example in the README adapts.
+func TestReadmeCaddyfiles(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```caddyfile\n(.*?)```").FindAllSubmatch(readme, -1)
+	if len(blocks) < 2 {
+		t.Fatalf("%d Caddyfile examples in the README, want the bundle and the self-building one", len(blocks))
+	}
+	for i, b := range blocks {
+		if _, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(b[1], map[string]any{"filename": "README"}); err != nil {
+			t.Errorf("example %d: %v", i+1, err)
+		}
 	}
 }
