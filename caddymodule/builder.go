@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"go.uber.org/zap"
 )
 
@@ -85,6 +85,8 @@ type Dump struct {
 	Command string `json:"command"`
 }
 
+// validate checks what the Caddyfile names differently from the
+// command line; newBuilder has the injector check the rest.
 func (b *Build) validate() error {
 	var errs []error
 	if len(b.Sources) == 0 && len(b.Dumps) == 0 {
@@ -127,6 +129,9 @@ func newBuilder(h *Handler) (*builder, error) {
 	}
 	o := injector.DefaultOptions()
 	for _, s := range c.Sources {
+		if _, err := os.Lstat(s.Path); err != nil {
+			return nil, fmt.Errorf("lazarus: source: %w", err)
+		}
 		o.Includes = append(o.Includes, injector.Include{Path: s.Path, Segment: s.Segment})
 	}
 	for _, d := range c.Dumps {
@@ -142,13 +147,7 @@ func newBuilder(h *Handler) (*builder, error) {
 	if c.Redundancy > 0 {
 		o.Redundancy = c.Redundancy
 	}
-	var err error
-	if c.Key != "" {
-		o.ServerKey, err = os.ReadFile(c.Key)
-	} else {
-		o.Passphrase, err = readPassphrase(c.PassphraseFile)
-	}
-	if err != nil {
+	if err := loadSecret(h, c, &o); err != nil {
 		return nil, err
 	}
 	b := &builder{h: h, every: time.Duration(c.Every), min: c.Carriers, opts: o, st: h.storage, prefix: h.storagePrefix()}
@@ -160,20 +159,35 @@ func newBuilder(h *Handler) (*builder, error) {
 	}
 	b.bundle = &bundleStore{st: b.st, prefix: b.prefix + "bundle/"}
 	b.work = filepath.Join(caddy.AppDataDir(), "lazarus", h.Name)
+	check := o // the injector's own checks (segment names, sizes), with stand-in places
+	check.StateDir, check.BundleDir, check.Carriers = b.work, b.work, b.min
+	if err := check.Validate(); err != nil {
+		return nil, fmt.Errorf("lazarus: %w", err)
+	}
 	return b, nil
 }
 
-// readPassphrase reads a passphrase file without its final newline.
-func readPassphrase(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+// loadSecret reads the server key or the passphrase into o the way
+// `lazarus inject` does (internal/keys), warning about loose permissions.
+func loadSecret(h *Handler, c *Build, o *injector.Options) error {
+	var warn keys.Warning
+	if c.Key != "" {
+		srv, w, err := keys.LoadServer(c.Key)
+		if err != nil {
+			return fmt.Errorf("lazarus: key: %w", err)
+		}
+		o.ServerKey, warn = srv.Marshal(), w
+	} else {
+		pass, w, err := keys.ReadPassphraseFile(c.PassphraseFile)
+		if err != nil {
+			return fmt.Errorf("lazarus: passphrase_file: %w", err)
+		}
+		o.Passphrase, warn = pass, w
 	}
-	b = []byte(strings.TrimRight(string(b), "\r\n"))
-	if len(b) == 0 {
-		return nil, fmt.Errorf("passphrase file %s is empty", path)
+	if warn != "" {
+		h.logger.Warn(string(warn))
 	}
-	return b, nil
+	return nil
 }
 
 // start runs the build loop until stop.
@@ -313,25 +327,7 @@ func (b *builder) run(ctx context.Context) (*injector.Result, error) {
 	if err := b.st.Store(ctx, b.bundle.prefix+"current", []byte(res.Generation+"\n")); err != nil {
 		return nil, err
 	}
-	return res, b.prune(ctx, res.Generation, cur)
-}
-
-// prune deletes stored generations other than keep.
-func (b *builder) prune(ctx context.Context, keep ...string) error {
-	dir := b.bundle.prefix + "generations"
-	keys, err := b.st.List(ctx, dir, false)
-	if err != nil {
-		return err
-	}
-	for _, k := range keys {
-		id := strings.TrimPrefix(k, dir+"/")
-		if id != keep[0] && (len(keep) < 2 || id != keep[1]) {
-			if err := b.st.Delete(ctx, k); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-		}
-	}
-	return nil
+	return res, pruneExcept(ctx, b.st, b.bundle.prefix+"generations", res.Generation, cur)
 }
 
 // carriers is the page count the code is planned for: Carriers, or the

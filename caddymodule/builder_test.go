@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,5 +243,53 @@ func BenchmarkBuild_Unchanged(b *testing.B) {
 		if res, err := h.builder.build(context.Background()); err != nil || res != "unchanged" {
 			b.Fatal(res, err)
 		}
+	}
+}
+
+// TestBuildConfigErrors: what can be checked without building fails at
+// Provision with a message naming the option, never in the background.
+func TestBuildConfigErrors(t *testing.T) {
+	f := newBuildFixture(t)
+	tests := []struct {
+		name string
+		edit func(*Build)
+		want string
+	}{
+		{"missing source", func(b *Build) { b.Sources = append(b.Sources, Source{Path: "/nonexistent/app"}) }, "source: lstat /nonexistent/app"},
+		{"bad segment name", func(b *Build) { b.Sources[0].Segment = "bad/name" }, `segment name "bad/name"`},
+		{"not a key file", func(b *Build) { b.Key = filepath.Join(f.src, "db.sql") }, "key: " + filepath.Join(f.src, "db.sql")},
+		{"empty passphrase file", func(b *Build) {
+			b.Key, b.PassphraseFile = "", filepath.Join(t.TempDir(), "empty")
+			writeFile(t, b.PassphraseFile, []byte("\n"))
+		}, "passphrase_file: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := f.build
+			b.Sources = slices.Clone(b.Sources)
+			tt.edit(&b)
+			h := &Handler{Build: &b, Name: "site", storage: &certmagic.FileStorage{Path: f.storage}}
+			if err := h.setup(); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestPassphraseFileLikeCLI: the module reads a passphrase file exactly
+// as `lazarus inject --passphrase-file` does (one final newline removed),
+// so the owner's passphrase opens what the module sealed.
+func TestPassphraseFileLikeCLI(t *testing.T) {
+	f := newBuildFixture(t)
+	pf := filepath.Join(t.TempDir(), "pass")
+	writeFile(t, pf, []byte("correct horse \n\n"))
+	b := f.build
+	b.Key, b.PassphraseFile = "", pf
+	h := &Handler{Build: &b, Name: "site", storage: &certmagic.FileStorage{Path: f.storage}}
+	if err := h.setup(); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(h.builder.opts.Passphrase); got != "correct horse \n" {
+		t.Fatalf("passphrase %q, want %q", got, "correct horse \n")
 	}
 }

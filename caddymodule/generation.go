@@ -90,6 +90,27 @@ func (b *bundleStore) current(ctx context.Context) (string, error) {
 	return id, nil
 }
 
+// pruneExcept deletes the entries directly under dir (keys and their
+// subtrees) whose names are not in keep.
+func pruneExcept(ctx context.Context, st certmagic.Storage, dir string, keep ...string) error {
+	keys, err := st.List(ctx, dir, false)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	for _, k := range keys {
+		if slices.Contains(keep, strings.TrimPrefix(k, dir+"/")) {
+			continue
+		}
+		if err := st.Delete(ctx, k); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
 // loadGeneration reads generation id: manifest, plan and the index of its
 // blocks (not their contents).
 func (b *bundleStore) loadGeneration(ctx context.Context, id string) (*generation, error) {

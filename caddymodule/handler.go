@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"net/http"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -150,10 +149,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 func (h *Handler) setup() error {
 	h.setDefaults()
 	h.src = &bundleStore{st: &certmagic.FileStorage{Path: h.Bundle}}
-	if h.Build != nil {
+	if h.Build != nil && h.Bundle == "" { // both: Validate says so
 		b, err := newBuilder(h)
 		if err != nil {
-			return fmt.Errorf("lazarus: %w", err)
+			return err
 		}
 		h.builder, h.src = b, b.bundle
 	}
@@ -361,19 +360,13 @@ func (h *Handler) attachPlacer(g *generation) {
 
 // prunePlacement deletes the placement state of generations other than
 // the current and previous one.
-func (h *Handler) prunePlacement(keep ...*generation) {
-	dir := h.storagePrefix() + "placement"
-	keys, err := h.storage.List(h.ctx, dir, false)
-	if err != nil {
-		return
+func (h *Handler) prunePlacement(cur, prev *generation) {
+	keep := []string{cur.id}
+	if prev != nil {
+		keep = append(keep, prev.id)
 	}
-	for _, k := range keys {
-		id := strings.TrimPrefix(k, dir+"/")
-		if !slices.ContainsFunc(keep, func(g *generation) bool { return g != nil && g.id == id }) {
-			if err := h.storage.Delete(h.ctx, k); err != nil {
-				h.logger.Warn("deleting old lazarus placement state", zap.String("key", k), zap.Error(err))
-			}
-		}
+	if err := pruneExcept(h.ctx, h.storage, h.storagePrefix()+"placement", keep...); err != nil {
+		h.logger.Warn("deleting old lazarus placement state", zap.Error(err))
 	}
 }
 

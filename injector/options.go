@@ -107,6 +107,12 @@ func DefaultOptions() Options {
 	}
 }
 
+// Validate checks the options without running anything: every problem
+// is listed in an *OptionsError. Run checks them too.
+func (o Options) Validate() error {
+	return o.validate()
+}
+
 // validate checks the options and fills the defaults of zero values.
 func (o *Options) validate() error {
 	if o.Now == nil {
