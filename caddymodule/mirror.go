@@ -116,32 +116,26 @@ func push(ctx context.Context, st certmagic.Storage, prefix, dir string, old mir
 
 // storeTree stores every file of dir (except skipped ones) whose hash
 // differs from old under prefix and returns the hashes of all of them.
+// Each file is read once.
 func storeTree(ctx context.Context, st certmagic.Storage, prefix, dir string, old mirrorIndex, skip func(string) bool) (mirrorIndex, error) {
-	sums, err := hashTree(dir, skip)
-	if err != nil {
-		return nil, err
-	}
-	for rel, sum := range sums {
+	return walkTree(dir, skip, func(rel, sum string, v []byte) error {
 		if old[rel] == sum {
-			continue
+			return nil
 		}
-		v, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
-		if err != nil {
-			return nil, err
-		}
-		if got := sha256.Sum256(v); hex.EncodeToString(got[:]) != sum {
-			return nil, fmt.Errorf("%s changed while being stored", rel)
-		}
-		if err := st.Store(ctx, prefix+rel, v); err != nil {
-			return nil, err
-		}
-	}
-	return sums, nil
+		return st.Store(ctx, prefix+rel, v)
+	})
 }
 
 // hashTree returns the SHA-256 of every regular file under dir (none if dir
 // does not exist), by slash path, leaving out those skip names.
 func hashTree(dir string, skip func(string) bool) (mirrorIndex, error) {
+	return walkTree(dir, skip, nil)
+}
+
+// walkTree reads every regular file under dir except skipped ones and
+// pull's temporaries, passes each with its hex SHA-256 to fn (if not nil)
+// and returns the hashes by slash path. A missing dir has no files.
+func walkTree(dir string, skip func(string) bool, fn func(rel, sum string, v []byte) error) (mirrorIndex, error) {
 	out := mirrorIndex{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) && p == dir {
@@ -164,6 +158,9 @@ func hashTree(dir string, skip func(string) bool) (mirrorIndex, error) {
 		}
 		sum := sha256.Sum256(v)
 		out[rel] = hex.EncodeToString(sum[:])
+		if fn != nil {
+			return fn(rel, out[rel], v)
+		}
 		return nil
 	})
 	return out, err

@@ -234,37 +234,36 @@ var errPageTooLarge = errors.New("page too large for any block under max_page_by
 // end until the comments fit in room bytes (the manifest last). It reports
 // whether anything is left.
 func (l *layout) fit(room int64) bool {
-	size := func() int64 {
-		n := int64(0)
-		if l.cur.manifest {
-			n += int64(len(l.g.manifest)) + 1
-		}
-		for _, i := range l.cur.blocks {
-			n += armoredSize(l.g.blocks[i].size)
-		}
-		for _, i := range l.oldBlocks {
-			n += armoredSize(l.prev.blocks[i].size)
-		}
-		return n
-	}
-	if size() <= room {
-		return true
-	}
 	cur := *l.cur
-	l.cur = &cur
-	for size() > room {
-		switch {
-		case len(l.oldBlocks) > 0:
-			l.oldBlocks = l.oldBlocks[:len(l.oldBlocks)-1]
-		case len(cur.blocks) > 0:
-			cur.blocks = cur.blocks[:len(cur.blocks)-1]
-		case cur.manifest:
-			cur.manifest = false
-		default:
-			return false
-		}
+	if cur.manifest {
+		room -= int64(len(l.g.manifest)) + 1
 	}
-	return len(cur.blocks) > 0 || cur.manifest
+	if room < 0 {
+		return false
+	}
+	n, used := fitting(l.g, cur.blocks, room)
+	if n < len(cur.blocks) {
+		cur.blocks, l.oldBlocks = cur.blocks[:n], nil
+		l.cur = &cur
+		return n > 0 || cur.manifest
+	}
+	k, _ := fitting(l.prev, l.oldBlocks, room-used)
+	l.oldBlocks = l.oldBlocks[:k]
+	return true
+}
+
+// fitting returns how many leading blocks of idx fit in room bytes and
+// the bytes they take.
+func fitting(g *generation, idx []int, room int64) (int, int64) {
+	used := int64(0)
+	for n, i := range idx {
+		size := armoredSize(g.blocks[i].size)
+		if used+size > room {
+			return n, used
+		}
+		used += size
+	}
+	return len(idx), used
 }
 
 // etag derives the strong ETag of the final page from everything its bytes
