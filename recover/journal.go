@@ -2,6 +2,7 @@ package recover
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,23 +10,37 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 )
 
 // journal keeps what a recovery already did in its state directory, so a
 // run that was killed continues without asking the archives again:
 // listings as JSON lines per source (written once a listing is complete)
-// and fetched captures as files named by the hash of their key.
-type journal struct{ dir string }
+// and fetched captures as files named by the hash of their key. Every
+// name is resolved inside the directory's root and written by writeAtomic,
+// so links planted in the journal lead nowhere.
+type journal struct{ root *os.Root }
 
-func openJournal(dir string) (*journal, error) {
+// openJournal opens (creating) the state directory dir; when it lies
+// inside the output directory, through out's root.
+func openJournal(out *os.Root, outDir, dir string) (*journal, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "captures"), 0o700); err != nil {
+	root, err := openSub(out, outDir, dir, 0o700)
+	if err != nil {
 		return nil, err
 	}
-	return &journal{dir: dir}, nil
+	if err := root.MkdirAll("captures", 0o700); err != nil {
+		root.Close()
+		return nil, err
+	}
+	return &journal{root: root}, nil
+}
+
+func (j *journal) close() {
+	if j != nil {
+		j.root.Close()
+	}
 }
 
 func hashName(s string) string {
@@ -33,22 +48,22 @@ func hashName(s string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-func (j *journal) listingPath(src Source) string {
-	return filepath.Join(j.dir, "listing-"+hashName(src.Name())+".jsonl")
-}
+func listingName(src Source) string { return "listing-" + hashName(src.Name()) + ".jsonl" }
+
+// maxJournalListing bounds a journaled listing file read back.
+const maxJournalListing = 1 << 30
 
 // listing returns a source's journaled listing, if complete.
 func (j *journal) listing(src Source) ([]Capture, bool) {
 	if j == nil {
 		return nil, false
 	}
-	f, err := os.Open(j.listingPath(src))
+	raw, err := readRegular(j.root, listingName(src), maxJournalListing)
 	if err != nil {
 		return nil, false
 	}
-	defer f.Close()
 	var out []Capture
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		var c Capture
@@ -65,34 +80,23 @@ func (j *journal) saveListing(src Source, caps []Capture) error {
 	if j == nil {
 		return nil
 	}
-	tmp := j.listingPath(src) + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	for _, c := range caps {
 		if err := enc.Encode(c); err != nil {
-			f.Close()
 			return err
 		}
 	}
-	if err := errors.Join(w.Flush(), f.Close()); err != nil {
-		return err
-	}
-	return os.Rename(tmp, j.listingPath(src))
+	return writeAtomic(j.root, listingName(src), buf.Bytes(), 0o600)
 }
 
-func (j *journal) capturePath(c Capture) string {
-	return filepath.Join(j.dir, "captures", hashName(captureKey(c)))
-}
+func captureName(c Capture) string { return "captures/" + hashName(captureKey(c)) }
 
 // fetch returns a capture's bytes from the journal, or fetches and
 // journals them.
 func (j *journal) fetch(ctx context.Context, src Source, c Capture, limit int64) ([]byte, error) {
 	if j != nil {
-		if b, err := os.ReadFile(j.capturePath(c)); err == nil {
+		if b, err := readRegular(j.root, captureName(c), limit); err == nil {
 			return b, nil
 		}
 	}
@@ -106,10 +110,7 @@ func (j *journal) fetch(ctx context.Context, src Source, c Capture, limit int64)
 		return nil, err
 	}
 	if j != nil {
-		tmp := j.capturePath(c) + ".tmp"
-		if os.WriteFile(tmp, page, 0o600) == nil {
-			os.Rename(tmp, j.capturePath(c))
-		}
+		writeAtomic(j.root, captureName(c), page, 0o600) // best effort: a failed write costs a refetch
 	}
 	return page, nil
 }

@@ -15,9 +15,19 @@ import (
 var (
 	// ErrNothingFound means no usable Lazarus data was found at all.
 	ErrNothingFound = errors.New("no lazarus data found")
-	// ErrPartial means Lazarus data was found but some segments (maybe all)
-	// could not be rebuilt.
+	// ErrPartial means Lazarus data was found but the result is not the
+	// newest coherent restore point: some segments (maybe all) could not
+	// be rebuilt, or the errors below. Report.Segments and Report.Newer
+	// say what was restored from which generation.
 	ErrPartial = errors.New("recovery incomplete")
+	// ErrOlder (wrapped with ErrPartial) means a whole generation was
+	// restored, but a newer one was seen and could not be rebuilt: a
+	// rollback the user must know about.
+	ErrOlder = errors.New("an older generation was restored")
+	// ErrNotCoherent (wrapped with ErrPartial) means no verified manifest
+	// had every data segment complete: each segment was restored from the
+	// newest version found, maybe from different generations.
+	ErrNotCoherent = errors.New("no coherent restore point")
 )
 
 // Options configure a recovery.

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
-	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
@@ -18,16 +18,47 @@ import (
 
 // Report says what a recovery found and rebuilt.
 type Report struct {
-	Generation string          `json:"generation,omitempty"` // the restore point, if one generation is complete
+	Generation string          `json:"generation,omitempty"` // the coherent restore point, if one generation was restored whole
 	Segments   []SegmentReport `json:"segments"`
-	Captures   int             `json:"captures"`        // captures listed
-	Pages      int             `json:"pages"`           // pages fetched and scanned
-	Blocks     int             `json:"blocks"`          // good blocks used or redundant
-	Rejected   int             `json:"rejected_blocks"` // damaged, forged or unsigned comments
-	Problems   []string        `json:"problems,omitempty"`
+	Captures   int             `json:"captures"`           // captures listed
+	Pages      int             `json:"pages"`              // pages fetched and scanned
+	Blocks     int             `json:"blocks"`             // good blocks used or redundant
+	Rejected   int             `json:"rejected_blocks"`    // damaged, forged or unsigned comments
+	Problems   []string        `json:"problems,omitempty"` // the first MaxProblems
+	// ProblemsOmitted counts the problems beyond MaxProblems (and beyond
+	// codec.MaxPageProblems per page), which are not listed.
+	ProblemsOmitted int `json:"problems_omitted,omitempty"`
+	// Newer lists generations newer than the restore point that were seen
+	// (a verified manifest or signed blocks) but not rebuilt, newest
+	// first. Not empty means the restore is a rollback or mixed.
+	Newer []GenerationSeen `json:"newer,omitempty"`
 	// Provenance lists every capture that contributed blocks or a
 	// manifest: where each piece of the rebuilt files came from.
 	Provenance []Contribution `json:"provenance,omitempty"`
+}
+
+// MaxProblems bounds Report.Problems: a hostile archive or page cannot
+// grow the report (or recover's memory) without bound.
+const MaxProblems = 1000
+
+// problem adds a problem line, or counts it once MaxProblems are listed.
+func (r *Report) problem(format string, args ...any) {
+	if len(r.Problems) >= MaxProblems {
+		r.ProblemsOmitted++
+		return
+	}
+	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+}
+
+// addPage counts what one scanned page (named name) contributed.
+func (r *Report) addPage(name string, pr codec.PageReport) {
+	r.Pages++
+	r.Blocks += pr.Accepted + pr.Redundant
+	r.Rejected += pr.Rejected
+	for _, p := range pr.Problems {
+		r.problem("%s: %v", name, p)
+	}
+	r.ProblemsOmitted += pr.Omitted
 }
 
 // Contribution is what one archived capture contributed.
@@ -40,16 +71,23 @@ type Contribution struct {
 	Rejected  int       `json:"rejected_blocks"` // damaged or forged comments
 }
 
-// ReportFile is the report's name in the output directory.
-const ReportFile = "recovery.json"
-
-// Save writes the report as JSON to dir/recovery.json.
+// Save writes the report as JSON to dir/recovery.json, atomically and
+// without following a symbolic link at that name.
 func (r *Report) Save(dir string) error {
+	root, err := openRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return r.save(root)
+}
+
+func (r *Report) save(root *os.Root) error {
 	raw, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ReportFile), append(raw, '\n'), 0o644)
+	return writeAtomic(root, ReportFile, append(raw, '\n'), 0o644)
 }
 
 // SegmentReport is one segment's outcome.
@@ -81,12 +119,7 @@ func FromPages(ctx context.Context, pages iter.Seq2[string, []byte], o Options) 
 			return nil, err
 		}
 		pr := a.AddPage(page)
-		rep.Pages++
-		rep.Blocks += pr.Accepted + pr.Redundant
-		rep.Rejected += pr.Rejected
-		for _, p := range pr.Problems {
-			rep.Problems = append(rep.Problems, name+": "+p.Error())
-		}
+		rep.addPage(name, pr)
 		manifests = append(manifests, pr.Manifests...)
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
@@ -106,34 +139,63 @@ func FromDir(ctx context.Context, dir string, o Options) (*Report, error) {
 // restore chooses what to extract and extracts it.
 func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Options) error {
 	status := a.Status()
-	targets, gen := choose(manifests, status, &o)
-	rep.Generation = gen
-	var short int
-	for _, t := range targets {
+	p := choose(manifests, status, &o)
+	var rebuilt []target
+	for _, t := range p.targets {
 		sr := SegmentReport{Name: t.layout.Name, Generation: manifest.ID(t.layout.Generation).String()}
 		if t.err != nil {
 			sr.Status, sr.Detail = "short", t.err.Error()
-			short++
 		} else {
-			res, err := a.Extract(t.layout, o.Out, bundle.ExtractOptions{MaxTarSize: t.tarSize, Force: o.Force})
+			res, err := a.Extract(t.layout, o.Out, bundle.ExtractOptions{MaxTarSize: t.tarSize, Force: o.Force, Reserved: reserved(&o)})
 			if errors.Is(err, bundle.ErrExists) {
 				return fmt.Errorf("%w (existing files are kept; use --force to overwrite them)", err)
 			}
 			sr.Status, sr.Files, sr.Bytes = "rebuilt", res.Files, res.Bytes
 			if err != nil {
 				sr.Status, sr.Detail = "short", err.Error()
-				short++
+			} else {
+				rebuilt = append(rebuilt, t)
 			}
 		}
 		rep.Segments = append(rep.Segments, sr)
 	}
+	if p.coherent != nil && len(rebuilt) == len(p.targets) {
+		rep.Generation = p.coherent.Manifest.Generation.String()
+	}
+	rep.Newer = newerSeen(manifests, status, &o, p, rebuilt)
+	return outcome(p, rebuilt, rep)
+}
+
+// outcome is restore's verdict: nil only for a coherent restore point
+// with nothing newer seen.
+func outcome(p plan, rebuilt []target, rep *Report) error {
+	short := len(p.targets) - len(rebuilt)
 	switch {
-	case len(targets) == 0:
+	case len(p.targets) == 0:
 		return ErrNothingFound
 	case short > 0:
-		return fmt.Errorf("%w: %d of %d segments rebuilt", ErrPartial, len(targets)-short, len(targets))
+		return fmt.Errorf("%w: %d of %d segments rebuilt", ErrPartial, len(rebuilt), len(p.targets))
+	case p.coherent == nil:
+		return fmt.Errorf("%w: %w: %s", ErrPartial, ErrNotCoherent, mixedDetail(rep))
+	case len(rep.Newer) > 0:
+		n := rep.Newer[0]
+		return fmt.Errorf("%w: %w: restored generation %s of %s; newer generation %s of %s was seen but not rebuilt (%s)",
+			ErrPartial, ErrOlder, rep.Generation, p.coherent.Manifest.Time.UTC().Format(time.RFC3339), n.Generation, n.Time.Format(time.RFC3339), n.Detail)
 	}
 	return nil
+}
+
+// mixedDetail says which segment comes from which generation.
+func mixedDetail(rep *Report) string {
+	var parts []string
+	for _, s := range rep.Segments {
+		parts = append(parts, fmt.Sprintf("segment %q from generation %s", s.Name, s.Generation))
+	}
+	msg := "no verified manifest has every data segment complete; restored " + strings.Join(parts, ", ")
+	if len(rep.Newer) > 0 {
+		msg += fmt.Sprintf("; newer generation %s was seen but not rebuilt (%s)", rep.Newer[0].Generation, rep.Newer[0].Detail)
+	}
+	return msg
 }
 
 // target is one segment version to extract, or why it cannot be.

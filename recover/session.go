@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -36,8 +35,20 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer a.Close()
 	s := &session{o: o, a: a, rep: &Report{}, seen: map[string]bool{}, listed: map[string]bool{}}
-	if s.j, err = openJournal(o.StateDir); err != nil {
+	out, err := openRoot(o.Out)
+	if err != nil {
 		return nil, err
+	}
+	defer out.Close()
+	if s.j, err = openJournal(out, o.Out, o.StateDir); err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	defer s.j.close()
+	if o.PagesDir != "" {
+		if s.pages, err = openSub(out, o.Out, o.PagesDir, 0o755); err != nil {
+			return nil, fmt.Errorf("pages directory: %w", err)
+		}
+		defer s.pages.Close()
 	}
 	if o.Site != "" {
 		if s.site, err = url.Parse(o.Site); err != nil || s.site.Host == "" {
@@ -50,11 +61,8 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 	if err := s.fetchAll(ctx); err != nil {
 		return s.rep, err
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return nil, err
-	}
 	err = restore(a, s.manifests, s.rep, o)
-	if serr := s.rep.Save(o.Out); serr != nil && err == nil {
+	if serr := s.rep.save(out); serr != nil && err == nil {
 		err = serr
 	}
 	return s.rep, err
@@ -72,6 +80,7 @@ type session struct {
 	carriers  map[string]bool      // page paths the target generation's listing names
 	genTime   time.Time            // the target generation's time
 	j         *journal             // nil without a state directory
+	pages     *os.Root             // PagesDir, nil without one
 	saved     map[string]time.Time // pages written to PagesDir, by path
 	listed    map[string]bool      // source + page URL already listed page by page
 	streamers []streamer           // sources read in one pass
@@ -100,7 +109,7 @@ func (s *session) list(ctx context.Context) error {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("%s: listing: %v", src.Name(), err))
+				s.rep.problem("%s: listing: %v", src.Name(), err)
 			} else if err := s.j.saveListing(src, caps); err != nil {
 				return fmt.Errorf("journal: %w", err)
 			}
@@ -171,7 +180,7 @@ func (s *session) fetchAll(ctx context.Context) error {
 		case ctx.Err() != nil:
 			return ctx.Err()
 		case err != nil:
-			s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("%s: %v", st.src.Name(), err))
+			s.rep.problem("%s: %v", st.src.Name(), err)
 		}
 	}
 	for len(s.queue) > 0 {
@@ -189,7 +198,7 @@ func (s *session) fetchAll(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("%s %s: %v", q.src.Name(), q.c.URL, err))
+			s.rep.problem("%s %s: %v", q.src.Name(), q.c.URL, err)
 			continue
 		}
 		s.progress()
@@ -215,23 +224,15 @@ func (s *session) fetch(ctx context.Context, q queued) error {
 // take scans one capture's bytes into the assembler.
 func (s *session) take(ctx context.Context, c Capture, page []byte) error {
 	pr := s.a.AddPage(page)
-	s.rep.Pages++
 	if pr.Accepted+len(pr.Manifests)+pr.Rejected > 0 {
 		s.rep.Provenance = append(s.rep.Provenance, Contribution{Source: c.Source, URL: c.URL, Time: c.Time,
 			Blocks: pr.Accepted, Manifests: len(pr.Manifests), Rejected: pr.Rejected})
 	}
-	if err := s.savePage(c, page); err != nil {
-		return err
-	}
-	s.rep.Blocks += pr.Accepted + pr.Redundant
-	s.rep.Rejected += pr.Rejected
-	for _, p := range pr.Problems {
-		s.rep.Problems = append(s.rep.Problems, c.URL+": "+p.Error())
-	}
+	s.rep.addPage(c.URL, pr)
 	for _, m := range pr.Manifests {
 		s.addManifest(ctx, m)
 	}
-	return nil
+	return s.savePage(c, page)
 }
 
 // addManifest keeps a verified manifest and, if it is the newest, makes its
@@ -290,7 +291,7 @@ func (s *session) listPages(ctx context.Context, site string, urls []string) {
 				return nil
 			})
 			if err != nil && ctx.Err() == nil {
-				s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("%s: listing %s: %v", src.Name(), abs, err))
+				s.rep.problem("%s: listing %s: %v", src.Name(), abs, err)
 			}
 		}
 	}
@@ -353,7 +354,7 @@ func (s *session) progress() {
 // savePage writes the newest capture of each page, without its Lazarus
 // comments, under PagesDir: a browsable mirror of the client side.
 func (s *session) savePage(c Capture, page []byte) error {
-	if s.o.PagesDir == "" {
+	if s.pages == nil {
 		return nil
 	}
 	p := pagePath(c.URL)
@@ -364,9 +365,5 @@ func (s *session) savePage(c Capture, page []byte) error {
 		s.saved = map[string]time.Time{}
 	}
 	s.saved[p] = c.Time
-	dst := filepath.Join(s.o.PagesDir, filepath.FromSlash(strings.TrimPrefix(p, "/")))
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(dst, htmlblock.Strip(page), 0o644)
+	return writeAtomic(s.pages, strings.TrimPrefix(p, "/"), htmlblock.Strip(page), 0o644)
 }

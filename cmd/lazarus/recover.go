@@ -82,7 +82,7 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 		return o, errors.New("recover needs --out DIR")
 	}
 	if o.StateDir == "" {
-		o.StateDir = filepath.Join(c.out, ".lazarus-recover")
+		o.StateDir = filepath.Join(c.out, lzrecover.JournalDir)
 	}
 	if c.at != "" {
 		t, err := parseTime(c.at)
@@ -160,8 +160,14 @@ func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.
 }
 
 func printRecover(w io.Writer, r *lzrecover.Report) {
-	if r.Generation != "" {
+	switch {
+	case r.Generation != "" && len(r.Newer) == 0:
 		fmt.Fprintf(w, "generation %s: every segment rebuilt\n", r.Generation)
+	case r.Generation != "":
+		fmt.Fprintf(w, "generation %s: every segment rebuilt, but it is NOT the newest generation seen\n", r.Generation)
+	}
+	for _, n := range r.Newer {
+		fmt.Fprintf(w, "  newer generation %s of %s seen, not rebuilt: %s\n", n.Generation, n.Time.Format(time.RFC3339), n.Detail)
 	}
 	for _, s := range r.Segments {
 		fmt.Fprintf(w, "  segment %-12s %-8s from generation %s, %d files, %s", s.Name, s.Status, s.Generation, s.Files, formatSize(s.Bytes))
@@ -172,12 +178,11 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 	}
 	fmt.Fprintf(w, "  %d captures listed, %d fetched, %d good blocks, %d rejected\n", r.Captures, r.Pages, r.Blocks, r.Rejected)
 	const most = 5
-	for i, p := range r.Problems {
-		if i == most {
-			fmt.Fprintf(w, "  … %d more problems in recovery.json\n", len(r.Problems)-most)
-			break
-		}
+	for _, p := range r.Problems[:min(most, len(r.Problems))] {
 		fmt.Fprintf(w, "  problem: %s\n", p)
+	}
+	if more := len(r.Problems) - min(most, len(r.Problems)) + r.ProblemsOmitted; more > 0 {
+		fmt.Fprintf(w, "  … %d more problems (the first %d in recovery.json)\n", more, lzrecover.MaxProblems)
 	}
 }
 

@@ -28,6 +28,12 @@ type ExtractOptions struct {
 	// KeepSetuid keeps setuid and setgid bits. Defaults to false: they are
 	// cleared and each clearing is reported as a Problem.
 	KeepSetuid bool
+	// Reserved, if not nil, is asked about the top-level name of every
+	// entry; an entry whose top-level name it returns true for fails the
+	// extraction with ErrUnsafePath before anything is moved (the caller's
+	// own files in dir, such as a report, are never replaced by payload
+	// entries). Defaults to nil: no name is reserved.
+	Reserved func(top string) bool
 }
 
 // Report describes a completed extraction.
@@ -155,6 +161,9 @@ func (x *extractor) entry(hdr *tar.Header, r io.Reader) error {
 	name, err := entryName(hdr)
 	if err != nil {
 		return err
+	}
+	if top, _, _ := strings.Cut(name, "/"); x.opts.Reserved != nil && x.opts.Reserved(top) {
+		return tagf(ErrUnsafePath, "entry %q: %q is reserved in the target directory", name, top)
 	}
 	if hdr.Typeflag == tar.TypeGNUSparse || hasSparseRecords(hdr) {
 		return tagf(ErrCorrupt, "entry %q: sparse tar entries are not supported", name)

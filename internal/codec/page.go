@@ -13,8 +13,16 @@ type PageReport struct {
 	Redundant int                // good blocks not needed
 	Rejected  int                // damaged, forged or unattributable blocks: erasures
 	Manifests []*manifest.Signed // verified manifests found on the page
-	Problems  []error            // one per rejected comment, with its offset
+	// Problems has one error per rejected comment, with its offset, for
+	// the first MaxPageProblems of them; Omitted counts the rest. A hostile
+	// page of a million broken comments costs a counter, not a million
+	// strings.
+	Problems []error
+	Omitted  int
 }
+
+// MaxPageProblems bounds the problems AddPage keeps per page.
+const MaxPageProblems = 16
 
 // AddPage scans a page (any bytes: a capture, a mirror file, a truncated
 // record) for Lazarus comments and adds every block and manifest it finds.
@@ -26,8 +34,12 @@ func (a *Assembler) AddPage(page []byte) PageReport {
 		if err == nil {
 			err = a.addFound(f, &rep)
 		}
-		if err != nil {
+		switch {
+		case err == nil:
+		case len(rep.Problems) < MaxPageProblems:
 			rep.Problems = append(rep.Problems, fmt.Errorf("comment at byte %d: %w", f.Offset, err))
+		default:
+			rep.Omitted++
 		}
 	}
 	return rep
