@@ -50,15 +50,32 @@ func (r *Report) problem(format string, args ...any) {
 	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
 }
 
-// addPage counts what one scanned page (named name) contributed.
-func (r *Report) addPage(name string, pr codec.PageReport) {
-	r.Pages++
+// credit counts what a scanned page contributed, and what items parked on
+// earlier pages contributed once it released them, and returns the
+// verified manifests among them.
+func (r *Report) credit(pr codec.PageReport) []*manifest.Signed {
+	ms := r.contribution(pr)
+	for _, rel := range pr.Released {
+		ms = append(ms, r.contribution(rel)...)
+	}
+	return ms
+}
+
+// contribution counts one page's blocks, manifests and problems, and
+// records where they came from.
+func (r *Report) contribution(pr codec.PageReport) []*manifest.Signed {
+	from := pr.From
+	if pr.Accepted+len(pr.Manifests)+pr.Rejected > 0 {
+		r.Provenance = append(r.Provenance, Contribution{Source: from.Source, URL: from.URL, Time: from.Time,
+			Blocks: pr.Accepted, Manifests: len(pr.Manifests), Rejected: pr.Rejected})
+	}
 	r.Blocks += pr.Accepted + pr.Redundant
 	r.Rejected += pr.Rejected
 	for _, p := range pr.Problems {
-		r.problem("%s: %v", name, p)
+		r.problem("%s: %v", from.URL, p)
 	}
 	r.ProblemsOmitted += pr.Omitted
+	return pr.Manifests
 }
 
 // Contribution is what one archived capture contributed.
@@ -118,9 +135,8 @@ func FromPages(ctx context.Context, pages iter.Seq2[string, []byte], o Options) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		pr := a.AddPage(page)
-		rep.addPage(name, pr)
-		manifests = append(manifests, pr.Manifests...)
+		rep.Pages++
+		manifests = append(manifests, rep.credit(a.AddPage(page, codec.Origin{Source: "pages", URL: name}))...)
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
 		return nil, err
@@ -138,6 +154,7 @@ func FromDir(ctx context.Context, dir string, o Options) (*Report, error) {
 
 // restore chooses what to extract and extracts it.
 func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Options) error {
+	manifests = append(manifests, rep.credit(a.Settle())...)
 	status := a.Status()
 	p := choose(manifests, status, &o)
 	var rebuilt []target

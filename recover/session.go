@@ -223,13 +223,9 @@ func (s *session) fetch(ctx context.Context, q queued) error {
 
 // take scans one capture's bytes into the assembler.
 func (s *session) take(ctx context.Context, c Capture, page []byte) error {
-	pr := s.a.AddPage(page)
-	if pr.Accepted+len(pr.Manifests)+pr.Rejected > 0 {
-		s.rep.Provenance = append(s.rep.Provenance, Contribution{Source: c.Source, URL: c.URL, Time: c.Time,
-			Blocks: pr.Accepted, Manifests: len(pr.Manifests), Rejected: pr.Rejected})
-	}
-	s.rep.addPage(c.URL, pr)
-	for _, m := range pr.Manifests {
+	pr := s.a.AddPage(page, codec.Origin{Source: c.Source, URL: c.URL, Time: c.Time})
+	s.rep.Pages++
+	for _, m := range s.rep.credit(pr) {
 		s.addManifest(ctx, m)
 	}
 	return s.savePage(c, page)

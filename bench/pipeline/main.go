@@ -173,7 +173,7 @@ func runDecode(pages, out, keyPath string) (int64, error) {
 		if err != nil {
 			return 0, err
 		}
-		a.AddPage(page)
+		a.AddPage(page, codec.Origin{})
 	}
 	st := a.Status()
 	if len(st) != 1 || !st[0].Done() {

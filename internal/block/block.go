@@ -146,6 +146,19 @@ func (l *Layout) Size() int {
 	return fixedLen + len(l.Name) + int(l.ShardSize) + DigestSize + SignatureSize
 }
 
+// Sum returns the digest a block of this layout carries for the given
+// stripe, shard and data: what Block.Digest holds once the block is
+// marshalled or parsed.
+func (l *Layout) Sum(stripe uint32, shard uint16, data []byte) [DigestSize]byte {
+	b := Block{Layout: *l, Stripe: stripe, Shard: shard}
+	h := sha256.New()
+	h.Write(b.header())
+	h.Write(data)
+	var sum [DigestSize]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
 // header encodes the fixed header and the name; with the shard it is what
 // the digest covers.
 func (b *Block) header() []byte {

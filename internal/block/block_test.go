@@ -45,6 +45,21 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestSum: Layout.Sum gives the digest a marshalled block carries, and a
+// different shard gives a different one.
+func TestSum(t *testing.T) {
+	b := sample(t)
+	if _, err := b.Marshal(sign7); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Layout.Sum(b.Stripe, b.Shard, b.Data); got != b.Digest {
+		t.Fatalf("Sum %x, block digest %x", got, b.Digest)
+	}
+	if got := b.Layout.Sum(b.Stripe, b.Shard-1, b.Data); got == b.Digest {
+		t.Fatal("Sum ignores the shard index")
+	}
+}
+
 // TestDamage: every damaged block is rejected with the error callers branch
 // on; none panics. Recovery treats each of them as an erasure.
 func TestDamage(t *testing.T) {

@@ -3,12 +3,11 @@ package codec
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
-	"github.com/lazarus-preserve/lazarus/internal/erasure"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 )
 
@@ -24,6 +23,9 @@ const (
 	// Rejected: the block failed a check (the error says which) and is
 	// treated as an erasure.
 	Rejected
+	// Parked: a passphrase-mode block whose salt has not been tried yet;
+	// it waits until its salt is worth a key derivation (see Settle).
+	Parked
 )
 
 // ErrTooFewBlocks means a segment has a stripe with fewer good blocks than
@@ -41,11 +43,32 @@ type Options struct {
 	AllowUnsigned bool
 }
 
+// Origin says where a page (and so each block on it) was found: the
+// source, the capture's URL and its time. The time ranks conflicting
+// versions of a block (older captures first); the URL counts how widely a
+// passphrase salt is seen; the source is only carried along for reports.
+// Any may be zero: unknown.
+type Origin struct {
+	Source string
+	URL    string
+	Time   time.Time
+}
+
+// stamp is the capture time used to rank blocks: Unix seconds, or
+// unknownTime (ranked newest) when not known.
+func (o Origin) stamp() int64 {
+	if o.Time.IsZero() {
+		return unknownTime
+	}
+	return max(1, o.Time.Unix())
+}
+
 // Assembler collects blocks from any number of pages, in any order, and
 // rebuilds the segments they belong to. It is safe for concurrent use.
 type Assembler struct {
 	opener *keys.Opener
 	opts   Options
+	salts  *saltTriage // passphrase mode only
 
 	mu   sync.Mutex
 	segs map[block.Layout]*segment
@@ -57,17 +80,28 @@ func NewAssembler(opener *keys.Opener, opts Options) (*Assembler, error) {
 	if opener == nil || (opener.Verifier == nil && !opts.AllowUnsigned) {
 		return nil, errors.New("assembler: an owner key or passphrase is needed to verify signatures (or allow unsigned data)")
 	}
-	return &Assembler{opener: opener, opts: opts, segs: map[block.Layout]*segment{}}, nil
+	a := &Assembler{opener: opener, opts: opts, segs: map[block.Layout]*segment{}}
+	if opener.Verifier != nil && opener.Verifier.PassphraseMode() {
+		a.salts = newSaltTriage(opener.Verifier)
+	}
+	return a, nil
 }
 
 // Add parses, checks and stores one block payload (as scanned from an HTML
-// comment). Damaged, forged or unattributable blocks are Rejected with an
-// error saying why; they cost nothing but an erasure.
-func (a *Assembler) Add(payload []byte) (Outcome, error) {
+// comment) found at from. Damaged, forged or unattributable blocks are
+// Rejected with an error saying why; they cost nothing but an erasure.
+func (a *Assembler) Add(payload []byte, from Origin) (Outcome, error) {
 	b, err := block.Parse(payload)
 	if err != nil {
 		return Rejected, err
 	}
+	if a.salts.park(b.KeyID, b.Salt, itemBlock, payload, from) {
+		return Parked, nil
+	}
+	return a.addParsed(b, from)
+}
+
+func (a *Assembler) addParsed(b *block.Block, from Origin) (Outcome, error) {
 	if err := a.verify(b.KeyID, b.Salt, "block", b.Digest[:], b.Signature[:]); err != nil {
 		return Rejected, fmt.Errorf("block %s/%d/%d of generation %x: %w", b.Name, b.Stripe, b.Shard, b.Generation, err)
 	}
@@ -77,8 +111,19 @@ func (a *Assembler) Add(payload []byte) (Outcome, error) {
 	if err != nil {
 		return Rejected, err
 	}
-	return seg.add(b)
+	wasContested := seg.alt.has(b.Stripe)
+	o, err := seg.add(b, from.stamp())
+	if err == nil && !wasContested && seg.alt.has(b.Stripe) {
+		err = fmt.Errorf("%w: block %s/%d/%d of generation %x", ErrConflict, b.Name, b.Stripe, b.Shard, b.Generation)
+	}
+	return o, err
 }
+
+// ErrConflict is reported (beside an Accepted outcome) for a block that
+// differs from another block of the same shard while both carry a good
+// signature: the signing key made both, so it may have been stolen. Every
+// version is kept and the segment id decides between them.
+var ErrConflict = errors.New("two different blocks for one shard, both signed by the owner's key (was server.key stolen?); keeping both, the segment id will decide")
 
 func (a *Assembler) verify(id [8]byte, salt [16]byte, ctx string, digest, sig []byte) error {
 	if id == ([8]byte{}) && a.opts.AllowUnsigned {
@@ -98,17 +143,28 @@ func (a *Assembler) segment(l block.Layout) (*segment, error) {
 	if s, ok := a.segs[l]; ok {
 		return s, nil
 	}
-	p, err := erasure.NewParams(int64(l.Length), int(l.K), int(l.M), int(l.ShardSize))
+	s, err := newSegment(l, a.opts.TempDir)
 	if err != nil {
 		return nil, err
 	}
-	coder, err := erasure.NewCoder(p)
-	if err != nil {
-		return nil, err
-	}
-	s := &segment{layout: l, params: p, coder: coder, stripes: map[uint32]*stripe{}, done: map[uint32]bool{}, tempDir: a.opts.TempDir}
 	a.segs[l] = s
 	return s, nil
+}
+
+// Settle finishes what waits for more evidence, once no more pages will
+// come: it tries the passphrase salts still parked (most widely seen
+// first, within the verifier's budget) and makes a last attempt at every
+// contested segment. Its report credits what it added.
+func (a *Assembler) Settle() PageReport {
+	rep := a.salts.settle(a)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, s := range a.segs {
+		if err := s.maybeResolve(true); err != nil {
+			rep.problem(err)
+		}
+	}
+	return rep
 }
 
 // Close removes every spool file.
@@ -130,15 +186,18 @@ type StripeShort struct {
 
 // SegmentStatus is what the Assembler knows about one segment version.
 type SegmentStatus struct {
-	Layout   block.Layout
-	Stripes  uint64        // stripes in the segment
-	Complete uint64        // stripes rebuilt
-	Partial  []StripeShort // incomplete stripes with at least one block, by stripe
-	Blocks   int           // good blocks accepted
+	Layout    block.Layout
+	Stripes   uint64        // stripes in the segment
+	Complete  uint64        // stripes rebuilt, or with k shards when contested
+	Partial   []StripeShort // incomplete stripes with at least one block, by stripe
+	Blocks    int           // good blocks accepted
+	Contested int           // stripes with two versions of some block, both signed
+	Verified  bool          // rebuilt and matching the segment id: ready to open
+	Mismatch  bool          // every stripe rebuilt, but not matching the segment id
 }
 
-// Done reports whether every stripe is rebuilt.
-func (s SegmentStatus) Done() bool { return s.Complete == s.Stripes }
+// Done reports whether the segment is rebuilt and matches its id.
+func (s SegmentStatus) Done() bool { return s.Verified }
 
 // Status lists every segment version seen, newest generation first, then
 // by name.
@@ -162,85 +221,20 @@ func (a *Assembler) Status() []SegmentStatus {
 	return out
 }
 
-// segment is the reassembly state of one segment version.
-type segment struct {
-	layout  block.Layout
-	params  erasure.Params
-	coder   *erasure.Coder
-	tempDir string
-	spool   *os.File
-	stripes map[uint32]*stripe // incomplete stripes
-	done    map[uint32]bool
-	blocks  int
-	checked bool // spool verified against the segment id
-}
-
-type stripe struct {
-	shards [][]byte
-	have   int
-}
-
-func (s *segment) add(b *block.Block) (Outcome, error) {
-	if s.done[b.Stripe] {
-		return Redundant, nil
-	}
-	st := s.stripes[b.Stripe]
-	if st == nil {
-		st = &stripe{shards: make([][]byte, s.params.Shards())}
-		s.stripes[b.Stripe] = st
-	}
-	if st.shards[b.Shard] != nil {
-		return Redundant, nil
-	}
-	st.shards[b.Shard] = append([]byte(nil), b.Data...)
-	st.have++
-	s.blocks++
-	if st.have < s.params.K {
-		return Accepted, nil
-	}
-	return Accepted, s.rebuild(b.Stripe, st)
-}
-
-// rebuild reconstructs a stripe that has k good shards and writes its data
-// into the spool at its offset, then frees the shards.
-func (s *segment) rebuild(idx uint32, st *stripe) error {
-	if s.spool == nil {
-		f, err := os.CreateTemp(s.tempDir, "lazarus-segment-*")
-		if err != nil {
-			return fmt.Errorf("segment %q: creating spool file: %w", s.layout.Name, err)
-		}
-		os.Remove(f.Name())
-		s.spool = f
-	}
-	if err := s.coder.WriteStripe(s.spool, int(idx), st.shards); err != nil {
-		return fmt.Errorf("segment %q stripe %d: %w", s.layout.Name, idx, err)
-	}
-	delete(s.stripes, idx)
-	s.done[idx] = true
-	return nil
-}
-
-func (s *segment) status() SegmentStatus {
-	st := SegmentStatus{Layout: s.layout, Stripes: s.layout.Stripes(), Complete: uint64(len(s.done)), Blocks: s.blocks}
-	for i, p := range s.stripes {
-		st.Partial = append(st.Partial, StripeShort{Stripe: i, Have: p.have, Need: s.params.K})
-	}
-	sort.Slice(st.Partial, func(i, j int) bool { return st.Partial[i].Stripe < st.Partial[j].Stripe })
-	return st
-}
-
-func (s *segment) close() {
-	if s.spool != nil {
-		s.spool.Close()
-		s.spool = nil
-	}
-}
-
-// Err explains why a segment cannot be rebuilt yet: which stripes have how
-// many of the blocks they need. It wraps ErrTooFewBlocks.
+// Err explains why a segment cannot be opened yet: which stripes have how
+// many of the blocks they need (wrapping ErrTooFewBlocks), or that the
+// rebuilt segment does not match its id (wrapping ErrDigestMismatch).
 func (st SegmentStatus) Err() error {
+	name := fmt.Sprintf("segment %q of generation %x", st.Layout.Name, st.Layout.Generation)
+	if st.Complete == st.Stripes && !st.Verified {
+		msg := "every stripe rebuilt"
+		if st.Contested > 0 {
+			msg = fmt.Sprintf("%d stripes hold two versions of a block, both signed by the owner's key, and no choice among them", st.Contested)
+		}
+		return fmt.Errorf("%s: %w (%s)", name, ErrDigestMismatch, msg)
+	}
 	missing := st.Stripes - st.Complete - uint64(len(st.Partial))
-	msg := fmt.Sprintf("segment %q of generation %x: %d of %d stripes rebuilt", st.Layout.Name, st.Layout.Generation, st.Complete, st.Stripes)
+	msg := fmt.Sprintf("%s: %d of %d stripes rebuilt", name, st.Complete, st.Stripes)
 	for i, p := range st.Partial {
 		if i == 3 {
 			msg += fmt.Sprintf("; %d more short stripes", len(st.Partial)-3)

@@ -91,7 +91,7 @@ func BenchmarkRebuild_64MiB(b *testing.B) {
 	for b.Loop() {
 		a, _ := NewAssembler(owner.Opener(), Options{})
 		for _, p := range pages {
-			a.AddPage(p)
+			a.AddPage(p, Origin{})
 		}
 		st := a.Status()
 		if len(st) != 1 || !st[0].Done() {

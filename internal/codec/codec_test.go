@@ -28,7 +28,7 @@ func rebuild(t testing.TB, o *keys.Opener, opts Options, l block.Layout, feed []
 	defer a.Close()
 	for _, b := range feed {
 		if b != nil {
-			a.Add(b)
+			a.Add(b, Origin{})
 		}
 	}
 	dir := t.TempDir()
@@ -253,7 +253,7 @@ func TestBadInput(t *testing.T) {
 		asm, _ := NewAssembler(a.Opener(), Options{})
 		defer asm.Close()
 		for _, x := range append(blocks[0][:2], other[:2]...) {
-			if o, err := asm.Add(x); o != Accepted {
+			if o, err := asm.Add(x, Origin{}); o != Accepted {
 				t.Fatalf("add: %v %v", o, err)
 			}
 		}
@@ -267,7 +267,7 @@ func TestBadInput(t *testing.T) {
 		defer asm.Close()
 		c := append([]byte(nil), blocks[0][0]...)
 		c[200] ^= 4
-		if o, err := asm.Add(c); o != Rejected || !errors.Is(err, block.ErrBadDigest) {
+		if o, err := asm.Add(c, Origin{}); o != Rejected || !errors.Is(err, block.ErrBadDigest) {
 			t.Fatalf("got %v %v", o, err)
 		}
 	})
@@ -278,7 +278,7 @@ func TestBadInput(t *testing.T) {
 		fl := sealed.Layout(gen1, fp, b.Signer())
 		asm, _ := NewAssembler(a.Opener(), Options{})
 		defer asm.Close()
-		o, err := asm.Add(fb[0][0])
+		o, err := asm.Add(fb[0][0], Origin{})
 		if o != Rejected || !errors.Is(err, keys.ErrUnknownSigner) {
 			t.Fatalf("got %v %v", o, err)
 		}
@@ -290,7 +290,7 @@ func TestBadInput(t *testing.T) {
 		_, up, ub := encodeAll(t, in, keys.PublicSealer(nil), fixed(3, 2, 4096))
 		asm, _ := NewAssembler(a.Opener(), Options{})
 		defer asm.Close()
-		if o, err := asm.Add(ub[0][0]); o != Rejected || !errors.Is(err, keys.ErrUnsigned) {
+		if o, err := asm.Add(ub[0][0], Origin{}); o != Rejected || !errors.Is(err, keys.ErrUnsigned) {
 			t.Fatalf("got %v %v", o, err)
 		}
 		_ = up
@@ -311,7 +311,7 @@ func TestBadInput(t *testing.T) {
 		po, _ := keys.PassphraseOpener([]byte("wrong passphrase"), popts)
 		asm, _ := NewAssembler(po, Options{})
 		defer asm.Close()
-		if o, err := asm.Add(pb[0][0]); o != Rejected || !errors.Is(err, keys.ErrUnknownSigner) {
+		if o, err := asm.Add(pb[0][0], Origin{}); o != Rejected || !errors.Is(err, keys.ErrUnknownSigner) {
 			t.Fatalf("got %v %v", o, err)
 		}
 	})
@@ -320,7 +320,7 @@ func TestBadInput(t *testing.T) {
 		asm, _ := NewAssembler(a.Opener(), Options{})
 		defer asm.Close()
 		for _, x := range flat(blocks) {
-			asm.Add(x)
+			asm.Add(x, Origin{})
 		}
 		dir := t.TempDir()
 		_, err := asm.Extract(l, dir, bundle.ExtractOptions{MaxTarSize: 1024})
@@ -336,7 +336,7 @@ func TestBadInput(t *testing.T) {
 		c[4] = 2
 		asm, _ := NewAssembler(a.Opener(), Options{})
 		defer asm.Close()
-		if _, err := asm.Add(c); !errors.Is(err, block.ErrUnknownVersion) || !strings.Contains(err.Error(), "upgrade") {
+		if _, err := asm.Add(c, Origin{}); !errors.Is(err, block.ErrUnknownVersion) || !strings.Contains(err.Error(), "upgrade") {
 			t.Fatalf("got %v", err)
 		}
 	})

@@ -135,7 +135,7 @@ func restore(t testing.TB, pages map[string][]byte, o *keys.Opener) (map[string]
 	defer a.Close()
 	var m *manifest.Signed
 	for _, p := range pages {
-		rep := a.AddPage(p)
+		rep := a.AddPage(p, Origin{})
 		if len(rep.Manifests) > 0 {
 			m = rep.Manifests[0]
 		}

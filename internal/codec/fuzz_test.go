@@ -26,7 +26,7 @@ func FuzzAddPage(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer asm.Close()
-		rep := asm.AddPage(page)
+		rep := asm.AddPage(page, Origin{})
 		found, damaged := 0, 0
 		for f := range htmlblock.All(page) {
 			found++

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 // ErrDigestMismatch means a fully rebuilt segment does not hash to its id:
 // its blocks were signed but inconsistent. Nothing of it is extracted.
+// (Segments are checked as soon as their last stripe is rebuilt.)
 var ErrDigestMismatch = errors.New("rebuilt segment does not match its id")
 
 // Open returns the decrypted payload of a complete segment version. The
@@ -26,30 +26,16 @@ func (a *Assembler) Open(l block.Layout) (io.Reader, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: segment %q of generation %x: no block found", ErrTooFewBlocks, l.Name, l.Generation)
 	}
+	if s.alt != nil && s.alt.added > 0 { // candidates came since the last attempt
+		if err := s.maybeResolve(true); err != nil {
+			return nil, err
+		}
+	}
 	if st := s.status(); !st.Done() {
 		return nil, st.Err()
 	}
-	if err := s.check(); err != nil {
-		return nil, err
-	}
 	r := io.NewSectionReader(s.spool, 0, int64(l.Length))
 	return a.opener.Decrypt(keys.Cipher(l.Cipher), r)
-}
-
-// check verifies the rebuilt ciphertext against the segment id, once.
-func (s *segment) check() error {
-	if s.checked {
-		return nil
-	}
-	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(s.spool, 0, int64(s.layout.Length))); err != nil {
-		return fmt.Errorf("segment %q: reading spool: %w", s.layout.Name, err)
-	}
-	if !bytes.Equal(h.Sum(nil), s.layout.SegmentID[:]) {
-		return fmt.Errorf("segment %q of generation %x: %w", s.layout.Name, s.layout.Generation, ErrDigestMismatch)
-	}
-	s.checked = true
-	return nil
 }
 
 // Extract decrypts a complete data segment and extracts it safely into dir

@@ -23,9 +23,11 @@ var (
 	ErrTooManySalts = errors.New("too many distinct passphrase salts")
 )
 
-// MaxSalts bounds how many distinct salts a passphrase [Verifier] derives
-// keys for (each derivation costs one Argon2id run), so forged blocks with
-// random salts cannot make verification arbitrarily slow.
+// MaxSalts bounds how many distinct salts that verified nothing a
+// passphrase [Verifier] derives keys for (each derivation costs one
+// Argon2id run), so forged blocks with random salts cannot make
+// verification arbitrarily slow. Salts that verified a signature never
+// count: junk salts cannot use up the room of the genuine one.
 const MaxSalts = 64
 
 // Verifier checks signatures made by a [Signer]. It trusts either exactly
@@ -38,8 +40,9 @@ type Verifier struct {
 	pass     []byte     // passphrase mode
 	maxSalts int        // passphrase mode: MaxSalts, lowered by tests
 	deriveMu sync.Mutex // serializes derivations, bounding memory to one Argon2id run
-	mu       sync.Mutex // guards derived
+	mu       sync.Mutex // guards derived and trusted
 	derived  map[[SaltSize]byte]ed25519.PublicKey
+	trusted  map[[SaltSize]byte]bool // salts that verified a signature
 }
 
 // NewVerifier returns a Verifier that trusts exactly the public key pub.
@@ -62,7 +65,25 @@ func PassphraseVerifier(pass []byte) (*Verifier, error) {
 		pass:     append([]byte(nil), pass...),
 		maxSalts: MaxSalts,
 		derived:  make(map[[SaltSize]byte]ed25519.PublicKey),
+		trusted:  make(map[[SaltSize]byte]bool),
 	}, nil
+}
+
+// PassphraseMode reports whether v trusts keys derived from a passphrase.
+func (v *Verifier) PassphraseMode() bool { return v.pass != nil }
+
+// Derived reports whether v has already derived the key for salt, so that
+// verifying with it costs no Argon2id run.
+func (v *Verifier) Derived(salt [SaltSize]byte) bool {
+	_, ok := v.cached(salt)
+	return ok
+}
+
+// Trusted reports how many salts have verified a signature so far.
+func (v *Verifier) Trusted() int {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.trusted)
 }
 
 // Verify checks that sig is the signature of msg in context made by the key
@@ -86,6 +107,11 @@ func (v *Verifier) Verify(keyID [KeyIDSize]byte, salt [SaltSize]byte, context st
 	if len(sig) != SignatureSize || !ed25519.Verify(pub, m, sig) {
 		return fmt.Errorf("%w: %s signature by key id %s does not verify (forged or corrupted)",
 			ErrBadSignature, context, FormatKeyID(keyID))
+	}
+	if v.pass != nil {
+		v.mu.Lock()
+		v.trusted[salt] = true
+		v.mu.Unlock()
 	}
 	return nil
 }
@@ -127,10 +153,10 @@ func (v *Verifier) derive(salt [SaltSize]byte) (ed25519.PublicKey, error) {
 		return pub, nil // another goroutine derived it while we waited
 	}
 	v.mu.Lock()
-	n := len(v.derived)
+	failed := len(v.derived) - len(v.trusted)
 	v.mu.Unlock()
-	if n >= v.maxSalts {
-		return nil, fmt.Errorf("%w: refusing to derive a key for more than %d salts", ErrTooManySalts, v.maxSalts)
+	if failed >= v.maxSalts {
+		return nil, fmt.Errorf("%w: %d salts verified nothing; refusing to derive keys for more", ErrTooManySalts, failed)
 	}
 	s, err := PassphraseSigner(v.pass, salt)
 	if err != nil {

@@ -161,6 +161,31 @@ func TestPassphraseVerifierTooManySalts(t *testing.T) {
 	}
 }
 
+// TestPassphraseVerifierGenuineSaltsDoNotCount: salts that verified a
+// signature do not use up the budget of salts that verified nothing.
+func TestPassphraseVerifierGenuineSaltsDoNotCount(t *testing.T) {
+	pass := []byte("pass")
+	v, err := PassphraseVerifier(pass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.maxSalts = 1
+	for i := 0; i < 3; i++ {
+		salt := NewSalt()
+		s, _ := PassphraseSigner(pass, salt)
+		if err := v.Verify(s.KeyID(), salt, "block", nil, s.Sign("block", nil)); err != nil {
+			t.Fatalf("genuine salt %d: %v", i, err)
+		}
+	}
+	v.Verify([KeyIDSize]byte{1}, NewSalt(), "block", nil, nil) // one junk salt: the budget
+	if err := v.Verify([KeyIDSize]byte{1}, NewSalt(), "block", nil, nil); !errors.Is(err, ErrTooManySalts) {
+		t.Errorf("second junk salt = %v, want ErrTooManySalts", err)
+	}
+	if v.Trusted() != 3 {
+		t.Errorf("trusted %d salts, want 3", v.Trusted())
+	}
+}
+
 // TestPassphraseVerifierConcurrent checks that concurrent verifications of
 // one salt derive the key once and agree (run with -race).
 func TestPassphraseVerifierConcurrent(t *testing.T) {
