@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,11 +21,15 @@ import (
 type Report struct {
 	Generation string          `json:"generation,omitempty"` // the coherent restore point, if one generation was restored whole
 	Segments   []SegmentReport `json:"segments"`
-	Captures   int             `json:"captures"`           // captures listed
-	Pages      int             `json:"pages"`              // pages fetched and scanned
-	Blocks     int             `json:"blocks"`             // good blocks used or redundant
-	Rejected   int             `json:"rejected_blocks"`    // damaged, forged or unsigned comments
-	Problems   []string        `json:"problems,omitempty"` // the first MaxProblems
+	Captures   int             `json:"captures"`                  // captures listed
+	Pages      int             `json:"pages"`                     // pages fetched and scanned
+	Blocks     int             `json:"blocks"`                    // good blocks used or redundant
+	Rejected   int             `json:"rejected_blocks"`           // damaged, forged or unsigned comments
+	Foreign    int             `json:"foreign_blocks,omitempty"`  // of which signed by another key
+	Unsigned   int             `json:"unsigned_blocks,omitempty"` // of which unsigned
+	// Sources says what each source listed, and why it could not be read.
+	Sources  []SourceReport `json:"sources,omitempty"`
+	Problems []string       `json:"problems,omitempty"` // the first MaxProblems
 	// ProblemsOmitted counts the problems beyond MaxProblems (and beyond
 	// codec.MaxPageProblems per page), which are not listed.
 	ProblemsOmitted int `json:"problems_omitted,omitempty"`
@@ -32,9 +37,29 @@ type Report struct {
 	// (a verified manifest or signed blocks) but not rebuilt, newest
 	// first. Not empty means the restore is a rollback or mixed.
 	Newer []GenerationSeen `json:"newer,omitempty"`
+	// Saved is where Save wrote the report.
+	Saved string `json:"-"`
 	// Provenance lists every capture that contributed blocks or a
 	// manifest: where each piece of the rebuilt files came from.
 	Provenance []Contribution `json:"provenance,omitempty"`
+}
+
+// SourceReport is what one source gave.
+type SourceReport struct {
+	Name     string `json:"name"`
+	Captures int    `json:"captures"`        // captures listed (or streamed)
+	Error    string `json:"error,omitempty"` // why it could not be listed or read
+}
+
+// source returns the report of src, adding it on first use.
+func (r *Report) source(src Source) *SourceReport {
+	for i := range r.Sources {
+		if r.Sources[i].Name == src.Name() {
+			return &r.Sources[i]
+		}
+	}
+	r.Sources = append(r.Sources, SourceReport{Name: src.Name()})
+	return &r.Sources[len(r.Sources)-1]
 }
 
 // MaxProblems bounds Report.Problems: a hostile archive or page cannot
@@ -71,6 +96,8 @@ func (r *Report) contribution(pr codec.PageReport) []*manifest.Signed {
 	}
 	r.Blocks += pr.Accepted + pr.Redundant
 	r.Rejected += pr.Rejected
+	r.Foreign += pr.Foreign
+	r.Unsigned += pr.Unsigned
 	for _, p := range pr.Problems {
 		r.problem("%s: %v", from.URL, p)
 	}
@@ -89,7 +116,10 @@ type Contribution struct {
 }
 
 // Save writes the report as JSON to dir/recovery.json, atomically and
-// without following a symbolic link at that name.
+// without following a symbolic link at that name. A report of a recovery
+// that restored nothing never replaces one that restored something: it is
+// written beside it as recovery-TIME.json instead. Saved holds the name
+// written.
 func (r *Report) Save(dir string) error {
 	root, err := openRoot(dir)
 	if err != nil {
@@ -104,14 +134,37 @@ func (r *Report) save(root *os.Root) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(root, ReportFile, append(raw, '\n'), 0o644)
+	name := ReportFile
+	if !r.restored() && earlierRestored(root) {
+		name = "recovery-" + time.Now().UTC().Format("20060102T150405Z") + ".json"
+	}
+	if err := writeAtomic(root, name, append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+	r.Saved = filepath.Join(root.Name(), name)
+	return nil
+}
+
+// restored reports whether any segment's files are in the output
+// directory (rebuilt now, or found there from an earlier run).
+func (r *Report) restored() bool { return r.count("rebuilt")+r.count("exists") > 0 }
+
+// earlierRestored reports whether root holds the report of a recovery
+// that restored something.
+func earlierRestored(root *os.Root) bool {
+	raw, err := readRegular(root, ReportFile, 64<<20)
+	if err != nil {
+		return false
+	}
+	var old Report
+	return json.Unmarshal(raw, &old) == nil && old.restored()
 }
 
 // SegmentReport is one segment's outcome.
 type SegmentReport struct {
 	Name       string `json:"name"`
 	Generation string `json:"generation"` // the generation its version comes from
-	Status     string `json:"status"`     // "rebuilt" or "short"
+	Status     string `json:"status"`     // "rebuilt", "short", or "exists" (its files are already in the output directory)
 	Detail     string `json:"detail,omitempty"`
 	Files      int    `json:"files"`
 	Bytes      int64  `json:"bytes"`
@@ -164,13 +217,13 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 			sr.Status, sr.Detail = "short", t.err.Error()
 		} else {
 			res, err := a.Extract(t.layout, o.Out, bundle.ExtractOptions{MaxTarSize: t.tarSize, Force: o.Force, Reserved: reserved(&o)})
-			if errors.Is(err, bundle.ErrExists) {
-				return fmt.Errorf("%w (existing files are kept; use --force to overwrite them)", err)
-			}
 			sr.Status, sr.Files, sr.Bytes = "rebuilt", res.Files, res.Bytes
-			if err != nil {
+			switch {
+			case errors.Is(err, bundle.ErrExists):
+				sr.Status, sr.Detail = "exists", err.Error()+" (existing files are kept: restore into another directory, or overwrite them with Force)"
+			case err != nil:
 				sr.Status, sr.Detail = "short", err.Error()
-			} else {
+			default:
 				rebuilt = append(rebuilt, t)
 			}
 		}
@@ -189,9 +242,13 @@ func outcome(p plan, rebuilt []target, rep *Report) error {
 	short := len(p.targets) - len(rebuilt)
 	switch {
 	case len(p.targets) == 0:
-		return ErrNothingFound
+		return nothingFound(rep)
 	case short > 0:
-		return fmt.Errorf("%w: %d of %d segments rebuilt", ErrPartial, len(rebuilt), len(p.targets))
+		msg := fmt.Sprintf("%d of %d segments rebuilt", len(rebuilt), len(p.targets))
+		if n := rep.count("exists"); n > 0 {
+			msg += fmt.Sprintf("; %d not restored because their files already exist in the output directory", n)
+		}
+		return fmt.Errorf("%w: %s", ErrPartial, msg)
 	case p.coherent == nil:
 		return fmt.Errorf("%w: %w: %s", ErrPartial, ErrNotCoherent, mixedDetail(rep))
 	case len(rep.Newer) > 0:
@@ -200,6 +257,47 @@ func outcome(p plan, rebuilt []target, rep *Report) error {
 			ErrPartial, ErrOlder, rep.Generation, p.coherent.Manifest.Time.UTC().Format(time.RFC3339), n.Generation, n.Time.Format(time.RFC3339), n.Detail)
 	}
 	return nil
+}
+
+// count returns how many segments have the status.
+func (r *Report) count(status string) int {
+	n := 0
+	for _, s := range r.Segments {
+		if s.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// nothingFound says why no segment could be found at all: the cause
+// decides what the user does next.
+func nothingFound(rep *Report) error {
+	var failed []string
+	for _, s := range rep.Sources {
+		if s.Error != "" {
+			failed = append(failed, s.Name+": "+s.Error)
+		}
+	}
+	var why string
+	switch {
+	case rep.Foreign > 0 && rep.Foreign >= rep.Rejected-rep.Unsigned:
+		why = fmt.Sprintf("found %d Lazarus blocks or manifests, but none signed by this key: the wrong owner key or passphrase, or another site's data", rep.Foreign)
+	case rep.Unsigned > 0:
+		why = fmt.Sprintf("found %d unsigned Lazarus blocks; anyone could have made them, accept them only knowingly (allow unsigned)", rep.Unsigned)
+	case rep.Rejected > 0:
+		why = fmt.Sprintf("found %d Lazarus comments, all damaged", rep.Rejected)
+	case rep.Pages > 0:
+		why = fmt.Sprintf("fetched %d pages; none holds a Lazarus block", rep.Pages)
+	case len(failed) > 0 && len(failed) == len(rep.Sources):
+		return fmt.Errorf("%w: no source could be read: %s", ErrNothingFound, strings.Join(failed, "; "))
+	default:
+		why = "the sources hold no captures of the site"
+	}
+	if len(failed) > 0 {
+		why += "; sources that could not be read: " + strings.Join(failed, "; ")
+	}
+	return fmt.Errorf("%w: %s", ErrNothingFound, why)
 }
 
 // mixedDetail says which segment comes from which generation.

@@ -110,10 +110,12 @@ func (s *session) list(ctx context.Context) error {
 					return ctx.Err()
 				}
 				s.rep.problem("%s: listing: %v", src.Name(), err)
+				s.rep.source(src).Error = err.Error()
 			} else if err := s.j.saveListing(src, caps); err != nil {
 				return fmt.Errorf("journal: %w", err)
 			}
 		}
+		s.rep.source(src).Captures += len(caps)
 		for _, c := range caps {
 			s.queue = append(s.queue, queued{c, src})
 		}
@@ -159,8 +161,10 @@ func (s *session) priority(c Capture) int {
 // complete or the queue is empty.
 func (s *session) fetchAll(ctx context.Context) error {
 	for _, st := range s.streamers {
+		sr := s.rep.source(st.src)
 		err := st.Stream(ctx, s.site, func(c Capture, page []byte) error {
 			s.rep.Captures++
+			sr.Captures++
 			if key := captureKey(c); s.seen[key] {
 				return nil
 			} else {
@@ -181,6 +185,7 @@ func (s *session) fetchAll(ctx context.Context) error {
 			return ctx.Err()
 		case err != nil:
 			s.rep.problem("%s: %v", st.src.Name(), err)
+			sr.Error = err.Error()
 		}
 	}
 	for len(s.queue) > 0 {

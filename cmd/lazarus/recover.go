@@ -147,15 +147,30 @@ func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.
 			printRecover(stdout, rep)
 		}
 	}
-	switch {
-	case err == nil:
+	if err == nil {
 		return exitOK
-	case errors.Is(err, lzrecover.ErrPartial):
-		errorf(stderr, "%v", err)
-		hintf(stderr, "see %s for what is missing; more sources may hold the missing blocks", filepath.Join(c.out, lzrecover.ReportFile))
-		return exitPartial
 	}
 	errorf(stderr, "%v", err)
+	report := filepath.Join(c.out, lzrecover.ReportFile)
+	if rep != nil && rep.Saved != "" {
+		report = rep.Saved
+	}
+	switch {
+	case errors.Is(err, lzrecover.ErrNotCoherent), errors.Is(err, lzrecover.ErrOlder):
+		hintf(stderr, "see %s for which segment comes from which generation; more sources may hold the missing blocks", report)
+		return exitPartial
+	case errors.Is(err, lzrecover.ErrPartial):
+		for _, s := range rep.Segments {
+			if s.Status == "exists" {
+				hintf(stderr, "some files already exist in %s: restore into an empty --out, or overwrite them with --force", c.out)
+				break
+			}
+		}
+		hintf(stderr, "see %s for what is missing; more sources may hold the missing blocks", report)
+		return exitPartial
+	case errors.Is(err, lzrecover.ErrNothingFound) && rep != nil && rep.Foreign > 0:
+		hintf(stderr, "recover with the owner.key made together with the server.key the site used (lazarus keygen writes both)")
+	}
 	return exitError
 }
 

@@ -1,9 +1,11 @@
 package codec
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
@@ -13,6 +15,8 @@ type PageReport struct {
 	Accepted  int                // good blocks stored or used
 	Redundant int                // good blocks not needed
 	Rejected  int                // damaged, forged or unattributable blocks: erasures
+	Foreign   int                // of which signed by a key other than the owner's
+	Unsigned  int                // of which unsigned (public data not allowed)
 	Parked    int                // blocks and manifests waiting for their salt to be tried
 	Manifests []*manifest.Signed // verified manifests found on the page
 	// Problems has one error per rejected comment, with its offset, for
@@ -30,6 +34,12 @@ type PageReport struct {
 const MaxPageProblems = 16
 
 func (r *PageReport) problem(err error) {
+	switch {
+	case errors.Is(err, keys.ErrUnknownSigner):
+		r.Foreign++
+	case errors.Is(err, keys.ErrUnsigned):
+		r.Unsigned++
+	}
 	if len(r.Problems) < MaxPageProblems {
 		r.Problems = append(r.Problems, err)
 	} else {

@@ -1,0 +1,89 @@
+package recover_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// TestExistingFilesKept: the output directory already holds one segment's
+// files (an earlier recovery). The other segment is restored, the first is
+// reported as "exists", the outcome is partial (exit 3), and the earlier
+// files are untouched.
+func TestExistingFilesKept(t *testing.T) {
+	site, owner := injectedSite(t)
+	out := t.TempDir()
+	writeFile(t, out, "etc/app.conf", []byte("edited by hand\n"))
+	rep, err := lzrecover.FromDir(context.Background(), site, lzrecover.Options{OwnerKey: owner, Out: out})
+	if !errors.Is(err, lzrecover.ErrPartial) || !strings.Contains(err.Error(), "already exist") {
+		t.Fatalf("got %v", err)
+	}
+	status := map[string]string{}
+	for _, s := range rep.Segments {
+		status[s.Name] = s.Status
+	}
+	if status["app"] != "rebuilt" || status["etc"] != "exists" || rep.Generation != "" {
+		t.Fatalf("segments %+v, generation %q", rep.Segments, rep.Generation)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "etc/app.conf")); string(b) != "edited by hand\n" {
+		t.Fatalf("existing file replaced: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(out, "app/index.php")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReportNeverEmptier: a run that restores nothing (the archive is
+// gone now) keeps the report of the run that restored everything, and
+// writes its own beside it.
+func TestReportNeverEmptier(t *testing.T) {
+	site, owner := injectedSite(t)
+	out := t.TempDir()
+	if _, err := lzrecover.FromDir(context.Background(), site, lzrecover.Options{OwnerKey: owner, Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(out, lzrecover.ReportFile))
+	rep, err := lzrecover.FromDir(context.Background(), filepath.Join(site, "gone"), lzrecover.Options{OwnerKey: owner, Out: out})
+	if !errors.Is(err, lzrecover.ErrNothingFound) {
+		t.Fatalf("got %v", err)
+	}
+	after, _ := os.ReadFile(filepath.Join(out, lzrecover.ReportFile))
+	if string(after) != string(before) || !strings.HasPrefix(filepath.Base(rep.Saved), "recovery-") {
+		t.Fatalf("report replaced by an emptier one; the new one went to %q", rep.Saved)
+	}
+}
+
+// TestNothingFoundSaysWhy: the three causes that used to share one
+// headline each say what happened.
+func TestNothingFoundSaysWhy(t *testing.T) {
+	site, owner := injectedSite(t)
+	other, _, _ := keys.Generate(true)
+	for _, tc := range []struct {
+		name string
+		o    lzrecover.Options
+		want string
+	}{
+		{"wrong key", lzrecover.Options{OwnerKey: other.Marshal(), Sources: []lzrecover.Source{lzrecover.DirSource{Dir: site}}},
+			"none signed by this key"},
+		{"missing path", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: filepath.Join(site, "nope")}}},
+			"no source could be read: dir="},
+		{"unreachable", lzrecover.Options{OwnerKey: owner, Site: "https://example.org/", Sources: []lzrecover.Source{brokenSource{}}},
+			"archive unreachable"},
+		{"no lazarus pages", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: t.TempDir()}}},
+			"the sources hold no captures"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.o.Out = t.TempDir()
+			_, err := lzrecover.Recover(context.Background(), tc.o)
+			if !errors.Is(err, lzrecover.ErrNothingFound) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want it to say %q", err, tc.want)
+			}
+		})
+	}
+}
