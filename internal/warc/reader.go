@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -222,8 +223,9 @@ func (r *Reader) readHeader(start int64, version []byte) (*Record, error) {
 }
 
 // readFields reads header lines up to the blank line ending the header.
+// Folded continuation lines are joined to their field in linear time.
 func (r *Reader) readFields() (Header, error) {
-	var h Header
+	var h headerBuilder
 	size := 0
 	for {
 		start := r.pos
@@ -248,16 +250,60 @@ func (r *Reader) readFields() (Header, error) {
 		}
 		text := string(trimEOL(line))
 		if text == "" {
-			return h, nil
+			return h.header(), nil
 		}
-		if (text[0] == ' ' || text[0] == '\t') && len(h) > 0 {
-			h[len(h)-1].Value += " " + string(bytes.TrimSpace([]byte(text)))
+		if (text[0] == ' ' || text[0] == '\t') && h.fold(text) {
 			continue
 		}
 		f, err := parseField(text)
 		if err != nil {
 			return nil, err
 		}
-		h = append(h, f)
+		h.add(f)
 	}
+}
+
+// headerBuilder collects header fields. The value of the last field grows
+// in a buffer while continuation lines arrive, so a header of many folded
+// lines costs linear time, not a copy of the whole value per line.
+type headerBuilder struct {
+	h       Header
+	folded  strings.Builder // the last field's value, while folding
+	folding bool
+}
+
+// add appends a field.
+func (b *headerBuilder) add(f Field) {
+	b.flush()
+	b.h = append(b.h, f)
+}
+
+// fold appends a continuation line, trimmed and after one space, to the
+// last field; it reports false when there is no field to continue.
+func (b *headerBuilder) fold(line string) bool {
+	if len(b.h) == 0 {
+		return false
+	}
+	if !b.folding {
+		b.folded.Reset()
+		b.folded.WriteString(b.h[len(b.h)-1].Value)
+		b.folding = true
+	}
+	b.folded.WriteByte(' ')
+	b.folded.WriteString(strings.TrimSpace(line))
+	return true
+}
+
+// flush stores the folded value in the last field.
+func (b *headerBuilder) flush() {
+	if b.folding {
+		b.h[len(b.h)-1].Value = b.folded.String()
+		b.folding = false
+	}
+}
+
+// header returns the fields collected.
+func (b *headerBuilder) header() Header {
+	b.flush()
+	return b.h
 }
