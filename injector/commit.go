@@ -15,6 +15,11 @@ func (r *run) commit() error {
 			return err
 		}
 	}
+	if r.newKey {
+		if err := r.key.save(r.o.StateDir); err != nil {
+			return err
+		}
+	}
 	r.st.Site = r.o.SiteURL
 	r.st.Generations = append([]generationInfo{r.gen}, r.previousGenerations()...)
 	raw, err := json.MarshalIndent(r.st, "", "  ")

@@ -51,6 +51,8 @@ type run struct {
 	tmp    string
 	res    *Result
 	sealer *keys.Sealer
+	key    stateKey                 // keys the content hashes in the state
+	newKey bool                     // key is a new random one for commit to save
 	fresh  map[string]*codec.Sealed // new segment versions by name
 	files  []manifest.File          // the listing's files
 	pages  []pageInfo
@@ -64,10 +66,14 @@ func (r *run) build(ctx context.Context) error {
 	if r.sealer, err = r.o.sealer(r.st); err != nil {
 		return err
 	}
+	if r.key, r.newKey, err = r.o.loadStateKey(r.sealer); err != nil {
+		return err
+	}
+	r.st.migrate(r.key)
 	if r.st.Dumps == nil {
 		r.st.Dumps = map[string]dumpInfo{}
 	}
-	sources, warnings, err := r.o.collect(ctx, r.tmp, r.st.Dumps)
+	sources, warnings, err := r.o.collect(ctx, r.tmp, r.st.Dumps, r.key)
 	if err != nil {
 		return err
 	}
@@ -111,7 +117,7 @@ func (r *run) seal(sources []source) ([]segmentInfo, error) {
 			return nil, err
 		}
 		r.files = append(r.files, sealed.Files...)
-		info := segmentInfo{TarHash: sealed.TarHash, Source: joinOrigins(src.origin), Cipher: uint8(sealed.Cipher), Signer: r.signerID()}
+		info := segmentInfo{TarMAC: r.key.tarMAC(sealed.TarHash), Source: joinOrigins(src.origin), Cipher: uint8(sealed.Cipher), Signer: r.signerID()}
 		info.Name, info.Kind, info.TarSize, info.Files = sealed.Name, "data", sealed.TarSize, len(sealed.Files)
 		if old := r.reusable(prev, &info); old != nil {
 			sealed.Close()
@@ -132,7 +138,7 @@ func (r *run) reusable(prev *generationInfo, info *segmentInfo) *segmentInfo {
 		return nil
 	}
 	old := prev.segment(info.Name)
-	if old == nil || old.TarHash != info.TarHash || old.Cipher != info.Cipher || old.Signer != info.Signer {
+	if old == nil || old.TarMAC != info.TarMAC || old.Cipher != info.Cipher || old.Signer != info.Signer {
 		return nil
 	}
 	if _, err := os.Stat(segmentPath(r.o.StateDir, old.ID)); err != nil {

@@ -3,6 +3,7 @@ package injector
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -34,7 +35,7 @@ type source struct {
 // A dump's file gets mode 0600 and keeps the mtime recorded in dumps while
 // its output is unchanged, so an unchanged database makes no new
 // generation; dumps is updated.
-func (o *Options) collect(ctx context.Context, tmp string, dumps map[string]dumpInfo) ([]source, []string, error) {
+func (o *Options) collect(ctx context.Context, tmp string, dumps map[string]dumpInfo, key stateKey) ([]source, []string, error) {
 	bySeg := map[string]*source{}
 	var warnings []string
 	seg := func(name string) *source {
@@ -63,7 +64,7 @@ func (o *Options) collect(ctx context.Context, tmp string, dumps map[string]dump
 		s.origin = append(s.origin, "include "+in.Path)
 	}
 	for _, d := range o.Dumps {
-		e, err := o.runDump(ctx, d, tmp, dumps)
+		e, err := o.runDump(ctx, d, tmp, dumps, key)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -100,7 +101,7 @@ func collectInclude(in Include, m *ignore.Matcher) ([]bundle.Entry, []bundle.War
 // runDump runs a dump command with "sh -c" and keeps its standard output
 // in a file under tmp. A non-zero exit, a signal or the timeout is an error
 // that quotes the end of the command's standard error.
-func (o *Options) runDump(ctx context.Context, d Dump, tmp string, dumps map[string]dumpInfo) (bundle.Entry, error) {
+func (o *Options) runDump(ctx context.Context, d Dump, tmp string, dumps map[string]dumpInfo, key stateKey) (bundle.Entry, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.DumpTimeout)
 	defer cancel()
 	out, err := os.Create(filepath.Join(tmp, "dump-"+d.Name))
@@ -126,21 +127,23 @@ func (o *Options) runDump(ctx context.Context, d Dump, tmp string, dumps map[str
 	if err := out.Close(); err != nil {
 		return bundle.Entry{}, err
 	}
-	if err := stampDump(out.Name(), d.Name, dumps, o.Now()); err != nil {
+	if err := stampDump(out.Name(), d.Name, dumps, o.Now(), key); err != nil {
 		return bundle.Entry{}, err
 	}
 	return bundle.FileEntry(d.Name, out.Name())
 }
 
-// dumpInfo remembers a dump's output hash and the mtime it was given.
+// dumpInfo remembers a dump's output, as a keyed hash, and the mtime it
+// was given.
 type dumpInfo struct {
-	SHA256 []byte    `json:"sha256"`
+	MAC    []byte    `json:"mac"`              // keyed hash of the output (see stateKey)
+	SHA256 []byte    `json:"sha256,omitempty"` // version 1 only: the plain SHA-256, migrated to MAC
 	MTime  time.Time `json:"mtime"`
 }
 
 // stampDump gives a dump file mode 0600 and a stable mtime: the recorded
 // one while the content is unchanged, else now.
-func stampDump(path, name string, dumps map[string]dumpInfo, now time.Time) error {
+func stampDump(path, name string, dumps map[string]dumpInfo, now time.Time, key stateKey) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -151,10 +154,10 @@ func stampDump(path, name string, dumps map[string]dumpInfo, now time.Time) erro
 	if err != nil {
 		return err
 	}
-	sum := h.Sum(nil)
+	mac := key.sum(labelDump, h.Sum(nil))
 	prev, ok := dumps[name]
-	if !ok || !bytes.Equal(prev.SHA256, sum) {
-		prev = dumpInfo{SHA256: sum, MTime: now.UTC().Truncate(time.Second)}
+	if !ok || !hmac.Equal(prev.MAC, mac) {
+		prev = dumpInfo{MAC: mac, MTime: now.UTC().Truncate(time.Second)}
 		dumps[name] = prev
 	}
 	if err := os.Chmod(path, 0o600); err != nil {

@@ -13,7 +13,9 @@ import (
 )
 
 // stateVersion is the version of state.json; a newer one is refused.
-const stateVersion = 1
+// Version 2 keys the content hashes (see stateKey); a version 1 state is
+// migrated by the next run (state.migrate), older programs refuse version 2.
+const stateVersion = 2
 
 // state is what inject remembers between runs, in the state directory:
 // state.json plus one ciphertext file per live segment version under
@@ -40,9 +42,10 @@ type generationInfo struct {
 type segmentInfo struct {
 	manifest.Segment
 	Cipher  uint8           `json:"cipher"`
-	TarHash manifest.Digest `json:"tar_hash"` // equal tar hash: unchanged content
-	Source  string          `json:"source"`   // what it preserves, for reports
-	Signer  string          `json:"signer"`   // signer key id, empty if unsigned
+	TarMAC  manifest.Digest `json:"tar_mac"`           // keyed hash of the tar (see stateKey): equal means unchanged content
+	TarHash manifest.Digest `json:"tar_hash,omitzero"` // version 1 only: the plain SHA-256, migrated to TarMAC
+	Source  string          `json:"source"`            // what it preserves, for reports
+	Signer  string          `json:"signer"`            // signer key id, empty if unsigned
 }
 
 // blockRef is a manifest.BlockRef in state.json.
@@ -76,8 +79,8 @@ func loadState(dir string) (*state, error) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("state %s is damaged: %w", filepath.Join(dir, "state.json"), err)
 	}
-	if s.Version != stateVersion {
-		return nil, fmt.Errorf("state %s has version %d; this program understands %d", filepath.Join(dir, "state.json"), s.Version, stateVersion)
+	if s.Version < 1 || s.Version > stateVersion {
+		return nil, fmt.Errorf("state %s has version %d; this program understands 1 to %d", filepath.Join(dir, "state.json"), s.Version, stateVersion)
 	}
 	return &s, nil
 }
