@@ -286,6 +286,9 @@ func (s *session) listPages(ctx context.Context, site string, urls []string) {
 				continue
 			}
 			s.listed[src.Name()+"\x00"+abs] = true
+			if !s.carrierOnSite(src, base, abs) {
+				continue
+			}
 			err = pl.ListPage(ctx, abs, func(c Capture) error {
 				s.queue = append(s.queue, queued{c, src})
 				s.rep.Captures++

@@ -94,10 +94,16 @@ func (s CDXSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error) 
 
 // MementoSource is any Memento (RFC 7089) archive or aggregator: the
 // TimeMap of a page is at TimeMapBase + the page's URL; paged TimeMaps
-// are followed; mementos are fetched raw where the archive allows (id_).
+// on the same host are followed; mementos are fetched raw where the
+// archive allows (id_), from the TimeMap's host or a known archive.
 type MementoSource struct {
 	TimeMapBase string // e.g. http://127.0.0.1:1208/timemap/link/
 	Client      Doer
+	// Hosts are the archives (domains, subdomains included) whose
+	// mementos an aggregator's TimeMap may name; nil defaults to
+	// archive.KnownArchiveHosts. Mementos on the TimeMap's own host are
+	// always fetched, others never.
+	Hosts []string
 }
 
 // Name implements Source.
@@ -114,7 +120,7 @@ func (s MementoSource) List(ctx context.Context, site *url.URL, fn func(Capture)
 
 // ListPage implements PageLister.
 func (s MementoSource) ListPage(ctx context.Context, pageURL string, fn func(Capture) error) error {
-	return archive.ListTimeMap(ctx, s.Client, s.TimeMapBase+pageURL, archive.TimeMapOptions{Source: s.Name()}, func(c archive.Capture) error {
+	return archive.ListTimeMap(ctx, s.Client, s.TimeMapBase+pageURL, archive.TimeMapOptions{Source: s.Name(), Hosts: s.Hosts}, func(c archive.Capture) error {
 		return fn(fromArchive(c, c.Replay))
 	})
 }
@@ -154,4 +160,34 @@ func (s LiveSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error)
 // verified manifest names.
 type PageLister interface {
 	ListPage(ctx context.Context, pageURL string, fn func(Capture) error) error
+}
+
+// carrierOnSite reports whether a carrier URL named by a manifest may be
+// listed page by page: an http(s) URL on the site being recovered
+// (Options.Site, else the manifest's own site), same host ("www." aside)
+// and port. Manifests choose these URLs, unsigned ones anybody, and the
+// live source fetches them as they are, so others are skipped with a
+// problem line.
+func (s *session) carrierOnSite(src Source, base *url.URL, abs string) bool {
+	site := s.site
+	if site == nil {
+		site = base
+	}
+	if u, err := url.Parse(abs); err == nil && onSite(site, u) {
+		return true
+	}
+	s.rep.problem("%s: carrier %.200q is not on the site %s: not listed", src.Name(), abs, site.Host)
+	return false
+}
+
+// onSite reports whether u is an http(s) URL on site's host and port; a
+// leading "www." is ignored and a missing port means the scheme's default.
+func onSite(site, u *url.URL) bool {
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+	default:
+		return false
+	}
+	bare := func(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
+	return u.Hostname() != "" && bare(u.Hostname()) == bare(site.Hostname()) && u.Port() == site.Port()
 }

@@ -1,9 +1,12 @@
 package archive
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -32,58 +35,196 @@ var cdxFields = map[string]string{
 // implausible timestamp are dropped. When base is not empty, Replay is set
 // to {base}/web/{timestamp}id_/{original}. Source is left empty.
 func ParseCDXJSON(data []byte, base string) (caps []Capture, resumeKey string, err error) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return nil, "", nil
+	sink := &rowSink{base: base, emit: func(c Capture) error {
+		caps = append(caps, c)
+		return nil
+	}}
+	if resumeKey, err = scanCDX(bytes.NewReader(data), sink); err != nil {
+		return nil, "", err
 	}
-	if data[0] == '{' {
-		caps, err = parseNDJSON(data, base)
-		return caps, "", err
-	}
-	var rows [][]any
-	if err := json.Unmarshal(data, &rows); err != nil {
-		return nil, "", fmt.Errorf("%w: cdx json: %v", ErrMalformed, err)
-	}
-	return parseCDXRows(rows, base)
+	return caps, resumeKey, nil
 }
 
-// parseCDXRows interprets the rows of a CDX JSON answer.
-func parseCDXRows(rows [][]any, base string) ([]Capture, string, error) {
-	if len(rows) == 0 {
-		return nil, "", nil
-	}
-	header, err := cellStrings(rows[0])
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: cdx header: %v", ErrMalformed, err)
-	}
-	var caps []Capture
-	for i := 1; i < len(rows); i++ {
-		if len(rows[i]) == 0 {
-			return caps, resumeKeyAfter(rows[i+1:]), nil
+// rowSink receives the rows of a CDX or index answer as named fields and
+// turns them into captures for emit. Rows with a kept field longer than
+// fieldBytes (when positive) are dropped and counted.
+type rowSink struct {
+	base       string
+	fieldBytes int
+	emit       func(Capture) error
+	seen       int   // rows received
+	dropped    int   // rows dropped for an overlong field
+	callerErr  error // the listing caller's error, which ends the listing
+}
+
+// row handles one row; only emit's error is returned.
+func (s *rowSink) row(m map[string]string) error {
+	s.seen++
+	if s.fieldBytes > 0 {
+		for name, v := range m {
+			if cdxFields[name] != "" && len(v) > s.fieldBytes {
+				s.dropped++
+				return nil
+			}
 		}
-		rec, err := cellStrings(rows[i])
-		if err != nil || len(rec) != len(header) {
-			return nil, "", fmt.Errorf("%w: cdx row %d: want %d string cells", ErrMalformed, i, len(header))
+	}
+	if c, ok := captureFromFields(m, s.base); ok {
+		return s.emit(c)
+	}
+	return nil
+}
+
+// ndjsonLineFactor bounds an NDJSON line to this many times the field
+// bound; longer lines are dropped like rows with an overlong field.
+const ndjsonLineFactor = 16
+
+// scanCDX reads one CDX answer from r, a JSON array of arrays or NDJSON
+// objects, row by row, so memory stays bounded by one row whatever the
+// answer's size. It returns the resume key, if any. Errors other than
+// emit's wrap ErrMalformed, or are r's read errors.
+func scanCDX(r io.Reader, sink *rowSink) (string, error) {
+	br := bufio.NewReader(readErrs{r})
+	first, err := firstNonSpace(br)
+	if err == io.EOF {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if first == '{' {
+		return "", scanNDJSON(br, sink)
+	}
+	return scanCDXArray(json.NewDecoder(br), sink)
+}
+
+// firstNonSpace returns the first byte after JSON white space, unread.
+func firstNonSpace(br *bufio.Reader) (byte, error) {
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return c, br.UnreadByte()
+		}
+	}
+}
+
+// scanCDXArray reads a JSON array of arrays: the header row, the capture
+// rows, and after an empty row the resume key row.
+func scanCDXArray(dec *json.Decoder, sink *rowSink) (string, error) {
+	if err := wantDelim(dec, '['); err != nil {
+		return "", err
+	}
+	if !dec.More() {
+		return "", endArray(dec)
+	}
+	header, err := decodeRow(dec)
+	if err != nil {
+		return "", malformed(err, "cdx header: %v", err)
+	}
+	for i := 1; dec.More(); i++ {
+		rec, err := decodeRow(dec)
+		switch {
+		case err != nil:
+			return "", malformed(err, "cdx row %d: %v", i, err)
+		case len(rec) == 0:
+			key, err := resumeKeyRows(dec)
+			if err != nil {
+				return "", err
+			}
+			return key, endArray(dec)
+		case len(rec) != len(header):
+			return "", fmt.Errorf("%w: cdx row %d: want %d string cells", ErrMalformed, i, len(header))
 		}
 		m := make(map[string]string, len(header))
 		for j, name := range header {
 			m[name] = rec[j]
 		}
-		if c, ok := captureFromFields(m, base); ok {
-			caps = append(caps, c)
+		if err := sink.row(m); err != nil {
+			return "", err
 		}
 	}
-	return caps, "", nil
+	return "", endArray(dec)
 }
 
-// resumeKeyAfter returns the resume key from the rows after the empty
-// separator row, or "" if there is none.
-func resumeKeyAfter(rows [][]any) string {
-	if len(rows) == 0 || len(rows[0]) != 1 {
-		return ""
+// decodeRow decodes one row of the array as strings; numbers are accepted
+// and formatted as JSON wrote them, anything else is an error. null is an
+// empty row.
+func decodeRow(dec *json.Decoder) ([]string, error) {
+	var row []any
+	if err := dec.Decode(&row); err != nil {
+		return nil, err
 	}
-	s, _ := rows[0][0].(string)
-	return s
+	return cellStrings(row)
+}
+
+// resumeKeyRows reads the rows after the empty separator row: the first,
+// if it has one cell, holds the resume key; the rest are skipped.
+func resumeKeyRows(dec *json.Decoder) (string, error) {
+	key := ""
+	for first := true; dec.More(); first = false {
+		var row []any
+		if err := dec.Decode(&row); err != nil {
+			return "", malformed(err, "cdx resume key: %v", err)
+		}
+		if first && len(row) == 1 {
+			key, _ = row[0].(string)
+		}
+	}
+	return key, nil
+}
+
+// wantDelim reads one token, which must be the delimiter d.
+func wantDelim(dec *json.Decoder, d json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return malformed(err, "cdx json: %v", err)
+	}
+	if tok != d {
+		return fmt.Errorf("%w: cdx json: want %v, got %v", ErrMalformed, d, tok)
+	}
+	return nil
+}
+
+// endArray reads the closing bracket, which must end the input.
+func endArray(dec *json.Decoder) error {
+	if err := wantDelim(dec, ']'); err != nil {
+		return err
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = fmt.Errorf("data after the array: %v", tok)
+		}
+		return malformed(err, "cdx json: %v", err)
+	}
+	return nil
+}
+
+// malformed wraps a parse error in ErrMalformed, unless it is a read
+// error of the input (a byte bound, a broken connection), which is
+// returned as is.
+func malformed(err error, format string, args ...any) error {
+	if errors.Is(err, errRead) {
+		return err
+	}
+	return fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)
+}
+
+// errRead marks a failure to read an answer, as opposed to a failure to
+// parse it.
+var errRead = errors.New("archive: reading answer")
+
+// readErrs marks the errors of r other than io.EOF with errRead.
+type readErrs struct{ r io.Reader }
+
+// Read implements io.Reader.
+func (r readErrs) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%w: %w", errRead, err)
+	}
+	return n, err
 }
 
 // cellStrings converts one JSON row to strings; numbers are accepted and
@@ -103,33 +244,64 @@ func cellStrings(row []any) ([]string, error) {
 	return out, nil
 }
 
-// parseNDJSON parses one JSON object per line (pywb and Common Crawl
+// scanNDJSON reads one JSON object per line (pywb and Common Crawl
 // output=json). Blank lines are skipped; unknown fields are ignored.
-func parseNDJSON(data []byte, base string) ([]Capture, error) {
-	var caps []Capture
-	for n, line := range bytes.Split(data, []byte("\n")) {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			continue
+func scanNDJSON(br *bufio.Reader, sink *rowSink) error {
+	maxLine := sink.fieldBytes * ndjsonLineFactor
+	for n := 1; ; n++ {
+		line, long, err := readLine(br, maxLine)
+		if err != nil && err != io.EOF {
+			return err
 		}
-		var obj map[string]any
-		if err := json.Unmarshal(line, &obj); err != nil {
-			return nil, fmt.Errorf("%w: ndjson line %d: %v", ErrMalformed, n+1, err)
+		if long {
+			sink.seen++
+			sink.dropped++
+		} else if err := ndjsonLine(line, n, sink); err != nil {
+			return err
 		}
-		m := make(map[string]string, len(obj))
-		for k, v := range obj {
-			switch v := v.(type) {
-			case string:
-				m[k] = v
-			case float64:
-				m[k] = strconv.FormatFloat(v, 'f', -1, 64)
-			}
-		}
-		if c, ok := captureFromFields(m, base); ok {
-			caps = append(caps, c)
+		if err == io.EOF {
+			return nil
 		}
 	}
-	return caps, nil
+}
+
+// ndjsonLine parses one NDJSON line into the sink.
+func ndjsonLine(line []byte, n int, sink *rowSink) error {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return nil
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(line, &obj); err != nil {
+		return fmt.Errorf("%w: ndjson line %d: %v", ErrMalformed, n, err)
+	}
+	m := make(map[string]string, len(obj))
+	for k, v := range obj {
+		switch v := v.(type) {
+		case string:
+			m[k] = v
+		case float64:
+			m[k] = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+	}
+	return sink.row(m)
+}
+
+// readLine reads one line with its end. A line longer than max bytes
+// (when max is positive) is read to its end but not kept: long is true.
+func readLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		if !long && max > 0 && len(line)+len(frag) > max {
+			long, line = true, nil
+		}
+		if !long {
+			line = append(line, frag...)
+		}
+		if err != bufio.ErrBufferFull {
+			return line, long, err
+		}
+	}
 }
 
 // captureFromFields builds a Capture from named CDX fields. It reports

@@ -13,10 +13,13 @@ import (
 // cdxFieldList is the fl= parameter List sends.
 const cdxFieldList = "urlkey,timestamp,original,mimetype,statuscode,digest,length"
 
-// DefaultMaxPages bounds the number of pages one listing fetches.
-const DefaultMaxPages = 1000
+// DefaultMaxPages bounds the pages one CDX or Common Crawl listing
+// fetches: 200. The Internet Archive answers up to 150,000 rows a page, so
+// a listing reaches DefaultMaxRows in four; Common Crawl pages hold about
+// 15,000 lines.
+const DefaultMaxPages = 200
 
-// ErrPageLimit is returned when a listing needs more pages than allowed.
+// ErrPageLimit is the cause of a listing stopped at its page bound.
 var ErrPageLimit = errors.New("archive: page limit reached")
 
 // DefaultCDXFilters are the filters List sends when ListOptions.Filters is
@@ -43,22 +46,38 @@ type ListOptions struct {
 	MaxPages int
 	// MaxBytes bounds one answer; defaults to DefaultMaxBytes.
 	MaxBytes int64
+	// MaxRows bounds the captures delivered; defaults to DefaultMaxRows.
+	MaxRows int
+	// MaxListBytes bounds the bytes of all answers; defaults to
+	// DefaultMaxListBytes.
+	MaxListBytes int64
+	// MaxFieldBytes bounds a kept field and a resume key; defaults to
+	// DefaultMaxFieldBytes.
+	MaxFieldBytes int
+	// Budget, if set, is shared with other listings of the same source and
+	// lowers MaxRows and MaxListBytes to what it has left; defaults to
+	// none.
+	Budget *Budget
 }
 
 // validate checks the options and fills defaults.
-func (o ListOptions) validate() (ListOptions, error) {
+func (o ListOptions) validate() (ListOptions, limits, error) {
 	switch o.MatchType {
 	case "":
 		o.MatchType = "prefix"
 	case "exact", "prefix", "host", "domain":
 	default:
-		return o, fmt.Errorf("archive: invalid match type %q", o.MatchType)
+		return o, limits{}, fmt.Errorf("archive: invalid match type %q", o.MatchType)
 	}
-	if o.Limit < 0 || o.MaxPages < 0 || o.MaxBytes < 0 {
-		return o, fmt.Errorf("archive: negative limit, page or byte bound")
+	if o.Limit < 0 {
+		return o, limits{}, fmt.Errorf("archive: negative page size")
+	}
+	lim, err := newLimits(o.MaxPages, o.MaxRows, o.MaxBytes, o.MaxListBytes, o.MaxFieldBytes, DefaultMaxPages)
+	if err != nil {
+		return o, limits{}, err
 	}
 	if !o.From.IsZero() && !o.To.IsZero() && o.To.Before(o.From) {
-		return o, fmt.Errorf("archive: to %v before from %v", o.To, o.From)
+		return o, limits{}, fmt.Errorf("archive: to %v before from %v", o.To, o.From)
 	}
 	if o.Filters == nil {
 		o.Filters = DefaultCDXFilters
@@ -69,10 +88,7 @@ func (o ListOptions) validate() (ListOptions, error) {
 	if o.Source == "" {
 		o.Source = "wayback"
 	}
-	if o.MaxPages == 0 {
-		o.MaxPages = DefaultMaxPages
-	}
-	return o, nil
+	return o, lim, nil
 }
 
 // cdxQuery builds the CDX search URL for one page.
@@ -106,46 +122,78 @@ func cdxQuery(base, urlPattern string, o ListOptions, resumeKey string) string {
 // Wayback CDX server at base (e.g. "https://web.archive.org"), following
 // resume keys, and calls fn for each capture in the server's order. It
 // stops at fn's first error and returns it. A non-200 answer is an
-// *HTTPError; a resume key seen twice ends the listing with ErrMalformed.
+// *HTTPError. The listing stops with a *ListError, after delivering what
+// it read, at a bound: pages, rows, bytes, a resume key seen before or
+// longer than MaxFieldBytes, or MaxEmptyPages pages in a row without a
+// capture.
 func List(ctx context.Context, doer Doer, base, urlPattern string, opts ListOptions, fn func(Capture) error) error {
-	o, err := opts.validate()
+	o, lim, err := opts.validate()
 	if err != nil {
 		return err
 	}
+	t := newTally(lim, o.Budget)
 	seen := map[string]bool{}
 	key := ""
-	for page := 0; ; page++ {
-		if page >= o.MaxPages {
-			return fmt.Errorf("%w: %d cdx pages for %s", ErrPageLimit, o.MaxPages, urlPattern)
+	for empty := 0; ; {
+		if t.pages >= lim.pages {
+			t.stop(ErrPageLimit, "%d cdx pages", lim.pages)
+			break
 		}
-		next, err := listCDXPage(ctx, doer, base, urlPattern, o, key, fn)
-		if err != nil || next == "" {
+		rows := t.rows
+		next, err := listCDXPage(ctx, doer, base, urlPattern, o, key, t, fn)
+		if err == errStop || err == nil && !t.nextKey(next, seen) {
+			break
+		}
+		if err != nil {
+			t.result()
 			return err
 		}
-		if seen[next] {
-			return fmt.Errorf("%w: cdx resume key %q repeated", ErrMalformed, next)
+		if empty = emptyRun(empty, t.rows == rows); empty >= MaxEmptyPages {
+			t.stop(nil, "%d cdx pages in a row without captures", empty)
+			break
 		}
-		seen[next] = true
 		key = next
 	}
+	return t.result()
 }
 
-// listCDXPage fetches and reports one page and returns its resume key.
-func listCDXPage(ctx context.Context, doer Doer, base, pattern string, o ListOptions, key string, fn func(Capture) error) (string, error) {
+// emptyRun counts the pages in a row that delivered no capture.
+func emptyRun(run int, empty bool) int {
+	if empty {
+		return run + 1
+	}
+	return 0
+}
+
+// nextKey reports whether the listing goes on with resume key k: k is not
+// empty, not overlong and not seen before (recording it). A bad key stops
+// the listing.
+func (t *tally) nextKey(k string, seen map[string]bool) bool {
+	switch {
+	case k == "":
+		return false
+	case len(k) > t.lim.fieldBytes:
+		t.stop(ErrMalformed, "cdx resume key over %d bytes", t.lim.fieldBytes)
+		return false
+	case seen[k]:
+		t.stop(ErrMalformed, "cdx resume key %.100q repeated", k)
+		return false
+	}
+	seen[k] = true
+	return true
+}
+
+// listCDXPage fetches and reports one page and returns its resume key. At
+// a bound it returns errStop.
+func listCDXPage(ctx context.Context, doer Doer, base, pattern string, o ListOptions, key string, t *tally, fn func(Capture) error) (string, error) {
 	u := cdxQuery(base, pattern, o, key)
-	body, _, err := get(ctx, doer, u, o.MaxBytes)
+	t.pages++
+	rc, _, err := open(ctx, doer, u)
 	if err != nil {
 		return "", err
 	}
-	caps, next, err := ParseCDXJSON(body, base)
-	if err != nil {
-		return "", fmt.Errorf("archive: %s: %w", u, err)
-	}
-	for _, c := range caps {
-		c.Source = o.Source
-		if err := fn(c); err != nil {
-			return "", err
-		}
-	}
-	return next, nil
+	defer rc.Close()
+	body, sink := t.body(rc), t.sink(o.Source, base, fn)
+	next, err := scanCDX(body, sink)
+	return next, t.pageEnd(u, body, sink, err)
 }

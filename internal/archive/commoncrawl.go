@@ -1,10 +1,12 @@
 package archive
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -41,20 +43,40 @@ func ParseCollInfo(data []byte) ([]Crawl, error) {
 // dropped. Source and Replay are left empty; File, Offset and Length locate
 // the WARC record on the data host.
 func ParseCCIndex(data []byte) ([]Capture, error) {
-	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return nil, nil
+	var caps []Capture
+	sink := &rowSink{emit: func(c Capture) error {
+		caps = append(caps, c)
+		return nil
+	}}
+	if err := scanCCIndex(bytes.NewReader(data), sink); err != nil {
+		return nil, err
 	}
-	if data[0] != '{' {
-		return nil, fmt.Errorf("%w: cc index: want NDJSON objects", ErrMalformed)
+	return caps, nil
+}
+
+// scanCCIndex reads one index answer line by line into sink.
+func scanCCIndex(r io.Reader, sink *rowSink) error {
+	br := bufio.NewReader(readErrs{r})
+	first, err := firstNonSpace(br)
+	if err == io.EOF {
+		return nil
 	}
-	return parseNDJSON(data, "")
+	if err != nil {
+		return err
+	}
+	if first != '{' {
+		return fmt.Errorf("%w: cc index: want NDJSON objects", ErrMalformed)
+	}
+	return scanNDJSON(br, sink)
 }
 
 // ListCrawls fetches and parses the collinfo.json at u
-// (https://index.commoncrawl.org/collinfo.json).
+// (https://index.commoncrawl.org/collinfo.json), reading at most
+// DefaultMaxCollInfoBytes. A crawl whose cdx-api is not on u's host is
+// never queried: ListCrawls returns the other crawls together with an
+// error wrapping ErrForeignHost that names it.
 func ListCrawls(ctx context.Context, doer Doer, u string) ([]Crawl, error) {
-	body, _, err := get(ctx, doer, u, DefaultMaxBytes)
+	body, _, err := get(ctx, doer, u, DefaultMaxCollInfoBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +84,31 @@ func ListCrawls(ctx context.Context, doer Doer, u string) ([]Crawl, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: %s: %w", u, err)
 	}
-	return crawls, nil
+	return sameHostCrawls(u, crawls)
+}
+
+// sameHostCrawls resolves each crawl's cdx-api against the collinfo URL u
+// and keeps the crawls whose index is on u's host.
+func sameHostCrawls(u string, crawls []Crawl) ([]Crawl, error) {
+	base, err := url.Parse(u)
+	if err != nil {
+		return nil, fmt.Errorf("archive: collinfo url %q: %w", u, err)
+	}
+	var kept []Crawl
+	var skipped []string
+	for _, c := range crawls {
+		api, err := base.Parse(c.CDXAPI)
+		if err != nil || !isWeb(api) || !sameHost(base, api) {
+			skipped = append(skipped, fmt.Sprintf("%s (cdx-api %.200q)", c.ID, c.CDXAPI))
+			continue
+		}
+		c.CDXAPI = api.String()
+		kept = append(kept, c)
+	}
+	if len(skipped) > 0 {
+		return kept, fmt.Errorf("%w: %s: crawls whose index is not on %s skipped: %s", ErrForeignHost, u, base.Host, strings.Join(skipped, ", "))
+	}
+	return kept, nil
 }
 
 // CCOptions tunes ListCommonCrawl. The zero value is ready to use.
@@ -79,6 +125,17 @@ type CCOptions struct {
 	MaxPages int
 	// MaxBytes bounds one answer; defaults to DefaultMaxBytes.
 	MaxBytes int64
+	// MaxRows bounds the captures delivered; defaults to DefaultMaxRows.
+	MaxRows int
+	// MaxListBytes bounds the bytes of all answers; defaults to
+	// DefaultMaxListBytes.
+	MaxListBytes int64
+	// MaxFieldBytes bounds a kept field; defaults to DefaultMaxFieldBytes.
+	MaxFieldBytes int
+	// Budget, if set, is shared with the listings of other crawls of the
+	// same source and lowers MaxRows and MaxListBytes to what it has left;
+	// defaults to none.
+	Budget *Budget
 }
 
 // ccQuery builds one index query against cdxAPI.
@@ -125,8 +182,10 @@ func CCNumPages(ctx context.Context, doer Doer, cdxAPI, pattern string, o CCOpti
 // the index reports (and stopping early at an empty page), and calls fn for
 // each capture. A 404 answer ("No Captures found") is an empty page; other
 // non-200 answers (Common Crawl's index often answers 503) are *HTTPError.
+// At a bound (pages, rows, bytes) the listing stops with a *ListError
+// after delivering what it read.
 func ListCommonCrawl(ctx context.Context, doer Doer, cdxAPI, pattern string, opts CCOptions, fn func(Capture) error) error {
-	o, err := opts.validate()
+	o, lim, err := opts.validate()
 	if err != nil {
 		return err
 	}
@@ -134,54 +193,55 @@ func ListCommonCrawl(ctx context.Context, doer Doer, cdxAPI, pattern string, opt
 	if err != nil {
 		return err
 	}
-	if pages > o.MaxPages {
-		return fmt.Errorf("%w: %d index pages for %s (max %d)", ErrPageLimit, pages, pattern, o.MaxPages)
-	}
+	t := newTally(lim, o.Budget)
 	for p := 0; p < pages; p++ {
-		empty, err := listCCPage(ctx, doer, cdxAPI, pattern, o, p, fn)
-		if err != nil || empty {
+		if p >= lim.pages {
+			t.stop(ErrPageLimit, "%d of %d index pages", lim.pages, pages)
+			break
+		}
+		empty, err := listCCPage(ctx, doer, cdxAPI, pattern, o, p, t, fn)
+		if err == errStop {
+			break
+		}
+		if err != nil {
+			t.result()
 			return err
 		}
+		if empty {
+			break
+		}
 	}
-	return nil
+	return t.result()
 }
 
 // validate checks the options and fills defaults.
-func (o CCOptions) validate() (CCOptions, error) {
+func (o CCOptions) validate() (CCOptions, limits, error) {
 	switch o.MatchType {
 	case "", "exact", "prefix", "host", "domain":
 	default:
-		return o, fmt.Errorf("archive: invalid match type %q", o.MatchType)
+		return o, limits{}, fmt.Errorf("archive: invalid match type %q", o.MatchType)
 	}
-	if o.MaxPages < 0 || o.MaxBytes < 0 {
-		return o, fmt.Errorf("archive: negative page or byte bound")
+	lim, err := newLimits(o.MaxPages, o.MaxRows, o.MaxBytes, o.MaxListBytes, o.MaxFieldBytes, DefaultMaxPages)
+	if err != nil {
+		return o, limits{}, err
 	}
 	if o.Source == "" {
 		o.Source = "commoncrawl"
 	}
-	if o.MaxPages == 0 {
-		o.MaxPages = DefaultMaxPages
-	}
-	return o, nil
+	return o, lim, nil
 }
 
 // listCCPage fetches one index page, reports its captures and tells
-// whether the page was empty.
-func listCCPage(ctx context.Context, doer Doer, cdxAPI, pattern string, o CCOptions, page int, fn func(Capture) error) (bool, error) {
+// whether the page was empty. At a bound it returns errStop.
+func listCCPage(ctx context.Context, doer Doer, cdxAPI, pattern string, o CCOptions, page int, t *tally, fn func(Capture) error) (bool, error) {
 	u := ccQuery(cdxAPI, pattern, o, url.Values{"page": {strconv.Itoa(page)}})
-	body, _, err := get(ctx, doer, u, o.MaxBytes, http.StatusNotFound)
-	if err != nil {
-		return false, err
+	t.pages++
+	rc, _, err := open(ctx, doer, u, http.StatusNotFound)
+	if err != nil || rc == nil {
+		return err == nil, err // 404: no captures
 	}
-	caps, err := ParseCCIndex(body)
-	if err != nil {
-		return false, fmt.Errorf("archive: %s: %w", u, err)
-	}
-	for _, c := range caps {
-		c.Source = o.Source
-		if err := fn(c); err != nil {
-			return false, err
-		}
-	}
-	return len(bytes.TrimSpace(body)) == 0, nil
+	defer rc.Close()
+	body, sink := t.body(rc), t.sink(o.Source, "", fn)
+	err = scanCCIndex(body, sink)
+	return sink.seen == 0, t.pageEnd(u, body, sink, err)
 }

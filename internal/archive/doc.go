@@ -18,5 +18,10 @@
 //
 // All parsers treat their input as untrusted: they never panic, read at most
 // an explicit number of bytes and return errors wrapping ErrMalformed or
-// ErrTooLarge.
+// ErrTooLarge. Listings read answers row by row and are bounded in pages,
+// rows, bytes and field length (see DefaultMaxRows and the options); at a
+// bound they stop, keep what they delivered and return a *ListError
+// wrapping ErrTruncated. They follow only links on the archive's own host
+// (and mementos on known archives, see KnownArchiveHosts); others are left
+// out and reported with ErrForeignHost.
 package archive

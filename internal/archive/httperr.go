@@ -60,6 +60,22 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 // is an *HTTPError; the statuses in ok are returned as (nil, status, nil)
 // so callers can treat, for instance, a 404 "no captures" as empty.
 func get(ctx context.Context, doer Doer, u string, maxBytes int64, ok ...int) ([]byte, int, error) {
+	rc, status, err := open(ctx, doer, u, ok...)
+	if err != nil || rc == nil {
+		return nil, status, err
+	}
+	defer rc.Close()
+	body, err := readLimited(rc, maxBytes)
+	if err != nil {
+		return nil, status, fmt.Errorf("archive: GET %s: %w", u, err)
+	}
+	return body, status, nil
+}
+
+// open fetches u and returns the body of a 200 answer for the caller to
+// read and close. A non-200 answer is an *HTTPError; the statuses in ok
+// are returned as (nil, status, nil).
+func open(ctx context.Context, doer Doer, u string, ok ...int) (io.ReadCloser, int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("archive: request %s: %w", u, err)
@@ -68,24 +84,20 @@ func get(ctx context.Context, doer Doer, u string, maxBytes int64, ok ...int) ([
 	if err != nil {
 		return nil, 0, fmt.Errorf("archive: GET %s: %w", u, err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		for _, s := range ok {
-			if resp.StatusCode == s {
-				return nil, s, nil
-			}
-		}
-		return nil, resp.StatusCode, &HTTPError{
-			URL:        u,
-			Status:     resp.StatusCode,
-			RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
+	if resp.StatusCode == http.StatusOK {
+		return resp.Body, resp.StatusCode, nil
+	}
+	resp.Body.Close()
+	for _, s := range ok {
+		if resp.StatusCode == s {
+			return nil, s, nil
 		}
 	}
-	body, err := readLimited(resp.Body, maxBytes)
-	if err != nil {
-		return nil, resp.StatusCode, fmt.Errorf("archive: GET %s: %w", u, err)
+	return nil, resp.StatusCode, &HTTPError{
+		URL:        u,
+		Status:     resp.StatusCode,
+		RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 	}
-	return body, resp.StatusCode, nil
 }
 
 // readLimited reads r to EOF but at most max bytes, failing with

@@ -30,20 +30,23 @@ type linkScanner struct {
 	pos int
 }
 
-// parseLinks parses a whole link-format document.
-func parseLinks(doc string) ([]link, error) {
+// eachLink parses a link-format document and calls fn for each link in
+// document order, so only one link is held at a time. It stops at fn's
+// first error and returns it, or at the first syntax error.
+func eachLink(doc string, fn func(link) error) error {
 	sc := &linkScanner{s: doc}
-	var links []link
 	for {
 		sc.skip(" \t\r\n,")
 		if sc.pos >= len(sc.s) {
-			return links, nil
+			return nil
 		}
 		l, err := sc.link()
 		if err != nil {
-			return nil, fmt.Errorf("%w: link-format at byte %d: %v", ErrMalformed, sc.pos, err)
+			return fmt.Errorf("%w: link-format at byte %d: %v", ErrMalformed, sc.pos, err)
 		}
-		links = append(links, l)
+		if err := fn(l); err != nil {
+			return err
+		}
 	}
 }
 

@@ -27,29 +27,68 @@ type TimeMap struct {
 // in a Wayback-style URI-M) and Replay the raw form of its URI-M (see
 // RawMementoURL).
 func ParseTimeMap(data []byte, base string) (*TimeMap, error) {
-	links, err := parseLinks(string(data))
+	tm := &TimeMap{}
+	err := scanTimeMap(string(data), base, tm, func(c Capture) error {
+		tm.Mementos = append(tm.Mementos, c)
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	baseURL, err := url.Parse(base)
-	if err != nil {
-		return nil, fmt.Errorf("archive: timemap base %q: %w", base, err)
-	}
-	tm := &TimeMap{}
-	for _, l := range links {
-		l.uri = resolve(baseURL, l.uri)
-		tm.add(l)
-	}
-	if tm.Original != "" {
-		for i := range tm.Mementos {
-			tm.Mementos[i].URL = tm.Original
-		}
 	}
 	return tm, nil
 }
 
-// add files one link into the TimeMap.
-func (tm *TimeMap) add(l link) {
+// scanTimeMap parses a TimeMap page into tm (all but Mementos) and calls
+// emit for each memento in document order, holding only those that come
+// before the rel="original" link, so that every memento's URL is the
+// TimeMap's original. It stops at emit's first error and returns it.
+func scanTimeMap(doc, base string, tm *TimeMap, emit func(Capture) error) error {
+	baseURL, err := url.Parse(base)
+	if err != nil {
+		return fmt.Errorf("archive: timemap base %q: %w", base, err)
+	}
+	var early []Capture // mementos before the original is known
+	flush := func() error {
+		for _, c := range early {
+			if err := emit(tm.withOriginal(c)); err != nil {
+				return err
+			}
+		}
+		early = nil
+		return nil
+	}
+	err = eachLink(doc, func(l link) error {
+		l.uri = resolve(baseURL, l.uri)
+		c, ok := tm.add(l)
+		switch {
+		case !ok:
+			return nil
+		case tm.Original == "":
+			early = append(early, c)
+			return nil
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		return emit(tm.withOriginal(c))
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
+}
+
+// withOriginal sets a memento's URL to the TimeMap's original, if known.
+func (tm *TimeMap) withOriginal(c Capture) Capture {
+	if tm.Original != "" {
+		c.URL = tm.Original
+	}
+	return c
+}
+
+// add files one link into the TimeMap and returns it as a memento, if it
+// is one with a valid datetime.
+func (tm *TimeMap) add(l link) (Capture, bool) {
 	switch {
 	case l.hasRel("original") && tm.Original == "":
 		tm.Original = l.uri
@@ -60,26 +99,27 @@ func (tm *TimeMap) add(l link) {
 	case l.hasRel("timemap"):
 		tm.Pages = append(tm.Pages, l.uri)
 	}
-	if l.hasRel("memento") {
-		tm.addMemento(l)
+	if !l.hasRel("memento") {
+		return Capture{}, false
 	}
+	return tm.memento(l)
 }
 
-// addMemento appends a memento link as a Capture, or counts it dropped.
-func (tm *TimeMap) addMemento(l link) {
+// memento returns a memento link as a Capture, or counts it dropped.
+func (tm *TimeMap) memento(l link) (Capture, bool) {
 	t, err := http.ParseTime(strings.TrimSpace(l.params["datetime"]))
 	if err != nil || !plausible(t, nowFunc()) {
 		tm.Dropped++
-		return
+		return Capture{}, false
 	}
 	raw, orig := RawMementoURL(l.uri)
-	tm.Mementos = append(tm.Mementos, Capture{
+	return Capture{
 		Source: "memento",
 		URL:    orig,
 		Time:   t.UTC(),
 		MIME:   l.params["type"],
 		Replay: raw,
-	})
+	}, true
 }
 
 // resolve resolves ref against base, returning ref unchanged if either

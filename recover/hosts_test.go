@@ -1,0 +1,85 @@
+package recover
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestListPagesStaysOnSite: the carriers a manifest names are listed page
+// by page only when they are on the site; the live source would fetch
+// them as they are. Each other one is a problem line.
+func TestListPagesStaysOnSite(t *testing.T) {
+	site, _ := url.Parse("https://example.org/")
+	s := &session{o: Options{Sources: []Source{LiveSource{}}}, rep: &Report{}, site: site, listed: map[string]bool{}}
+	s.listPages(context.Background(), "https://example.org/", []string{
+		"/about/",                                 // relative: on the site
+		"https://www.example.org/blog/",           // www. aside, the same site
+		"http://example.org/old.html",             // another scheme, same host
+		"http://169.254.169.254/latest/meta-data", // cloud metadata
+		"https://evil.example/x",                  // another site
+		"https://example.org:8443/admin",          // another port
+		"file:///etc/passwd",                      // not the web
+	})
+	var listed []string
+	for _, q := range s.queue {
+		listed = append(listed, q.c.Locator)
+	}
+	t.Logf("listed %q\nproblems %q", listed, s.rep.Problems)
+	want := []string{"https://example.org/about/", "https://www.example.org/blog/", "http://example.org/old.html"}
+	if strings.Join(listed, " ") != strings.Join(want, " ") {
+		t.Errorf("listed %q, want %q", listed, want)
+	}
+	if len(s.rep.Problems) != 4 || !strings.Contains(strings.Join(s.rep.Problems, "\n"), "169.254.169.254") {
+		t.Errorf("problems %q, want the 4 off-site carriers", s.rep.Problems)
+	}
+}
+
+// TestListPagesManifestSite: without Options.Site the manifest's own site
+// is the site.
+func TestListPagesManifestSite(t *testing.T) {
+	s := &session{o: Options{Sources: []Source{LiveSource{}}}, rep: &Report{}, listed: map[string]bool{}}
+	s.listPages(context.Background(), "https://example.org/", []string{"/a", "https://other.example/b"})
+	if len(s.queue) != 1 || s.queue[0].c.Locator != "https://example.org/a" || len(s.rep.Problems) != 1 {
+		t.Errorf("queue %+v, problems %q; want /a listed and one problem", s.queue, s.rep.Problems)
+	}
+}
+
+// TestListingTruncatedReported: a CDX server that hands out resume keys
+// forever ends in a problem line saying the listing was truncated.
+func TestListingTruncatedReported(t *testing.T) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `[["timestamp","original"],[],["key-%d"]]`, n.Add(1))
+	}))
+	defer srv.Close()
+	rep, err := Recover(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), Site: "https://example.org/",
+		Sources: []Source{CDXSource{Base: srv.URL, Client: srv.Client()}}})
+	t.Logf("%d requests, err %v, problems %q", n.Load(), err, rep.Problems)
+	if !strings.Contains(strings.Join(rep.Problems, "\n"), "listing truncated at 0 rows") {
+		t.Errorf("problems %q, want the truncated listing reported", rep.Problems)
+	}
+}
+
+// TestCollInfoForeignIndexReported: a collinfo.json naming a crawl index
+// on another host is not followed there, and the report says so.
+func TestCollInfoForeignIndexReported(t *testing.T) {
+	var foreign atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { foreign.Add(1) }))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `[{"id":"CC-EVIL","cdx-api":"%s/CC-EVIL-index"}]`, other.URL)
+	}))
+	defer srv.Close()
+	rep, _ := Recover(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), Site: "https://example.org/",
+		Sources: []Source{CommonCrawlSource{IndexBase: srv.URL, DataBase: srv.URL, Client: srv.Client()}}})
+	t.Logf("problems %q", rep.Problems)
+	if foreign.Load() != 0 || !strings.Contains(strings.Join(rep.Problems, "\n"), "CC-EVIL") {
+		t.Errorf("%d requests to the other host, problems %q; want none and the crawl reported", foreign.Load(), rep.Problems)
+	}
+}
