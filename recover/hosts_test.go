@@ -83,3 +83,27 @@ func TestCollInfoForeignIndexReported(t *testing.T) {
 		t.Errorf("%d requests to the other host, problems %q; want none and the crawl reported", foreign.Load(), rep.Problems)
 	}
 }
+
+// TestCollInfoForeignIndexKeepsOthers: a crawl whose index is on another
+// host is left out, the crawls on the index host are still listed.
+func TestCollInfoForeignIndexKeepsOthers(t *testing.T) {
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/collinfo.json":
+			fmt.Fprintf(w, `[{"id":"CC-EVIL","cdx-api":"http://169.254.169.254/x"},{"id":"CC-GOOD","cdx-api":"%s/CC-GOOD-index"}]`, srv.URL)
+		case "/CC-GOOD-index":
+			if r.URL.Query().Get("showNumPages") != "" {
+				fmt.Fprintln(w, `{"pages": 1, "pageSize": 5, "blocks": 1}`)
+				return
+			}
+			fmt.Fprintln(w, `{"urlkey":"org,example)/","timestamp":"20260101000000","url":"https://example.org/","filename":"a.warc.gz","offset":"0","length":"10","mime":"text/html","status":"200","digest":"X"}`)
+		}
+	}))
+	defer srv.Close()
+	rep, _ := Recover(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), Site: "https://example.org/",
+		Sources: []Source{CommonCrawlSource{IndexBase: srv.URL, DataBase: srv.URL, Client: srv.Client()}}})
+	if len(rep.Sources) != 1 || rep.Sources[0].Captures != 1 || !strings.Contains(rep.Sources[0].Error, "CC-EVIL") {
+		t.Fatalf("sources %+v", rep.Sources[0])
+	}
+}

@@ -28,8 +28,8 @@ type Report struct {
 	Foreign    int             `json:"foreign_blocks,omitempty"`  // of which signed by another key
 	Unsigned   int             `json:"unsigned_blocks,omitempty"` // of which unsigned
 	// Sources says what each source listed, and why it could not be read.
-	Sources  []SourceReport `json:"sources,omitempty"`
-	Problems []string       `json:"problems,omitempty"` // the first MaxProblems
+	Sources  []*SourceReport `json:"sources,omitempty"`
+	Problems []string        `json:"problems,omitempty"` // the first MaxProblems
 	// ProblemsOmitted counts the problems beyond MaxProblems (and beyond
 	// codec.MaxPageProblems per page), which are not listed.
 	ProblemsOmitted int `json:"problems_omitted,omitempty"`
@@ -48,18 +48,19 @@ type Report struct {
 type SourceReport struct {
 	Name     string `json:"name"`
 	Captures int    `json:"captures"`        // captures listed (or streamed)
-	Error    string `json:"error,omitempty"` // why it could not be listed or read
+	Error    string `json:"error,omitempty"` // why it could not be listed or read (wholly, or past Captures)
 }
 
 // source returns the report of src, adding it on first use.
 func (r *Report) source(src Source) *SourceReport {
-	for i := range r.Sources {
-		if r.Sources[i].Name == src.Name() {
-			return &r.Sources[i]
+	for _, s := range r.Sources {
+		if s.Name == src.Name() {
+			return s
 		}
 	}
-	r.Sources = append(r.Sources, SourceReport{Name: src.Name()})
-	return &r.Sources[len(r.Sources)-1]
+	s := &SourceReport{Name: src.Name()}
+	r.Sources = append(r.Sources, s)
+	return s
 }
 
 // MaxProblems bounds Report.Problems: a hostile archive or page cannot
@@ -275,7 +276,7 @@ func (r *Report) count(status string) int {
 func nothingFound(rep *Report) error {
 	var failed []string
 	for _, s := range rep.Sources {
-		if s.Error != "" {
+		if s.Error != "" && s.Captures == 0 {
 			failed = append(failed, s.Name+": "+s.Error)
 		}
 	}

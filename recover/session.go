@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/archive"
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
@@ -289,9 +290,15 @@ func (s *session) listPages(ctx context.Context, site string, urls []string) {
 			if !s.carrierOnSite(src, base, abs) {
 				continue
 			}
+			sr := s.rep.source(src)
+			if sr.Captures >= archive.DefaultMaxRows { // one allowance for all the source's pages
+				s.rep.problem("%s: listing %s: skipped, the source already listed %d captures", src.Name(), abs, sr.Captures)
+				continue
+			}
 			err = pl.ListPage(ctx, abs, func(c Capture) error {
 				s.queue = append(s.queue, queued{c, src})
 				s.rep.Captures++
+				sr.Captures++
 				return nil
 			})
 			if err != nil && ctx.Err() == nil {

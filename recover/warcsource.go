@@ -164,16 +164,17 @@ func (s CommonCrawlSource) List(ctx context.Context, site *url.URL, fn func(Capt
 	}
 	ib, db := s.bases()
 	crawls, err := archive.ListCrawls(ctx, s.Client, ib+"/collinfo.json")
-	if err != nil {
+	if len(crawls) == 0 {
 		return err
 	}
+	errs := []error{err} // crawls left out (an index on another host), if any
 	n := s.Crawls
 	if n <= 0 {
 		n = 12
 	}
-	var errs []error
+	budget := archive.NewBudget() // one allowance for all crawls of the source
 	for _, cr := range crawls[:min(n, len(crawls))] {
-		err := archive.ListCommonCrawl(ctx, s.Client, cr.CDXAPI, pattern+"*", archive.CCOptions{Source: s.Name()}, func(c archive.Capture) error {
+		err := archive.ListCommonCrawl(ctx, s.Client, cr.CDXAPI, pattern+"*", archive.CCOptions{Source: s.Name(), Budget: budget}, func(c archive.Capture) error {
 			if c.Status != 0 && c.Status != http.StatusOK {
 				return nil
 			}
