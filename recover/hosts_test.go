@@ -17,7 +17,7 @@ import (
 func TestListPagesStaysOnSite(t *testing.T) {
 	site, _ := url.Parse("https://example.org/")
 	s := &session{o: Options{Sources: []Source{LiveSource{}}}, rep: &Report{}, site: site, listed: map[string]bool{}}
-	s.listPages(context.Background(), "https://example.org/", []string{
+	s.listPages(context.Background(), LiveSource{}, s.resolve("https://example.org/", []string{
 		"/about/",                                 // relative: on the site
 		"https://www.example.org/blog/",           // www. aside, the same site
 		"http://example.org/old.html",             // another scheme, same host
@@ -25,7 +25,7 @@ func TestListPagesStaysOnSite(t *testing.T) {
 		"https://evil.example/x",                  // another site
 		"https://example.org:8443/admin",          // another port
 		"file:///etc/passwd",                      // not the web
-	})
+	}))
 	var listed []string
 	for _, q := range s.queue {
 		listed = append(listed, q.c.Locator)
@@ -44,7 +44,7 @@ func TestListPagesStaysOnSite(t *testing.T) {
 // is the site.
 func TestListPagesManifestSite(t *testing.T) {
 	s := &session{o: Options{Sources: []Source{LiveSource{}}}, rep: &Report{}, listed: map[string]bool{}}
-	s.listPages(context.Background(), "https://example.org/", []string{"/a", "https://other.example/b"})
+	s.listPages(context.Background(), LiveSource{}, s.resolve("https://example.org/", []string{"/a", "https://other.example/b"}))
 	if len(s.queue) != 1 || s.queue[0].c.Locator != "https://example.org/a" || len(s.rep.Problems) != 1 {
 		t.Errorf("queue %+v, problems %q; want /a listed and one problem", s.queue, s.rep.Problems)
 	}

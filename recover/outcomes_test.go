@@ -3,11 +3,15 @@ package recover_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -85,5 +89,38 @@ func TestNothingFoundSaysWhy(t *testing.T) {
 				t.Fatalf("got %v, want it to say %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLiveFirstArchivesUntouched: with the live site still answering and
+// giving every block, the archives listed beside it are never asked.
+func TestLiveFirstArchivesUntouched(t *testing.T) {
+	dir := t.TempDir()
+	linkedSite(t, dir, 6)
+	writeFile(t, dir, "src/app/index.php", []byte("<?php echo 1;\n"))
+	live := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(dir, "site"))))
+	defer live.Close()
+	var asked atomic.Int64
+	archive := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.Error(w, "down", http.StatusServiceUnavailable)
+	}))
+	defer archive.Close()
+	owner, server, _ := keys.Generate(true)
+	o := injector.DefaultOptions()
+	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
+	o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), live.URL+"/", 1024
+	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")
+	if _, err := injector.Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: t.TempDir(), Site: live.URL + "/",
+		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: archive.URL, Client: client}, lzrecover.LiveSource{Client: client}}})
+	if err != nil {
+		t.Fatalf("%v %q", err, rep.Problems)
+	}
+	if asked.Load() != 0 {
+		t.Fatalf("the archive was asked %d times although the live site gave everything", asked.Load())
 	}
 }

@@ -161,33 +161,3 @@ func (s LiveSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error)
 type PageLister interface {
 	ListPage(ctx context.Context, pageURL string, fn func(Capture) error) error
 }
-
-// carrierOnSite reports whether a carrier URL named by a manifest may be
-// listed page by page: an http(s) URL on the site being recovered
-// (Options.Site, else the manifest's own site), same host ("www." aside)
-// and port. Manifests choose these URLs, unsigned ones anybody, and the
-// live source fetches them as they are, so others are skipped with a
-// problem line.
-func (s *session) carrierOnSite(src Source, base *url.URL, abs string) bool {
-	site := s.site
-	if site == nil {
-		site = base
-	}
-	if u, err := url.Parse(abs); err == nil && onSite(site, u) {
-		return true
-	}
-	s.rep.problem("%s: carrier %.200q is not on the site %s: not listed", src.Name(), abs, site.Host)
-	return false
-}
-
-// onSite reports whether u is an http(s) URL on site's host and port; a
-// leading "www." is ignored and a missing port means the scheme's default.
-func onSite(site, u *url.URL) bool {
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https":
-	default:
-		return false
-	}
-	bare := func(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
-	return u.Hostname() != "" && bare(u.Hostname()) == bare(site.Hostname()) && u.Port() == site.Port()
-}
