@@ -34,9 +34,12 @@ const (
 //	bundle/current, bundle/generations/ID/…   the bundle layout (injector/bundledir.go)
 //	state/INDEX, state/state.json, state/segments/…   what the injector remembers between builds
 //	built                                      when the last build finished (RFC 3339)
+//	published/ID                               when generation ID became current (RFC 3339)
 //
 // Builds take the storage lock lazarus/NAME/build, so of several instances
 // sharing storage one builds at a time and the others pick the result up.
+// A build keeps every generation an instance may still serve or carry
+// along (see builder.retained) and deletes the others.
 type Build struct {
 	// Sources are the files and directories preserved. At least one
 	// source or dump is required.
@@ -147,8 +150,12 @@ func newBuilder(h *Handler) (*builder, error) {
 	if c.Redundancy > 0 {
 		o.Redundancy = c.Redundancy
 	}
-	if err := loadSecret(h, c, &o); err != nil {
+	identity, err := loadSecret(h, c, &o)
+	if err != nil {
 		return nil, err
+	}
+	if h.Name == "" {
+		h.Name = buildName(c, identity)
 	}
 	b := &builder{h: h, every: time.Duration(c.Every), min: c.Carriers, opts: o, st: h.storage, prefix: h.storagePrefix()}
 	if b.every == 0 {
@@ -169,25 +176,33 @@ func newBuilder(h *Handler) (*builder, error) {
 
 // loadSecret reads the server key or the passphrase into o the way
 // `lazarus inject` does (internal/keys), warning about loose permissions.
-func loadSecret(h *Handler, c *Build, o *injector.Options) error {
+// It returns the key's public identity, for the default name: the
+// server.key's age recipient and signing key id (both in every archived
+// block anyway), or in passphrase mode the passphrase file's absolute
+// path (the passphrase is secret, and the salt that makes its key id
+// public is stored under the name).
+func loadSecret(h *Handler, c *Build, o *injector.Options) (string, error) {
 	var warn keys.Warning
+	var identity string
 	if c.Key != "" {
 		srv, w, err := keys.LoadServer(c.Key)
 		if err != nil {
-			return fmt.Errorf("lazarus: key: %w", err)
+			return "", fmt.Errorf("lazarus: key: %w", err)
 		}
 		o.ServerKey, warn = srv.Marshal(), w
+		identity = fmt.Sprintf("key\x00%s\x00%s", srv.Recipient(), keys.FormatKeyID(srv.KeyID()))
 	} else {
 		pass, w, err := keys.ReadPassphraseFile(c.PassphraseFile)
 		if err != nil {
-			return fmt.Errorf("lazarus: passphrase_file: %w", err)
+			return "", fmt.Errorf("lazarus: passphrase_file: %w", err)
 		}
-		o.Passphrase, warn = pass, w
+		abs, _ := filepath.Abs(c.PassphraseFile)
+		o.Passphrase, warn, identity = pass, w, "passphrase\x00"+abs
 	}
 	if warn != "" {
 		h.logger.Warn(string(warn))
 	}
-	return nil
+	return identity, nil
 }
 
 // start runs the build loop until stop.
@@ -321,13 +336,13 @@ func (b *builder) run(ctx context.Context) (*injector.Result, error) {
 	if err := push(ctx, b.st, b.prefix+"state/", stateDir, old, skipStateFiles); err != nil {
 		return nil, fmt.Errorf("storing the build state: %w", err)
 	}
-	if cur == res.Generation {
-		return res, nil
+	if cur != res.Generation {
+		if err := b.publish(ctx, res.Generation); err != nil {
+			return nil, err
+		}
 	}
-	if err := b.st.Store(ctx, b.bundle.prefix+"current", []byte(res.Generation+"\n")); err != nil {
-		return nil, err
-	}
-	return res, pruneExcept(ctx, b.st, b.bundle.prefix+"generations", res.Generation, cur)
+	b.prune(ctx, res.Generation)
+	return res, nil
 }
 
 // carriers is the page count the code is planned for: Carriers, or the

@@ -114,9 +114,11 @@ func TestSelfBuilding(t *testing.T) {
 		now = now.Add(2 * time.Hour)
 		mustBuild(t, h, "new")
 	}
+	// Expected: the current generation, the previous one and the one
+	// before it (riding along on instances not yet switched).
 	gens, err := os.ReadDir(filepath.Join(f.storage, "lazarus/site/bundle/generations"))
-	if err != nil || len(gens) != 2 {
-		t.Fatalf("stored generations: %d, %v; want the current and the previous one", len(gens), err)
+	if err != nil || len(gens) != 3 {
+		t.Fatalf("stored generations: %d, %v; want the current one and the two before it", len(gens), err)
 	}
 }
 
@@ -291,5 +293,61 @@ func TestPassphraseFileLikeCLI(t *testing.T) {
 	}
 	if got := string(h.builder.opts.Passphrase); got != "correct horse \n" {
 		t.Fatalf("passphrase %q, want %q", got, "correct horse \n")
+	}
+}
+
+// TestBuilderKeepsServedGenerations: an instance that has not switched yet
+// (its reload interval not passed, or a crawler holding the switch) keeps
+// serving the generation it loaded, with the one before riding along; two
+// builds later those blocks are still in storage, so its pages keep their
+// blocks. Once the instances must have moved on, a build prunes them.
+func TestBuilderKeepsServedGenerations(t *testing.T) {
+	f := newBuildFixture(t)
+	now := genTime
+	a := f.handler(t, &now)
+	mustBuild(t, a, "new")
+	first := currentID(t, a)
+	slow := genTime // instance b's clock: it never reloads below
+	b := f.handler(t, &slow)
+	if w := serve(t, b, &page{body: html}, "GET", "/warm", nil); !hasComments(w.Body.Bytes()) {
+		t.Fatal("no blocks on the first generation")
+	}
+	var c *Handler // an instance on the second generation, the first riding along
+	var cNow time.Time
+	for i := range 2 {
+		writeFile(t, filepath.Join(f.src, "db.sql"), []byte("CREATE TABLE t (x);\nINSERT INTO t VALUES ("+string(rune('1'+i))+");\n"))
+		now = now.Add(2 * time.Hour)
+		mustBuild(t, a, "new")
+		if c == nil {
+			cNow = now
+			c = f.handler(t, &cNow)
+			serve(t, c, &page{body: html}, "GET", "/warm", nil)
+		}
+	}
+	second := c.gen.Load().id
+	for _, h := range []*Handler{b, c} { // as if evicted: blocks are read from storage again
+		h.cache, h.pages = newBlockCache(defaultCacheBytes), newBlockCache(defaultPageCacheBytes)
+	}
+	// Expected: b still serves the first generation, with its blocks.
+	for _, u := range []string{"/p1", "/p2", "/p3"} {
+		w := serve(t, b, &page{body: html}, "GET", u, nil)
+		if got := generations(t, w.Body.Bytes()); got[first] == 0 {
+			t.Fatalf("%s: blocks by generation %v, status %d: the generation instance b serves was pruned", u, got, w.Code)
+		}
+	}
+	// Expected: c serves the second generation with the first riding along.
+	for _, u := range []string{"/q1", "/q2"} {
+		w := serve(t, c, &page{body: html}, "GET", u, nil)
+		if got := generations(t, w.Body.Bytes()); got[first] == 0 || got[second] == 0 {
+			t.Fatalf("%s: blocks by generation %v, status %d: want both %s and %s", u, got, w.Code, first, second)
+		}
+	}
+	// Expected: once every instance must have switched, the next build
+	// prunes the first generation.
+	now = now.Add(time.Duration(a.switchLag()) + time.Minute)
+	mustBuild(t, a, "unchanged")
+	gens, err := os.ReadDir(filepath.Join(f.storage, "lazarus/site/bundle/generations"))
+	if err != nil || len(gens) != 2 || slices.ContainsFunc(gens, func(e os.DirEntry) bool { return e.Name() == first }) {
+		t.Fatalf("stored generations after the hold: %d, %v; want the current and the previous one", len(gens), err)
 	}
 }

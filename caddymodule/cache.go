@@ -105,3 +105,50 @@ func (c *inspectCache) put(sum [sha256.Size]byte, in site.Inspection) {
 	}
 	c.m[sum] = in
 }
+
+// defaultChangeEntries bounds the paths changeCache remembers.
+const defaultChangeEntries = 16384
+
+// changeCache remembers, by request key, whether the module changed the
+// page it last served there (see Handler.ServeHTTP): a request for a page
+// it changes goes to the next handler as a plain GET at once, and an
+// upstream 304, 412, 416 or 206 for a path known to pass unchanged goes
+// on without another look.
+// Keys are kept as hashes, so long URLs cost no more than short ones; when
+// full it starts over.
+type changeCache struct {
+	mu    sync.Mutex
+	limit int
+	m     map[[16]byte]bool
+}
+
+func newChangeCache(limit int) *changeCache {
+	return &changeCache{limit: limit, m: map[[16]byte]bool{}}
+}
+
+func changeKey(key string) [16]byte {
+	h := sha256.Sum256([]byte(key))
+	return [16]byte(h[:16])
+}
+
+// get returns what is known of key.
+func (c *changeCache) get(key string) (changes, known bool) {
+	k := changeKey(key)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	changes, known = c.m[k]
+	return changes, known
+}
+
+func (c *changeCache) put(key string, changes bool) {
+	k := changeKey(key)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[k]; ok && old == changes {
+		return
+	}
+	if len(c.m) >= c.limit {
+		clear(c.m)
+	}
+	c.m[k] = changes
+}

@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/rand"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -185,4 +188,153 @@ func runCaddyRoute(t *testing.T, handlers string) string {
 	}
 	t.Cleanup(func() { caddy.Stop() })
 	return addr
+}
+
+// servedFile is a file an upstream serves with http.ServeContent, as
+// file_server does: ETag, Last-Modified, Range, conditionals and HEAD.
+type servedFile struct {
+	body  []byte
+	ctype string
+	etag  string
+}
+
+// contentUpstream is an upstream serving files with http.ServeContent,
+// recording the method of every request it gets.
+func contentUpstream(t *testing.T, files map[string]servedFile) (*httptest.Server, func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var methods []string
+	mod := genTime.Add(-24 * time.Hour)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		methods = append(methods, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		f, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", f.ctype)
+		w.Header().Set("ETag", f.etag)
+		http.ServeContent(w, r, r.URL.Path, mod, bytes.NewReader(f.body))
+	}))
+	t.Cleanup(up.Close)
+	return up, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := methods
+		methods = nil
+		return out
+	}
+}
+
+// TestCaddyUnchangedKeepsHTTP: through reverse_proxy, responses the module
+// does not change (here a 10 MiB file) keep Range, conditionals and HEAD
+// exactly as the upstream serves them; pages it changes are answered for
+// the final bytes, whatever the upstream made of the request.
+func TestCaddyUnchangedKeepsHTTP(t *testing.T) {
+	f := newFixture(t, "/", "/a.html")
+	big := make([]byte, 10<<20)
+	rand.Read(big)
+	up, methods := contentUpstream(t, map[string]servedFile{
+		"/big.bin": {big, "application/octet-stream", `"big-1"`},
+		"/a.html":  {[]byte(html), "text/html; charset=utf-8", `"a-1"`},
+		"/b.html":  {[]byte(html), "text/html; charset=utf-8", `"b-1"`},
+		"/c.html":  {[]byte(html), "text/html; charset=utf-8", `"c-1"`},
+		"/d.html":  {[]byte(html), "text/html; charset=utf-8", `"d-1"`},
+		"/e.html":  {[]byte(html), "text/html; charset=utf-8", `"e-1"`},
+		"/noarchive.html": {[]byte(`<html><head><meta name="robots" content="noarchive"></head><body>not archived</body></html>`),
+			"text/html; charset=utf-8", `"n-1"`},
+	})
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
+		f.bundle, strings.TrimPrefix(up.URL, "http://")))
+	base := "http://" + addr
+	full, _ := get(t, "GET", base+"/big.bin", nil)
+	t.Run("Range on a file", func(t *testing.T) {
+		// Expected: the upstream's 206 with the ten bytes asked for.
+		resp, body := get(t, "GET", base+"/big.bin", map[string]string{"Range": "bytes=0-9"})
+		if resp.StatusCode != 206 || !bytes.Equal(body, big[:10]) || resp.Header.Get("Content-Range") != fmt.Sprintf("bytes 0-9/%d", len(big)) {
+			t.Fatalf("status %d, %d bytes, Content-Range %q", resp.StatusCode, len(body), resp.Header.Get("Content-Range"))
+		}
+	})
+	t.Run("conditionals on a file", func(t *testing.T) {
+		// Expected: the upstream's 304s.
+		for _, hdr := range []map[string]string{{"If-None-Match": full.Header.Get("ETag")}, {"If-Modified-Since": full.Header.Get("Last-Modified")}} {
+			if resp, body := get(t, "GET", base+"/big.bin", hdr); resp.StatusCode != 304 || len(body) != 0 {
+				t.Fatalf("%v: status %d, %d bytes", hdr, resp.StatusCode, len(body))
+			}
+		}
+	})
+	t.Run("HEAD on a file", func(t *testing.T) {
+		// Expected: the upstream gets a HEAD, never a GET for the body.
+		methods()
+		resp, _ := get(t, "HEAD", base+"/big.bin", nil)
+		if got := methods(); resp.StatusCode != 200 || resp.ContentLength != int64(len(big)) || !slices.Equal(got, []string{"HEAD /big.bin"}) {
+			t.Fatalf("status %d, length %d, upstream got %v", resp.StatusCode, resp.ContentLength, got)
+		}
+	})
+	page, body := get(t, "GET", base+"/a.html", nil)
+	if !hasComments(body) {
+		t.Fatal("the page carries no blocks")
+	}
+	t.Run("Range on a page", func(t *testing.T) {
+		// Expected: the full page with blocks, never a range of the page
+		// without them.
+		resp, got := get(t, "GET", base+"/a.html", map[string]string{"Range": "bytes=0-9"})
+		if resp.StatusCode != 200 || !bytes.Equal(got, body) || resp.Header.Get("Accept-Ranges") != "none" {
+			t.Fatalf("status %d, %d bytes, Accept-Ranges %q", resp.StatusCode, len(got), resp.Header.Get("Accept-Ranges"))
+		}
+	})
+	t.Run("upstream validators on a page", func(t *testing.T) {
+		// Expected: a client holding the page without blocks (the
+		// upstream's ETag or date) gets the page with blocks, not the
+		// upstream's 304; also for a page not served before.
+		for _, path := range []string{"/a.html", "/b.html"} {
+			for _, hdr := range []map[string]string{{"If-None-Match": `"` + path[1:2] + `-1"`}, {"If-Modified-Since": genTime.Add(-time.Hour).Format(http.TimeFormat)}} {
+				if resp, got := get(t, "GET", base+path, hdr); resp.StatusCode != 200 || !hasComments(got) {
+					t.Fatalf("%s %v: status %d, blocks %v", path, hdr, resp.StatusCode, hasComments(got))
+				}
+			}
+		}
+	})
+	t.Run("our validators on a page", func(t *testing.T) {
+		// Expected: 304 for the page's own ETag and Last-Modified.
+		for _, hdr := range []map[string]string{{"If-None-Match": page.Header.Get("ETag")}, {"If-Modified-Since": page.Header.Get("Last-Modified")}} {
+			if resp, _ := get(t, "GET", base+"/a.html", hdr); resp.StatusCode != 304 {
+				t.Fatalf("%v: status %d", hdr, resp.StatusCode)
+			}
+		}
+	})
+	t.Run("HEAD on a page", func(t *testing.T) {
+		// Expected: the GET's headers without a body; the upstream is asked
+		// for the whole page, after a HEAD the first time.
+		for _, path := range []string{"/a.html", "/c.html"} {
+			want, wantBody := get(t, "GET", base+path, nil)
+			resp, got := get(t, "HEAD", base+path, nil)
+			if len(got) != 0 || resp.Header.Get("ETag") != want.Header.Get("ETag") || resp.ContentLength != int64(len(wantBody)) {
+				t.Fatalf("HEAD %s: %d body bytes, ETag %q, length %d; want 0, %q, %d", path, len(got), resp.Header.Get("ETag"), resp.ContentLength, want.Header.Get("ETag"), len(wantBody))
+			}
+		}
+		methods()
+		get(t, "HEAD", base+"/d.html", nil)
+		if got := methods(); !slices.Equal(got, []string{"HEAD /d.html", "GET /d.html"}) {
+			t.Fatalf("a page not served before: upstream got %v", got)
+		}
+	})
+	t.Run("Range on a page not served before", func(t *testing.T) {
+		// Expected: the upstream's 206 is held, the whole page asked for.
+		resp, got := get(t, "GET", base+"/e.html", map[string]string{"Range": "bytes=0-9"})
+		if resp.StatusCode != 200 || !hasComments(got) || resp.Header.Get("Accept-Ranges") != "none" {
+			t.Fatalf("status %d, %d bytes, Accept-Ranges %q", resp.StatusCode, len(got), resp.Header.Get("Accept-Ranges"))
+		}
+	})
+	t.Run("a page that passes unchanged", func(t *testing.T) {
+		// Expected: robots noarchive: the upstream's own 206 and 304.
+		if resp, got := get(t, "GET", base+"/noarchive.html", map[string]string{"Range": "bytes=0-9"}); resp.StatusCode != 206 || len(got) != 10 {
+			t.Fatalf("Range: status %d, %d bytes", resp.StatusCode, len(got))
+		}
+		if resp, _ := get(t, "GET", base+"/noarchive.html", map[string]string{"If-None-Match": `"n-1"`}); resp.StatusCode != 304 {
+			t.Fatalf("If-None-Match: status %d", resp.StatusCode)
+		}
+	})
 }

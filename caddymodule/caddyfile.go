@@ -52,6 +52,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    overlap <duration>          # previous generation rides along; default 14d
 //	    crawlers <ua-substring>...  # archive crawlers; default archive.org_bot ia_archiver CCBot heritrix "Internet Archive"
 //	    crawl_session <duration>    # no switch until a crawler has been quiet this long; default 10m
+//	    max_crawl_hold <duration>   # but crawlers hold a switch at most this long; default 1h
 //	}
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
@@ -91,6 +92,8 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser) error {
 		return durationArg(d, &h.Overlap)
 	case "crawl_session":
 		return durationArg(d, &h.CrawlSession)
+	case "max_crawl_hold":
+		return durationArg(d, &h.MaxCrawlHold)
 	case "crawlers":
 		h.Crawlers = d.RemainingArgs()
 		if len(h.Crawlers) == 0 {

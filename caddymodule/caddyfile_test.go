@@ -46,8 +46,10 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{"missing arg", "lazarus {\n bundle\n}", &Handler{}, true},
 		{"bad duration", "lazarus {\n reload_interval -1s\n}", &Handler{}, true},
 		{"query_carriers arg", "lazarus {\n query_carriers yes\n}", &Handler{}, true},
-		{"overlap and crawlers", "lazarus /b {\n overlap 72h\n crawl_session 5m\n crawlers CCBot archive.org_bot\n}",
-			&Handler{Bundle: "/b", Overlap: caddy.Duration(72 * time.Hour), CrawlSession: caddy.Duration(5 * time.Minute), Crawlers: []string{"CCBot", "archive.org_bot"}}, false},
+		{"overlap and crawlers", "lazarus /b {\n overlap 72h\n crawl_session 5m\n max_crawl_hold 30m\n crawlers CCBot archive.org_bot\n}",
+			&Handler{Bundle: "/b", Overlap: caddy.Duration(72 * time.Hour), CrawlSession: caddy.Duration(5 * time.Minute),
+				MaxCrawlHold: caddy.Duration(30 * time.Minute), Crawlers: []string{"CCBot", "archive.org_bot"}}, false},
+		{"bad max_crawl_hold", "lazarus {\n max_crawl_hold 0s\n}", &Handler{}, true},
 		{"crawlers without names", "lazarus {\n crawlers\n}", &Handler{}, true},
 		{"build", `lazarus {
 			source /srv/app
@@ -83,7 +85,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			}
 			if err == nil && (h.Bundle != tt.want.Bundle || h.PageBudget != tt.want.PageBudget || h.MaxBuffer != tt.want.MaxBuffer ||
 				h.QueryCarriers != tt.want.QueryCarriers || h.ReloadInterval != tt.want.ReloadInterval ||
-				h.Overlap != tt.want.Overlap || h.CrawlSession != tt.want.CrawlSession || !slices.Equal(h.Crawlers, tt.want.Crawlers) ||
+				h.Overlap != tt.want.Overlap || h.CrawlSession != tt.want.CrawlSession || h.MaxCrawlHold != tt.want.MaxCrawlHold || !slices.Equal(h.Crawlers, tt.want.Crawlers) ||
 				h.Name != tt.want.Name || h.Notice != tt.want.Notice || h.MaxPageBytes != tt.want.MaxPageBytes || h.Copies != tt.want.Copies || !reflect.DeepEqual(h.Build, tt.want.Build)) {
 				t.Fatalf("got %+v", &h)
 			}
@@ -94,7 +96,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 func TestValidate(t *testing.T) {
 	build := func(b Build) *Handler { return &Handler{Name: "n", Build: &b} }
 	ok := Build{Sources: []Source{{Path: "/a"}}, Key: "k", SiteURL: "https://example.org/"}
-	bad := []*Handler{{}, {Bundle: "b", PageBudget: -1}, {Bundle: "b", MaxBuffer: -1}, {Bundle: "b", ReloadInterval: -1},
+	bad := []*Handler{{}, {Bundle: "b", PageBudget: -1}, {Bundle: "b", MaxBuffer: -1}, {Bundle: "b", ReloadInterval: -1}, {Bundle: "b", Name: "n", MaxCrawlHold: -1},
 		{Bundle: "b", Name: "../x"}, {Bundle: "b", Name: "n", Build: &ok}, // bundle and build
 		build(Build{Key: "k", SiteURL: ok.SiteURL}),                                           // nothing to build from
 		build(Build{Sources: ok.Sources, SiteURL: ok.SiteURL}),                                // no key

@@ -6,10 +6,12 @@
 // --bundle` (Handler.Bundle; see injector/bundledir.go) or are built by the
 // handler in the background with the same injector code (Handler.Build,
 // builder.go) and kept in Caddy's configured storage. Both are read through
-// one certmagic.Storage reader (generation.go). The handler buffers HTML
-// responses of the handlers after it (serve.go) and inserts the current
-// generation's blocks as HTML comments before </body>, with validators of
-// the final bytes (conditional.go).
+// one certmagic.Storage reader (generation.go). The handler holds the HTML
+// responses of the handlers after it, up to max_buffer (recorder.go),
+// inserts the current generation's blocks as HTML comments before </body>
+// (layout.go) and answers for the final bytes (serve.go, conditional.go);
+// every other response, and the client's Range, conditionals and HEAD for
+// it, pass through untouched (Handler.ServeHTTP states the rule).
 //
 // Which blocks a page carries (placer.go): the blocks plan.json lists for
 // its path, if any; else, the first time the path is served, the
@@ -21,8 +23,10 @@
 // to that are first served after it. docs/FORMAT.md §14 describes the
 // storage layout.
 //
-// Files: handler.go (options, lifecycle, generation switches), serve.go
-// (HTTP), generation.go (reading bundles), placer.go (live placement),
-// builder.go (self-building), mirror.go (the builder's state in storage),
+// Files: handler.go (options, lifecycle), switch.go (generation
+// switches), serve.go (HTTP), recorder.go (holding responses), layout.go
+// (what a page carries, rendering), generation.go (reading bundles),
+// placer.go (live placement), builder.go (self-building), retain.go (which
+// built generations stay), mirror.go (the builder's state in storage),
 // cache.go, conditional.go, metrics.go, caddyfile.go.
 package caddymodule

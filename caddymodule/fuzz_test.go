@@ -24,7 +24,7 @@ func FuzzUnmarshalCaddyfile(f *testing.F) {
 		if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(in)); err != nil {
 			return
 		}
-		if h.PageBudget < 0 || h.MaxBuffer < 0 || h.ReloadInterval < 0 {
+		if h.PageBudget < 0 || h.MaxBuffer < 0 || h.ReloadInterval < 0 || h.MaxCrawlHold < 0 {
 			t.Fatalf("%q gave %+v", in, &h)
 		}
 	})

@@ -90,6 +90,36 @@ func (b *bundleStore) current(ctx context.Context) (string, error) {
 	return id, nil
 }
 
+// generations lists the generation ids the bundle holds.
+func (b *bundleStore) generations(ctx context.Context) ([]string, error) {
+	dir := b.prefix + "generations"
+	keys, err := b.st.List(ctx, dir, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	ids := make([]string, 0, len(keys))
+	for _, k := range keys {
+		ids = append(ids, strings.TrimPrefix(k, dir+"/"))
+	}
+	return ids, err
+}
+
+// previous returns the id of the generation id replaced, "" for none.
+func (b *bundleStore) previous(ctx context.Context, id string) (string, error) {
+	env, err := b.load(ctx, "generations/"+id+"/manifest", manifest.MaxEnvelope)
+	if err != nil {
+		return "", fmt.Errorf("generation %s: %w", id, err)
+	}
+	signed, err := manifest.Parse(env)
+	if err != nil {
+		return "", fmt.Errorf("generation %s: %w", id, err)
+	}
+	if p := signed.Manifest.Previous; p != nil {
+		return p.String(), nil
+	}
+	return "", nil
+}
+
 // pruneExcept deletes the entries directly under dir (keys and their
 // subtrees) whose names are not in keep.
 func pruneExcept(ctx context.Context, st certmagic.Storage, dir string, keep ...string) error {

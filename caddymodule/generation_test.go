@@ -3,6 +3,7 @@ package caddymodule
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -37,13 +38,19 @@ func TestGenerationSwitch(t *testing.T) {
 		t.Fatal("switched before the reload interval")
 	}
 	now = now.Add(DefaultReloadInterval)
-	w := serve(t, h, &page{body: html}, "GET", "/a", nil)
+	w := serve(t, h, staticPage(), "GET", "/a", nil)
 	if h.gen.Load().id != newID || w.Header().Get("ETag") == old.Header().Get("ETag") {
 		t.Fatal("new generation not picked up")
 	}
 	if w.Header().Get("Last-Modified") != genTime.Add(time.Hour).Format("Mon, 02 Jan 2006 15:04:05 GMT") {
 		t.Fatalf("Last-Modified %s", w.Header().Get("Last-Modified"))
 	}
+}
+
+// staticPage is the test page with an upstream Last-Modified a day
+// before the fixture's generation, as file_server sends.
+func staticPage() *page {
+	return &page{body: html, header: http.Header{"Last-Modified": {genTime.Add(-24 * time.Hour).Format(http.TimeFormat)}}}
 }
 
 // TestBadBundle: a broken current keeps the loaded generation.
@@ -128,7 +135,7 @@ func TestMakeBeforeBreak(t *testing.T) {
 		t.Fatal("an instance started during the overlap serves other bytes")
 	}
 	now = newTime.Add(DefaultOverlap)
-	w2 := serve(t, h, &page{body: html}, "GET", "/a", nil)
+	w2 := serve(t, h, staticPage(), "GET", "/a", nil)
 	if got := generations(t, w2.Body.Bytes()); got[oldID] != 0 {
 		t.Fatalf("after the overlap: blocks by generation %v, want none of %s", got, oldID)
 	}
@@ -202,4 +209,114 @@ func TestTwoInstancesIdentical(t *testing.T) {
 			t.Fatalf("%s: no blocks", path)
 		}
 	}
+}
+
+// TestCrawlerHoldBounded: a User-Agent is no evidence: requests claiming
+// to be CCBot every few seconds hold a switch for at most MaxCrawlHold,
+// then the new generation is served anyway.
+func TestCrawlerHoldBounded(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	now := time.Unix(1000, 0)
+	h.now = func() time.Time { return now }
+	spoofed := map[string]string{"User-Agent": "CCBot/2.0 (https://commoncrawl.org/faq/)"}
+	serve(t, h, &page{body: html}, "GET", "/a", spoofed)
+	oldID := h.gen.Load().id
+	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
+	f.opts.Now = func() time.Time { return genTime.Add(time.Hour) }
+	f.inject(t)
+	start := now
+	for now.Sub(start) <= DefaultMaxCrawlHold+2*DefaultReloadInterval {
+		now = now.Add(DefaultReloadInterval)
+		serve(t, h, &page{body: html}, "GET", "/a", spoofed)
+		if h.gen.Load().id != oldID {
+			if now.Sub(start) < DefaultCrawlSession {
+				t.Fatal("switched while a crawler sweeps, well within the hold limit")
+			}
+			return
+		}
+	}
+	t.Fatalf("still on the old generation %v after a crawler request every %v", now.Sub(start), DefaultReloadInterval)
+}
+
+// TestUnreadableBlocks: a page never goes out with blocks of a generation
+// the handler cannot read whole; when storage fails for good, the site
+// stays up and the page goes out unchanged, marked no-store.
+func TestUnreadableBlocks(t *testing.T) {
+	crawler := map[string]string{"User-Agent": "Mozilla/5.0 (compatible; archive.org_bot)"}
+	t.Run("held generation pruned", func(t *testing.T) {
+		// Expected: the handler leaves a generation it cannot read at
+		// once, crawler or not, and the page carries the new one's blocks.
+		f := newFixture(t)
+		h := newHandler(t, f.bundle)
+		now := time.Unix(1000, 0)
+		h.now = func() time.Time { return now }
+		serve(t, h, &page{body: html}, "GET", "/a", crawler)
+		oldID := h.gen.Load().id
+		writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
+		f.opts.Now = func() time.Time { return genTime.Add(time.Hour) }
+		f.inject(t)
+		newID, _ := bundleAt(f.bundle).current(context.Background())
+		now = now.Add(DefaultReloadInterval)
+		serve(t, h, &page{body: html}, "GET", "/a", crawler)
+		if h.gen.Load().id != oldID {
+			t.Fatal("the crawler did not hold the switch")
+		}
+		if err := os.RemoveAll(filepath.Join(f.bundle, "generations", oldID)); err != nil {
+			t.Fatal(err)
+		}
+		w := serve(t, h, &page{body: html}, "GET", "/b", crawler)
+		if got := generations(t, w.Body.Bytes()); w.Code != 200 || got[newID] == 0 || got[oldID] != 0 {
+			t.Fatalf("status %d, blocks by generation %v; want only %s", w.Code, got, newID)
+		}
+	})
+	t.Run("current generation's blocks gone", func(t *testing.T) {
+		// Expected: no generation to fall back on (storage lost the
+		// blocks): the site stays up; the page goes out as the file server
+		// made it, without any comment, marked no-store so no cache keeps
+		// it, and counted as block_unavailable.
+		f := newFixture(t, "/", "/a.html")
+		site := t.TempDir()
+		writeFile(t, filepath.Join(site, "index.html"), []byte(html))
+		writeFile(t, filepath.Join(site, "a.html"), []byte(html))
+		addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "file_server", "root": %q}`, f.bundle, site))
+		if _, body := get(t, "GET", "http://"+addr+"/", nil); !hasComments(body) {
+			t.Fatal("no blocks before the damage")
+		}
+		id, _ := bundleAt(f.bundle).current(context.Background())
+		if err := os.RemoveAll(filepath.Join(f.bundle, "generations", id, "blocks")); err != nil {
+			t.Fatal(err)
+		}
+		resp, body := get(t, "GET", "http://"+addr+"/a.html", nil)
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Cache-Control") != "no-store" ||
+			string(body) != html || strings.HasPrefix(resp.Header.Get("ETag"), `"lz-`) {
+			t.Fatalf("status %d, headers %v, body %.80q", resp.StatusCode, resp.Header, body)
+		}
+	})
+	t.Run("riding generation gone", func(t *testing.T) {
+		// Expected: the previous generation is extra: without it the page
+		// carries the current generation's blocks alone.
+		f := newFixture(t)
+		h := newHandler(t, f.bundle)
+		now := genTime.Add(time.Minute)
+		h.now = func() time.Time { return now }
+		serve(t, h, &page{body: html}, "GET", "/a", nil)
+		oldID := h.gen.Load().id
+		writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
+		f.opts.Now = func() time.Time { return genTime.Add(time.Hour) }
+		f.inject(t)
+		now = genTime.Add(time.Hour + DefaultReloadInterval)
+		if got := generations(t, serve(t, h, &page{body: html}, "GET", "/a", nil).Body.Bytes()); got[oldID] == 0 {
+			t.Fatalf("no overlap to test: %v", got)
+		}
+		newID := h.gen.Load().id
+		if err := os.RemoveAll(filepath.Join(f.bundle, "generations", oldID)); err != nil {
+			t.Fatal(err)
+		}
+		h.cache, h.pages = newBlockCache(defaultCacheBytes), newBlockCache(defaultPageCacheBytes)
+		w := serve(t, h, &page{body: html}, "GET", "/c", nil)
+		if got := generations(t, w.Body.Bytes()); w.Code != 200 || got[newID] == 0 || got[oldID] != 0 {
+			t.Fatalf("status %d, blocks by generation %v; want only %s", w.Code, got, newID)
+		}
+	})
 }

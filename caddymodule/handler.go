@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -30,6 +28,8 @@ const (
 	DefaultOverlap = 14 * 24 * time.Hour
 	// DefaultCrawlSession is the quiet time that ends a crawler's sweep.
 	DefaultCrawlSession = 10 * time.Minute
+	// DefaultMaxCrawlHold is the longest crawlers hold a switch.
+	DefaultMaxCrawlHold = time.Hour
 	// DefaultCopies is how many pages each block is placed on.
 	DefaultCopies = 3
 )
@@ -55,9 +55,16 @@ type Handler struct {
 	Build *Build `json:"build,omitempty"`
 	// Name names this handler's state in Caddy's storage (keys under
 	// lazarus/NAME/): generations it builds and where pages' blocks are.
-	// Instances that share storage and a name serve identical pages.
-	// Defaults to a hash of the bundle directory, or of the sources and
-	// dumps.
+	// Instances that share storage and a name serve identical pages, so
+	// two sites sharing storage must never share a name. Defaults to a
+	// hash of the absolute bundle directory or, when building, of the
+	// sources, dumps, site_url and the key's public identity (the
+	// server.key's recipient and key id; in passphrase mode, the absolute
+	// path of passphrase_file, as the passphrase is secret and its salt is
+	// kept under the name): the same configuration gives the same name on
+	// every instance and restart. Give name when the state must survive a
+	// change of those, or when sites share storage and a passphrase file
+	// path.
 	Name string `json:"name,omitempty"`
 	// PageBudget is the most bytes of comments added to one page (at least
 	// one block is always added), in bytes. Defaults to 256 KiB. Pages
@@ -80,7 +87,9 @@ type Handler struct {
 	// to 960 KiB.
 	MaxPageBytes int64 `json:"max_page_bytes,omitempty"`
 	// MaxBuffer is the largest upstream body buffered, in bytes; larger
-	// responses pass through untouched and are logged. Defaults to 4 MiB.
+	// responses pass through untouched, streamed: at once when their
+	// Content-Length says so, else once the body passes MaxBuffer (what
+	// was held goes first, then the rest), logged. Defaults to 4 MiB.
 	MaxBuffer int64 `json:"max_buffer,omitempty"`
 	// QueryCarriers lets URLs with a query string carry blocks (chosen by
 	// path and query). Defaults to false: such URLs pass through untouched.
@@ -97,13 +106,22 @@ type Handler struct {
 	Overlap caddy.Duration `json:"overlap,omitempty"`
 	// Crawlers are User-Agent substrings (case-insensitive) of archive
 	// crawlers. While one has been seen within CrawlSession, a new
-	// generation is not switched to: changing blocks in the middle of a
-	// sweep can leave neither version complete. Defaults to
-	// archive.org_bot, ia_archiver, CCBot, heritrix, Internet Archive.
+	// generation is not switched to, for at most MaxCrawlHold: changing
+	// blocks in the middle of a sweep can leave neither version complete.
+	// Anyone can send these User-Agents, so they only ever delay a switch.
+	// Defaults to archive.org_bot, ia_archiver, CCBot, heritrix, Internet
+	// Archive.
 	Crawlers []string `json:"crawlers,omitempty"`
 	// CrawlSession is the quiet time after an archive crawler's last
 	// request that ends its sweep. Defaults to 10 minutes.
 	CrawlSession caddy.Duration `json:"crawl_session,omitempty"`
+	// MaxCrawlHold is the longest crawlers hold a switch to a new
+	// generation, from the first request that postponed it; then the
+	// switch happens whatever crawlers are seen. A self-building handler
+	// keeps generations in storage until instances must have switched
+	// (MaxCrawlHold plus two ReloadIntervals after the next one was
+	// published). Defaults to 1 hour.
+	MaxCrawlHold caddy.Duration `json:"max_crawl_hold,omitempty"`
 
 	ctx       context.Context
 	storage   certmagic.Storage // placement state, and built generations
@@ -114,11 +132,13 @@ type Handler struct {
 	cache     *blockCache // armored blocks
 	pages     *blockCache // finished pages by ETag
 	inspected *inspectCache
+	changes   *changeCache // paths whose pages the module changes, or not
 	gen       atomic.Pointer[generation]
 	prev      atomic.Pointer[generation] // the generation the current one replaced, if still stored
 	crawler   atomic.Int64               // unix nanoseconds of the last archive crawler request
 	lastCheck atomic.Int64               // unix nanoseconds of the last look at current; 0 = never
 	reloading atomic.Bool
+	holdSince time.Time // when a pending switch was first postponed; zero if none (only reload touches it)
 	now       func() time.Time
 }
 
@@ -150,11 +170,14 @@ func (h *Handler) setup() error {
 	h.setDefaults()
 	h.src = &bundleStore{st: &certmagic.FileStorage{Path: h.Bundle}}
 	if h.Build != nil && h.Bundle == "" { // both: Validate says so
-		b, err := newBuilder(h)
+		b, err := newBuilder(h) // names the handler once it knows the key
 		if err != nil {
 			return err
 		}
 		h.builder, h.src = b, b.bundle
+	}
+	if h.Name == "" {
+		h.Name = bundleName(h.Bundle)
 	}
 	return nil
 }
@@ -184,8 +207,8 @@ func (h *Handler) setDefaults() {
 	if h.CrawlSession == 0 {
 		h.CrawlSession = caddy.Duration(DefaultCrawlSession)
 	}
-	if h.Name == "" {
-		h.Name = h.defaultName()
+	if h.MaxCrawlHold == 0 {
+		h.MaxCrawlHold = caddy.Duration(DefaultMaxCrawlHold)
 	}
 	if h.ctx == nil {
 		h.ctx = context.Background()
@@ -202,26 +225,36 @@ func (h *Handler) setDefaults() {
 	h.cache = newBlockCache(defaultCacheBytes)
 	h.pages = newBlockCache(defaultPageCacheBytes)
 	h.inspected = newInspectCache(defaultInspectEntries)
+	h.changes = newChangeCache(defaultChangeEntries)
 	if h.metrics == nil {
 		h.metrics = newMetrics(nil)
 	}
 }
 
-// defaultName derives Name from what the handler serves.
-func (h *Handler) defaultName() string {
-	d := sha256.New()
-	if h.Build == nil {
-		abs, _ := filepath.Abs(h.Bundle)
-		d.Write([]byte("bundle\x00" + abs))
-	} else {
-		for _, s := range h.Build.Sources {
-			d.Write([]byte("source\x00" + s.Path + "\x00" + s.Segment + "\x00"))
-		}
-		for _, c := range h.Build.Dumps {
-			d.Write([]byte("dump\x00" + c.Name + "\x00"))
-		}
+// bundleName is the default Name of a handler serving the bundle dir.
+func bundleName(dir string) string {
+	abs, _ := filepath.Abs(dir)
+	return nameHash("bundle\x00" + abs)
+}
+
+// buildName is the default Name of a self-building handler: the sources,
+// dumps, site and key identity (public: see loadSecret).
+func buildName(c *Build, identity string) string {
+	var parts strings.Builder
+	for _, s := range c.Sources {
+		parts.WriteString("source\x00" + s.Path + "\x00" + s.Segment + "\x00")
 	}
-	return hex.EncodeToString(d.Sum(nil))[:16]
+	for _, d := range c.Dumps {
+		parts.WriteString("dump\x00" + d.Name + "\x00")
+	}
+	parts.WriteString("site\x00" + c.SiteURL + "\x00" + identity)
+	return nameHash(parts.String())
+}
+
+// nameHash is the first 16 hex digits of SHA-256(s).
+func nameHash(s string) string {
+	d := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(d[:])[:16]
 }
 
 // storagePrefix is where the handler's state lives in Caddy's storage.
@@ -254,6 +287,9 @@ func (h *Handler) Validate() error {
 	if h.ReloadInterval < 0 {
 		errs = append(errs, fmt.Errorf("lazarus: reload_interval %s is negative", time.Duration(h.ReloadInterval)))
 	}
+	if h.MaxCrawlHold < 0 {
+		errs = append(errs, fmt.Errorf("lazarus: max_crawl_hold %s is negative", time.Duration(h.MaxCrawlHold)))
+	}
 	return errors.Join(errs...)
 }
 
@@ -279,112 +315,6 @@ func (h *Handler) Cleanup() error {
 	h.cache = newBlockCache(defaultCacheBytes)
 	h.pages = newBlockCache(defaultPageCacheBytes)
 	return nil
-}
-
-// current returns the generation to use for one request, first
-// re-reading the current generation id when ReloadInterval has passed
-// (one request at a time does so; the others use the generation they
-// find). It is nil when no generation could be loaded.
-func (h *Handler) current() *generation {
-	now := h.now().UnixNano()
-	last := h.lastCheck.Load()
-	if (last == 0 || now-last >= int64(h.ReloadInterval)) && h.reloading.CompareAndSwap(false, true) {
-		defer h.reloading.Store(false)
-		h.reload()
-		h.lastCheck.Store(now)
-	}
-	return h.gen.Load()
-}
-
-// reload loads the current generation if it is new.
-func (h *Handler) reload() {
-	id, err := h.src.current(h.ctx)
-	if err != nil {
-		if h.builder == nil || !errors.Is(err, fs.ErrNotExist) { // a builder's first generation may not exist yet
-			h.logger.Error("reading lazarus bundle", zap.Stringer("bundle", h.src), zap.Error(err))
-		}
-		return
-	}
-	cur := h.gen.Load()
-	if cur != nil && cur.id == id {
-		return
-	}
-	if cur != nil && h.crawling() {
-		h.logger.Info("postponing lazarus generation switch while an archive crawler sweeps the site", zap.String("generation", id))
-		return
-	}
-	g, err := h.src.loadGeneration(h.ctx, id)
-	if err != nil {
-		h.logger.Error("loading lazarus generation", zap.Stringer("bundle", h.src), zap.Error(err))
-		return
-	}
-	h.attachPlacer(g)
-	if err := g.placer.refresh(h.ctx); err != nil { // sets the coverage metrics
-		h.logger.Warn("reading lazarus placement state", zap.String("generation", id), zap.Error(err))
-	}
-	prev := h.loadPrevious(g, cur)
-	h.prev.Store(prev)
-	h.gen.Store(g)
-	h.metrics.blocks.WithLabelValues(h.Name).Set(float64(len(g.blocks)))
-	h.logger.Info("loaded lazarus generation", zap.String("generation", id),
-		zap.Int("blocks", len(g.blocks)), zap.Int("planned_pages", len(g.pages)))
-	h.prunePlacement(g, prev)
-}
-
-// loadPrevious returns the generation g replaced: cur if it is that one,
-// else read from the bundle; nil if it is gone or g has none.
-func (h *Handler) loadPrevious(g, cur *generation) *generation {
-	switch {
-	case g.previous == "" || h.Overlap < 0:
-		return nil
-	case cur != nil && cur.id == g.previous:
-		return cur
-	}
-	p, err := h.src.loadGeneration(h.ctx, g.previous)
-	if err != nil {
-		return nil // pruned: the overlap rides on what the archives already hold
-	}
-	h.attachPlacer(p)
-	return p
-}
-
-// attachPlacer gives a loaded generation its live placement state.
-func (h *Handler) attachPlacer(g *generation) {
-	g.placer = newPlacer(h.storage, h.storagePrefix()+"placement/"+g.id+"/", g, h.PageBudget, h.Copies, h.now)
-	g.placer.onChange = func(counts []int) {
-		if h.gen.Load() == g {
-			h.metrics.coverage(h.Name, counts)
-		}
-	}
-}
-
-// prunePlacement deletes the placement state of generations other than
-// the current and previous one.
-func (h *Handler) prunePlacement(cur, prev *generation) {
-	keep := []string{cur.id}
-	if prev != nil {
-		keep = append(keep, prev.id)
-	}
-	if err := pruneExcept(h.ctx, h.storage, h.storagePrefix()+"placement", keep...); err != nil {
-		h.logger.Warn("deleting old lazarus placement state", zap.Error(err))
-	}
-}
-
-// crawling reports whether an archive crawler was seen within CrawlSession.
-func (h *Handler) crawling() bool {
-	last := h.crawler.Load()
-	return last != 0 && h.now().UnixNano()-last < int64(h.CrawlSession)
-}
-
-// noteCrawler records a request from an archive crawler.
-func (h *Handler) noteCrawler(r *http.Request) {
-	ua := strings.ToLower(r.UserAgent())
-	for _, c := range h.Crawlers {
-		if c != "" && strings.Contains(ua, strings.ToLower(c)) {
-			h.crawler.Store(h.now().UnixNano())
-			return
-		}
-	}
 }
 
 // Interface guards.

@@ -1,37 +1,56 @@
 package caddymodule
 
 import (
-	"bytes"
+	"cmp"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/site"
 	"go.uber.org/zap"
 )
 
-// upstreamDropped are the request headers the next handler never sees:
-// it must send the whole identity body, and conditionals are answered
-// against the final body.
-var upstreamDropped = []string{
-	"Accept-Encoding", "Range", "If-Range", "If-None-Match",
-	"If-Modified-Since", "If-Match", "If-Unmodified-Since",
-}
+// revalidation are the request headers the next handler evaluates
+// against its own representation. The module leaves them in place unless
+// the page turns out to be one it changes; then it asks again without
+// them and answers them itself, for the final bytes.
+var revalidation = []string{"Range", "If-Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since"}
 
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// ServeHTTP inserts blocks into eligible HTML responses of next; see the
-// package documentation and eligible, shouldBuffer and finish for the rules.
+// ServeHTTP inserts blocks into eligible HTML responses of next. Only
+// responses it changes are altered; for everything else the next handler
+// sees the client's request, bar Accept-Encoding, and its answer goes to
+// the client as it comes. The rule:
+//
+//   - A request for a path whose page the module changed last time it was
+//     served, or carrying one of our ETags ("lz-…") in If-None-Match,
+//     If-Match or If-Range, is the module's to answer: the next handler is
+//     asked for the whole page (GET, no Range, no conditionals).
+//   - Any other request goes on as sent (HEAD stays HEAD, with its Range
+//     and conditionals), without Accept-Encoding so a page comes as
+//     identity bytes. A 200 HTML page the module may change (see
+//     changeable) is held, up to MaxBuffer, and answered for the final
+//     bytes. The next handler's 304, 412, 416 or HTML 206 for a path not
+//     known to pass unchanged (it judged the page without blocks), or its
+//     HEAD answer for an HTML page, is held, and the page asked for
+//     again, whole, if it is one the module changes (after a HEAD without
+//     Range and conditionals, for a 304, 412 or 416). Anything else passes
+//     through untouched, and so does a held answer for a page that turns
+//     out not to change (robots noarchive, too large, no block fits).
+//   - The module answers for the final bytes: our strong ETag, the
+//     upstream's Last-Modified raised to when the page's blocks last
+//     changed (none if the upstream sent none), conditionals evaluated
+//     against those, Range ignored (the full 200, Accept-Ranges: none),
+//     HEAD with the GET's headers.
+//
+// A held 200 whose body passes MaxBuffer stops being held: it goes on
+// unchanged, streamed. A page whose blocks cannot be read (storage
+// failing) is served as next made it, marked no-store: see finish.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	h.noteCrawler(r)
 	key, ok := h.eligible(r)
@@ -42,27 +61,135 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if g == nil {
 		return next.ServeHTTP(w, r)
 	}
+	if changes, _ := h.changes.get(key); changes || ownValidators(r) {
+		return h.serveWhole(w, r, next, g, key, nil)
+	}
+	rec := h.newRecorder(w, r, key, func(status int, hdr http.Header) bool { return h.holdFirst(key, status, hdr) })
+	defer rec.free()
 	up := r.Clone(r.Context())
-	up.Method = http.MethodGet // HEAD answers need the full body's length and ETag
-	for _, name := range upstreamDropped {
+	up.Header.Del("Accept-Encoding")
+	if err := next.ServeHTTP(rec, up); err != nil {
+		return rec.failed(err)
+	}
+	rec.finish()
+	switch {
+	case !rec.held:
+		return nil
+	case rec.status == http.StatusOK && r.Method == http.MethodGet:
+		return h.finish(rec, r, g, key, nil)
+	case h.changesPage(rec.status, r, next, key):
+		return h.serveWhole(w, r, next, g, key, rec)
+	}
+	return rec.release()
+}
+
+// serveWhole asks next for the whole page (GET, identity, no Range, no
+// conditionals) and answers r for the final bytes. held, if not nil, is
+// next's own answer to r, sent instead when the page turns out not to be
+// changed after all.
+func (h *Handler) serveWhole(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, g *generation, key string, held *recorder) error {
+	rec := h.newRecorder(w, r, key, func(status int, hdr http.Header) bool { return h.holdWhole(key, status, hdr) })
+	defer rec.free()
+	if err := next.ServeHTTP(rec, wholeRequest(r, http.MethodGet)); err != nil {
+		return rec.failed(err)
+	}
+	rec.finish()
+	if !rec.held {
+		return nil // not a page the module changes: next's answer went on
+	}
+	return h.finish(rec, r, g, key, held)
+}
+
+// newRecorder returns a recorder for r holding at most MaxBuffer bytes; a
+// page that passes it is remembered as one the module does not change.
+func (h *Handler) newRecorder(w http.ResponseWriter, r *http.Request, key string, hold func(int, http.Header) bool) *recorder {
+	rec := newRecorder(w, h.MaxBuffer, hold)
+	rec.spilled = func() {
+		h.changes.put(key, false)
+		h.metrics.skipped.WithLabelValues(h.Name, "too_large").Inc()
+		h.logger.Info("page too large for lazarus blocks", zap.String("path", r.URL.Path), zap.Int64("max_buffer", h.MaxBuffer))
+	}
+	return rec
+}
+
+// holdFirst decides on next's answer to the client's own request for a
+// path not known to be one the module changes: hold a 200 it may change,
+// and, unless the path is known to pass unchanged, an HTML 206 of at most
+// MaxBuffer in all, and a 304, 412 or 416 (they say nothing of the type).
+func (h *Handler) holdFirst(key string, status int, hdr http.Header) bool {
+	_, known := h.changes.get(key)
+	switch status {
+	case http.StatusOK:
+		return h.holdWhole(key, status, hdr)
+	case http.StatusPartialContent:
+		return !known && h.changeable(hdr) && rangeTotal(hdr) <= h.MaxBuffer
+	case http.StatusNotModified, http.StatusPreconditionFailed, http.StatusRequestedRangeNotSatisfiable:
+		return !known
+	}
+	return false
+}
+
+// holdWhole decides on a 200: hold it if the module may change it.
+func (h *Handler) holdWhole(key string, status int, hdr http.Header) bool {
+	if status == http.StatusOK && h.changeable(hdr) {
+		return true
+	}
+	if status == http.StatusOK {
+		h.changes.put(key, false)
+	}
+	return false
+}
+
+// changesPage reports whether a held answer of next is for a page the
+// module may change: a HEAD's 200 or a 206 is (they were held for their
+// headers); for a 304, 412 or 416 a HEAD without Range and conditionals
+// tells.
+func (h *Handler) changesPage(status int, r *http.Request, next caddyhttp.Handler, key string) bool {
+	if status == http.StatusOK || status == http.StatusPartialContent {
+		return true
+	}
+	probe := &probeWriter{hdr: http.Header{}}
+	if err := next.ServeHTTP(probe, wholeRequest(r, http.MethodHead)); err != nil {
+		return false // next's first answer stands
+	}
+	return h.holdWhole(key, cmp.Or(probe.status, http.StatusOK), probe.hdr)
+}
+
+// ownValidators reports whether r carries one of our ETags in
+// If-None-Match, If-Match or If-Range: the client holds a page the
+// module made.
+func ownValidators(r *http.Request) bool {
+	for _, name := range []string{"If-None-Match", "If-Match", "If-Range"} {
+		for _, v := range r.Header.Values(name) {
+			if strings.Contains(v, `"lz-`) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wholeRequest is r as method for the whole identity page: no
+// Accept-Encoding, Range or conditionals.
+func wholeRequest(r *http.Request, method string) *http.Request {
+	up := r.Clone(r.Context())
+	up.Method = method
+	up.Header.Del("Accept-Encoding")
+	for _, name := range revalidation {
 		up.Header.Del(name)
 	}
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	defer bufPool.Put(buf)
-	rec := caddyhttp.NewResponseRecorder(w, buf, h.shouldBuffer)
-	if err := next.ServeHTTP(rec, up); err != nil {
-		return err
-	}
-	if !rec.Buffered() {
-		return nil
-	}
-	return h.finish(w, r, rec, g, key)
+	return up
 }
+
+// maxKeyLen bounds the path (and query) of a page that may get blocks:
+// archives seldom keep such URLs, and every path the module remembers
+// costs memory and, while placement is live, a storage record.
+const maxKeyLen = 1024
 
 // eligible reports whether a request may get blocks, and the key that
 // chooses them: GET and HEAD only, not WebSocket upgrades, and without a
-// query string unless QueryCarriers (then the key includes the query).
+// query string unless QueryCarriers (then the key includes the query),
+// at most maxKeyLen bytes.
 func (h *Handler) eligible(r *http.Request) (string, bool) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return "", false
@@ -77,14 +204,14 @@ func (h *Handler) eligible(r *http.Request) (string, bool) {
 		}
 		key += "?" + r.URL.RawQuery
 	}
-	return key, true
+	return key, len(key) <= maxKeyLen
 }
 
-// shouldBuffer buffers only 200 responses of HTML or XHTML without
-// Content-Encoding, Cache-Control no-transform, and with Content-Length
-// absent or at most MaxBuffer.
-func (h *Handler) shouldBuffer(status int, hdr http.Header) bool {
-	if status != http.StatusOK || hdr.Get("Content-Encoding") != "" || headerHasToken(hdr, "Cache-Control", "no-transform") {
+// changeable reports whether a response with these headers may get
+// blocks: HTML or XHTML without Content-Encoding, Cache-Control
+// no-transform, and with Content-Length absent or at most MaxBuffer.
+func (h *Handler) changeable(hdr http.Header) bool {
+	if hdr.Get("Content-Encoding") != "" || headerHasToken(hdr, "Cache-Control", "no-transform") {
 		return false
 	}
 	mt, _, err := mime.ParseMediaType(hdr.Get("Content-Type"))
@@ -100,21 +227,31 @@ func (h *Handler) shouldBuffer(status int, hdr http.Header) bool {
 	return true
 }
 
-// finish writes a buffered response: unchanged when larger than
-// MaxBuffer or excluded from archives, else with blocks inserted and
-// validators of the final body.
-func (h *Handler) finish(w http.ResponseWriter, r *http.Request, rec caddyhttp.ResponseRecorder, g *generation, key string) error {
-	body := rec.Buffer().Bytes()
-	if int64(len(body)) > h.MaxBuffer {
-		h.metrics.skipped.WithLabelValues(h.Name, "too_large").Inc()
-		h.logger.Info("page too large for lazarus blocks", zap.String("path", r.URL.Path), zap.Int("bytes", len(body)), zap.Int64("max_buffer", h.MaxBuffer))
-		return h.write(w, r, http.StatusOK, body)
+// rangeTotal is the complete length a 206's Content-Range gives, -1 if
+// unknown.
+func rangeTotal(hdr http.Header) int64 {
+	_, total, ok := strings.Cut(hdr.Get("Content-Range"), "/")
+	n, err := strconv.ParseInt(total, 10, 64)
+	if !ok || err != nil {
+		return -1
 	}
+	return n
+}
+
+// finish answers r from a held 200 page: with blocks inserted and
+// validators of the final bytes, or unchanged (see unchanged) when the
+// page is excluded from archives, too large or gets no blocks. When the
+// blocks of the generation served cannot be read, the handler leaves it
+// for the bundle's current one at once and tries again; if that fails
+// too (storage is failing), the site stays up: the page goes out as next
+// made it, marked no-store so no cache keeps it, logged and counted
+// (block_unavailable). Blocks are never served half.
+func (h *Handler) finish(rec *recorder, r *http.Request, g *generation, key string, held *recorder) error {
+	body := rec.buf.Bytes()
 	sum := sha256.Sum256(body)
 	in := h.inspect(r, sum, body)
-	if reason := excluded(w.Header(), in); reason != "" {
-		h.metrics.skipped.WithLabelValues(h.Name, reason).Inc()
-		return h.write(w, r, http.StatusOK, body)
+	if reason := excluded(rec.hdr, in); reason != "" {
+		return h.unchanged(rec, r, key, held, reason)
 	}
 	if key == "/" {
 		if err := g.placer.noteRoot(h.ctx, in.Links); err != nil {
@@ -122,31 +259,60 @@ func (h *Handler) finish(w http.ResponseWriter, r *http.Request, rec caddyhttp.R
 		}
 	}
 	out, etag, since, err := h.render(g, key, sum, body)
-	if errors.Is(err, errPageTooLarge) {
-		h.metrics.skipped.WithLabelValues(h.Name, "page_too_large").Inc()
-		return h.write(w, r, http.StatusOK, body)
+	if errors.Is(err, errBlockUnavailable) {
+		if g2 := h.leave(g); g2 != nil && g2 != g {
+			out, etag, since, err = h.render(g2, key, sum, body)
+		}
 	}
-	if err != nil {
-		h.metrics.skipped.WithLabelValues(h.Name, "error").Inc()
+	switch {
+	case errors.Is(err, errPageTooLarge):
+		return h.unchanged(rec, r, key, held, "page_too_large")
+	case errors.Is(err, errBlockUnavailable):
+		h.logger.Error("lazarus blocks cannot be read; serving the page without them, no-store",
+			zap.String("path", r.URL.Path), zap.Error(err))
+		rec.hdr.Set("Cache-Control", "no-store")
+		return h.unchanged(rec, r, "", held, "block_unavailable")
+	case err != nil: // no blocks could be assigned: the page carries none yet
 		h.logger.Error("inserting lazarus blocks", zap.String("path", r.URL.Path), zap.Error(err))
-		return h.write(w, r, http.StatusOK, body)
+		return h.unchanged(rec, r, "", held, "error")
 	}
+	h.changes.put(key, true)
 	h.metrics.injected.WithLabelValues(h.Name).Inc()
 	h.metrics.added.WithLabelValues(h.Name).Add(float64(len(out) - len(body)))
 	h.metrics.age.WithLabelValues(h.Name).Set(h.now().Sub(g.time).Seconds())
-	hdr := w.Header()
+	return rec.respond(finalValidators(rec.hdr, r, etag, since), out, r.Method == http.MethodHead)
+}
+
+// finalValidators sets the headers of a page with blocks and returns
+// the status answering r's conditionals: 200, 304 or 412.
+func finalValidators(hdr http.Header, r *http.Request, etag string, since time.Time) int {
 	hdr.Set("ETag", etag)
 	lm := lastModified(hdr.Get("Last-Modified"), since)
-	hdr.Set("Last-Modified", lm.Format(http.TimeFormat))
+	if lm.IsZero() {
+		hdr.Del("Last-Modified")
+	} else {
+		hdr.Set("Last-Modified", lm.Format(http.TimeFormat))
+	}
 	hdr.Set("Accept-Ranges", "none")
 	hdr.Del("Content-Range")
-	if status := precondition(r, hdr.Get("ETag"), lm); status != http.StatusOK {
-		hdr.Del("Content-Length")
-		hdr.Del("Content-Type")
-		w.WriteHeader(status)
-		return nil
+	return precondition(r, etag, lm)
+}
+
+// unchanged answers r with the page as next served it, counted as
+// skipped for reason: next's own answer to r if held, else the held 200
+// with r's conditionals evaluated against next's validators (next did
+// not see them when asked for the whole page). A key is remembered as a
+// path the module does not change.
+func (h *Handler) unchanged(rec *recorder, r *http.Request, key string, held *recorder, reason string) error {
+	h.metrics.skipped.WithLabelValues(h.Name, reason).Inc()
+	if key != "" {
+		h.changes.put(key, false)
 	}
-	return h.write(w, r, http.StatusOK, out)
+	if held != nil {
+		return held.release()
+	}
+	lm, _ := http.ParseTime(rec.hdr.Get("Last-Modified"))
+	return rec.respond(precondition(r, rec.hdr.Get("ETag"), lm), rec.buf.Bytes(), r.Method == http.MethodHead)
 }
 
 // excluded says why a page must not carry blocks: the page's robots meta
@@ -165,188 +331,6 @@ func excluded(hdr http.Header, in site.Inspection) string {
 	return ""
 }
 
-// layout is what one page carries: the current generation's assignment
-// and, during the overlap, the previous generation's blocks that fit.
-type layout struct {
-	g, prev   *generation
-	cur       *assignment
-	oldBlocks []int
-	since     time.Time // when the page's comments last changed
-}
-
-// layoutFor works out what the page at key carries. The previous
-// generation's blocks ride along until Overlap after the current
-// generation's time; when that ends, pages that carried them change then.
-func (h *Handler) layoutFor(g *generation, key string) (*layout, error) {
-	a, err := g.placer.assign(h.ctx, key, true)
-	if err != nil {
-		return nil, err
-	}
-	l := &layout{g: g, cur: a, since: a.since}
-	p := h.prev.Load()
-	if p == nil || p.id != g.previous {
-		return l, nil
-	}
-	old, err := h.riding(g, a, p, key)
-	if err != nil || len(old) == 0 {
-		return l, nil // best effort: the previous generation may be gone
-	}
-	if end := g.time.Add(time.Duration(h.Overlap)); h.now().Before(end) {
-		l.prev, l.oldBlocks = p, old
-	} else if end.After(l.since) {
-		l.since = end
-	}
-	return l, nil
-}
-
-// riding returns the blocks of p that fit on the page beside a.
-func (h *Handler) riding(g *generation, a *assignment, p *generation, key string) ([]int, error) {
-	used := int64(0)
-	if a.manifest {
-		used += int64(len(g.manifest)) + 1
-	}
-	for _, i := range a.blocks {
-		used += armoredSize(g.blocks[i].size)
-	}
-	pa, err := p.placer.assign(h.ctx, key, false)
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, i := range pa.blocks {
-		size := armoredSize(p.blocks[i].size)
-		if used+size > h.PageBudget {
-			break
-		}
-		out = append(out, i)
-		used += size
-	}
-	return out, nil
-}
-
-// noticeReserve is room kept for the notice element.
-const noticeReserve = 512
-
-// errPageTooLarge means not even one comment fits under MaxPageBytes.
-var errPageTooLarge = errors.New("page too large for any block under max_page_bytes")
-
-// fit drops riding blocks, then the current generation's blocks, from the
-// end until the comments fit in room bytes (the manifest last). It reports
-// whether anything is left.
-func (l *layout) fit(room int64) bool {
-	cur := *l.cur
-	if cur.manifest {
-		room -= int64(len(l.g.manifest)) + 1
-	}
-	if room < 0 {
-		return false
-	}
-	n, used := fitting(l.g, cur.blocks, room)
-	if n < len(cur.blocks) {
-		cur.blocks, l.oldBlocks = cur.blocks[:n], nil
-		l.cur = &cur
-		return n > 0 || cur.manifest
-	}
-	k, _ := fitting(l.prev, l.oldBlocks, room-used)
-	l.oldBlocks = l.oldBlocks[:k]
-	return true
-}
-
-// fitting returns how many leading blocks of idx fit in room bytes and
-// the bytes they take.
-func fitting(g *generation, idx []int, room int64) (int, int64) {
-	used := int64(0)
-	for n, i := range idx {
-		size := armoredSize(g.blocks[i].size)
-		if used+size > room {
-			return n, used
-		}
-		used += size
-	}
-	return len(idx), used
-}
-
-// etag derives the strong ETag of the final page from everything its bytes
-// depend on: the upstream body, the generation, the blocks and manifest it
-// carries, the previous generation's blocks riding along. Equal inputs
-// give equal bytes and the same ETag; any change of blocks changes it.
-func (l *layout) etag(body [sha256.Size]byte, notice string) string {
-	k := sha256.New()
-	k.Write(body[:])
-	k.Write([]byte(notice))
-	fmt.Fprintf(k, "\x00%s\x00%v\x00%v", l.g.id, l.cur.manifest, l.cur.blocks)
-	if l.prev != nil {
-		fmt.Fprintf(k, "\x00%s\x00%v", l.prev.id, l.oldBlocks)
-	}
-	return `"lz-` + hex.EncodeToString(k.Sum(nil))[:32] + `"`
-}
-
-// render returns the final page, its strong ETag and when its blocks last
-// changed. Finished pages are cached under the ETag, bounded in bytes, so
-// the HTML is parsed once per page version, not once per request.
-func (h *Handler) render(g *generation, key string, sum [sha256.Size]byte, body []byte) ([]byte, string, time.Time, error) {
-	l, err := h.layoutFor(g, key)
-	if err != nil {
-		return nil, "", time.Time{}, err
-	}
-	if !l.fit(h.MaxPageBytes - int64(len(body)) - noticeReserve) {
-		return nil, "", time.Time{}, errPageTooLarge
-	}
-	notice := h.noticeText(l.since)
-	etag := l.etag(sum, notice)
-	since := l.since
-	if out, ok := h.pages.get(etag); ok {
-		return out, etag, since, nil
-	}
-	out, err := h.inject(l, body, notice)
-	if err != nil {
-		return nil, "", time.Time{}, err
-	}
-	h.pages.put(etag, out)
-	return out, etag, since, nil
-}
-
-// noticeText is the visible notice of a page whose comments last changed
-// at since, "" without Notice.
-func (h *Handler) noticeText(since time.Time) string {
-	if h.Notice == "" {
-		return ""
-	}
-	return strings.ReplaceAll(h.Notice, "{date}", since.UTC().Format("2006-01-02"))
-}
-
-// inject returns body with the notice, if any, and the layout's manifest
-// and block comments.
-func (h *Handler) inject(l *layout, body []byte, notice string) ([]byte, error) {
-	if notice != "" {
-		var err error
-		if body, _, err = site.SetNotice(body, notice); err != nil {
-			return nil, fmt.Errorf("notice: %w", err)
-		}
-	}
-	var comments [][]byte
-	if l.cur.manifest {
-		comments = append(comments, l.g.manifest)
-	}
-	add := func(g *generation, idx []int) error {
-		for _, i := range idx {
-			c, err := h.cache.armored(h.ctx, g, i)
-			if err != nil {
-				return err
-			}
-			comments = append(comments, c)
-		}
-		return nil
-	}
-	if err := add(l.g, l.cur.blocks); err != nil {
-		return nil, err
-	}
-	if err := add(l.prev, l.oldBlocks); err != nil {
-		return nil, err
-	}
-	return htmlblock.Insert(body, comments...)
-}
-
 // inspect returns the page's links and robots directives, cached by the
 // SHA-256 of its body.
 func (h *Handler) inspect(r *http.Request, sum [sha256.Size]byte, body []byte) site.Inspection {
@@ -363,17 +347,6 @@ func (h *Handler) inspect(r *http.Request, sum [sha256.Size]byte, body []byte) s
 	return in
 }
 
-// write sends status, Content-Length and, unless HEAD, body.
-func (h *Handler) write(w http.ResponseWriter, r *http.Request, status int, body []byte) error {
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	if r.Method == http.MethodHead {
-		return nil
-	}
-	_, err := w.Write(body)
-	return err
-}
-
 // headerHasToken reports whether a comma-separated header has token
 // (case-insensitive).
 func headerHasToken(hdr http.Header, name, token string) bool {
@@ -386,3 +359,25 @@ func headerHasToken(hdr http.Header, name, token string) bool {
 	}
 	return false
 }
+
+// probeWriter takes a response to look at its status and headers only.
+type probeWriter struct {
+	hdr    http.Header
+	status int
+}
+
+func (p *probeWriter) Header() http.Header { return p.hdr }
+
+func (p *probeWriter) WriteHeader(status int) {
+	if p.status == 0 && (status < 100 || status > 199) {
+		p.status = status
+	}
+}
+
+func (p *probeWriter) Write(b []byte) (int, error) {
+	p.WriteHeader(http.StatusOK)
+	return len(b), nil
+}
+
+// FlushError does nothing: nothing is sent.
+func (p *probeWriter) FlushError() error { return nil }

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"bytes"
+	"cmp"
 	"net/http"
 	"strconv"
 	"strings"
@@ -29,7 +30,8 @@ func TestInjectIdempotent(t *testing.T) {
 	if cl := w1.Header().Get("Content-Length"); cl != strconv.Itoa(len(b)) {
 		t.Fatalf("Content-Length %s for %d bytes", cl, len(b))
 	}
-	if w1.Header().Get("Accept-Ranges") != "none" || w1.Header().Get("Last-Modified") != genTime.Format(http.TimeFormat) {
+	// No Last-Modified: the upstream sent none (a dynamic page).
+	if w1.Header().Get("Accept-Ranges") != "none" || w1.Header().Get("Last-Modified") != "" {
 		t.Fatalf("headers %v", w1.Header())
 	}
 	// The plan names /a for the manifest; an unplanned page gets none.
@@ -46,21 +48,49 @@ func TestInjectIdempotent(t *testing.T) {
 	}
 }
 
+// TestUpstreamRequest: the next handler sees the client's request but for
+// Accept-Encoding, unless the module answers it: the request carries one
+// of our ETags, the page is one the module changed before, or it turns out
+// to be one now (then the last request is a plain GET for the whole page).
 func TestUpstreamRequest(t *testing.T) {
 	f := newFixture(t)
 	h := newHandler(t, f.bundle)
-	up := &page{body: html}
-	serve(t, h, up, "HEAD", "/a", map[string]string{
-		"Accept-Encoding": "gzip", "Range": "bytes=0-1", "If-None-Match": `"x"`, "If-Modified-Since": genTime.Format(http.TimeFormat),
-	})
-	// The upstream gets a plain GET: identity, whole body, unconditional.
-	if up.got.Method != "GET" {
-		t.Fatalf("upstream method %s", up.got.Method)
+	serve(t, h, &page{body: html}, "GET", "/known", nil)
+	cond := map[string]string{"Accept-Encoding": "gzip", "Range": "bytes=0-1", "If-None-Match": `"x"`, "If-Modified-Since": genTime.Format(http.TimeFormat)}
+	ours := map[string]string{"Accept-Encoding": "gzip", "If-None-Match": `"lz-0123"`, "Range": "bytes=0-1"}
+	png := http.Header{"Content-Type": {"image/png"}}
+	tests := []struct {
+		name, method, path string // path "" is one not served before
+		up                 *page
+		hdr                map[string]string
+		// Expected: the last request next got: its method and whether the
+		// client's Range and conditionals were left on.
+		wantMethod string
+		kept       bool
+	}{
+		{"not HTML", "GET", "", &page{body: "x", header: png}, cond, "GET", true},
+		{"HEAD, not HTML", "HEAD", "", &page{body: "x", header: png}, cond, "HEAD", true},
+		{"404", "GET", "", &page{body: html, status: 404}, cond, "GET", true},
+		{"HTML 200", "GET", "", &page{body: html}, cond, "GET", true},
+		{"HEAD of HTML", "HEAD", "", &page{body: html}, cond, "GET", false},
+		{"our ETag", "GET", "", &page{body: html}, ours, "GET", false},
+		{"our ETag, HEAD", "HEAD", "", &page{body: html}, ours, "GET", false},
+		{"page changed before", "HEAD", "/known", &page{body: html}, cond, "GET", false},
 	}
-	for _, name := range upstreamDropped {
-		if up.got.Header.Get(name) != "" {
-			t.Errorf("upstream got %s", name)
-		}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := cmp.Or(tt.path, "/p"+strconv.Itoa(i))
+			serve(t, h, tt.up, tt.method, path, tt.hdr)
+			got := tt.up.got
+			if got.Method != tt.wantMethod || got.Header.Get("Accept-Encoding") != "" {
+				t.Fatalf("next got %s with Accept-Encoding %q", got.Method, got.Header.Get("Accept-Encoding"))
+			}
+			for _, name := range revalidation {
+				if kept := got.Header.Get(name) != ""; kept != (tt.kept && tt.hdr[name] != "") {
+					t.Errorf("%s kept %v", name, kept)
+				}
+			}
+		})
 	}
 }
 
@@ -164,6 +194,22 @@ func TestQueryCarriers(t *testing.T) {
 	}
 }
 
+// TestLongPathsPassThrough: a page at an overlong URL (a catch-all route
+// answers any path) gets no blocks, so attacker-chosen paths cannot fill
+// the placer's memory or storage records.
+func TestLongPathsPassThrough(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	long := "/" + strings.Repeat("x", maxKeyLen)
+	w := serve(t, h, &page{body: html}, "GET", long, nil)
+	if hasComments(w.Body.Bytes()) || w.Body.String() != html {
+		t.Fatal("an overlong path got blocks")
+	}
+	if !hasComments(serve(t, h, &page{body: html}, "GET", long[:maxKeyLen], nil).Body.Bytes()) {
+		t.Fatal("a path of maxKeyLen bytes got no blocks")
+	}
+}
+
 func TestNoBundlePassesThrough(t *testing.T) {
 	h := newHandler(t, t.TempDir())
 	w := serve(t, h, &page{body: html}, "GET", "/", nil)
@@ -191,5 +237,27 @@ func TestMaxPageBytes(t *testing.T) {
 	h.MaxPageBytes = int64(len(html)) + noticeReserve + 100
 	if w := serve(t, h, &page{body: html}, "GET", "/a", nil); w.Body.String() != html || w.Header().Get("ETag") != "" {
 		t.Fatalf("nothing fits: body %.80q, ETag %q", w.Body.String(), w.Header().Get("ETag"))
+	}
+}
+
+// TestDynamicPageValidators: an upstream that sends no Last-Modified (a
+// dynamic page) gets none invented, so If-Modified-Since cannot turn a
+// changed page into a stale 304; the ETag still follows the bytes.
+func TestDynamicPageValidators(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	now := genTime.Add(time.Hour)
+	h.now = func() time.Time { return now }
+	first := serve(t, h, &page{body: html}, "GET", "/a", nil)
+	if lm := first.Header().Get("Last-Modified"); lm != "" {
+		t.Errorf("Last-Modified %q invented for a page whose upstream sent none", lm)
+	}
+	changed := &page{body: "<html><body><p>hello again</p></body></html>"}
+	w := serve(t, h, changed, "GET", "/a", map[string]string{"If-Modified-Since": now.Format(http.TimeFormat)})
+	if w.Code != 200 || !strings.Contains(w.Body.String(), "hello again") || !hasComments(w.Body.Bytes()) {
+		t.Fatalf("changed page after If-Modified-Since: status %d, body %.80q", w.Code, w.Body.String())
+	}
+	if w := serve(t, h, changed, "GET", "/a", map[string]string{"If-None-Match": first.Header().Get("ETag")}); w.Code != 200 {
+		t.Fatalf("changed page after If-None-Match of the old one: status %d", w.Code)
 	}
 }

@@ -1,0 +1,188 @@
+package caddymodule
+
+import (
+	"errors"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// current returns the generation to use for one request, first
+// re-reading the current generation id when ReloadInterval has passed
+// (one request at a time does so; the others use the generation they
+// find). It is nil when no generation could be loaded.
+func (h *Handler) current() *generation {
+	now := h.now().UnixNano()
+	last := h.lastCheck.Load()
+	if (last == 0 || now-last >= int64(h.ReloadInterval)) && h.reloading.CompareAndSwap(false, true) {
+		defer h.reloading.Store(false)
+		h.reload(nil)
+		h.lastCheck.Store(now)
+	}
+	return h.gen.Load()
+}
+
+// leave is called when blocks of g, the generation being served, cannot
+// be read: it switches to the bundle's current generation at once,
+// crawlers or not, and returns the generation now served (g itself when
+// no other could be loaded, or another request is reloading right now).
+func (h *Handler) leave(g *generation) *generation {
+	if h.reloading.CompareAndSwap(false, true) {
+		defer h.reloading.Store(false)
+		if h.gen.Load() == g {
+			h.reload(g)
+		}
+	}
+	return h.gen.Load()
+}
+
+// reload loads the current generation if it is new. broken, if not nil,
+// is a generation whose blocks cannot be read: the switch away from it
+// is not held for crawlers, nor is it kept to ride along.
+func (h *Handler) reload(broken *generation) {
+	id, err := h.src.current(h.ctx)
+	if err != nil {
+		if h.builder == nil || !errors.Is(err, fs.ErrNotExist) { // a builder's first generation may not exist yet
+			h.logger.Error("reading lazarus bundle", zap.Stringer("bundle", h.src), zap.Error(err))
+		}
+		return
+	}
+	cur := h.gen.Load()
+	if cur != nil && cur.id == id {
+		h.holdSince = time.Time{}
+		return
+	}
+	if cur != nil && broken == nil && h.holdSwitch() {
+		h.logger.Info("postponing lazarus generation switch while an archive crawler sweeps the site", zap.String("generation", id),
+			zap.Time("until_at_most", h.holdSince.Add(time.Duration(h.MaxCrawlHold))))
+		return
+	}
+	g, err := h.src.loadGeneration(h.ctx, id)
+	if err != nil {
+		h.logger.Error("loading lazarus generation", zap.Stringer("bundle", h.src), zap.Error(err))
+		return
+	}
+	if cur == broken {
+		cur = nil // read the previous generation afresh: it may be gone
+	}
+	h.use(g, cur)
+}
+
+// use switches to the loaded generation g; cur is the one it replaces.
+func (h *Handler) use(g, cur *generation) {
+	h.holdSince = time.Time{}
+	h.attachPlacer(g)
+	if err := g.placer.refresh(h.ctx); err != nil { // sets the coverage metrics
+		h.logger.Warn("reading lazarus placement state", zap.String("generation", g.id), zap.Error(err))
+	}
+	prev := h.loadPrevious(g, cur)
+	h.prev.Store(prev)
+	h.gen.Store(g)
+	h.metrics.blocks.WithLabelValues(h.Name).Set(float64(len(g.blocks)))
+	h.logger.Info("loaded lazarus generation", zap.String("generation", g.id),
+		zap.Int("blocks", len(g.blocks)), zap.Int("planned_pages", len(g.pages)))
+	h.prunePlacement(g, prev)
+}
+
+// holdSwitch reports whether a pending switch waits for an archive
+// crawler's sweep: only while one was seen within CrawlSession, and for
+// at most MaxCrawlHold after the switch was first postponed. Only reload
+// calls it.
+func (h *Handler) holdSwitch() bool {
+	if !h.crawling() {
+		return false
+	}
+	now := h.now()
+	if h.holdSince.IsZero() {
+		h.holdSince = now
+	}
+	if now.Sub(h.holdSince) < time.Duration(h.MaxCrawlHold) {
+		return true
+	}
+	h.logger.Warn("switching lazarus generation although archive crawlers are still seen: max_crawl_hold reached",
+		zap.Duration("max_crawl_hold", time.Duration(h.MaxCrawlHold)))
+	return false
+}
+
+// switchLag bounds how long after a generation stopped being current an
+// instance may still serve it: the longest crawler hold, which starts at
+// most one ReloadInterval after the switch was published and ends at most
+// one ReloadInterval after its limit, and a minute for clocks and slow
+// storage.
+func (h *Handler) switchLag() time.Duration {
+	return time.Duration(h.MaxCrawlHold) + 2*time.Duration(h.ReloadInterval) + time.Minute
+}
+
+// dropPrevious stops the previous generation p riding along, when its
+// blocks cannot be read: it is extra, and pages go on with the current
+// generation's blocks alone.
+func (h *Handler) dropPrevious(p *generation, err error) {
+	if h.prev.CompareAndSwap(p, nil) {
+		h.logger.Warn("the previous lazarus generation can no longer be read; pages stop carrying it", zap.String("generation", p.id), zap.Error(err))
+	}
+}
+
+// loadPrevious returns the generation g replaced: cur if it is that one,
+// else read from the bundle; nil if it is gone or g has none.
+func (h *Handler) loadPrevious(g, cur *generation) *generation {
+	switch {
+	case g.previous == "" || h.Overlap < 0:
+		return nil
+	case cur != nil && cur.id == g.previous:
+		return cur
+	}
+	p, err := h.src.loadGeneration(h.ctx, g.previous)
+	if err != nil {
+		return nil // pruned: the overlap rides on what the archives already hold
+	}
+	h.attachPlacer(p)
+	return p
+}
+
+// attachPlacer gives a loaded generation its live placement state.
+func (h *Handler) attachPlacer(g *generation) {
+	g.placer = newPlacer(h.storage, h.storagePrefix()+"placement/"+g.id+"/", g, h.PageBudget, h.Copies, h.now)
+	g.placer.onChange = func(counts []int) {
+		if h.gen.Load() == g {
+			h.metrics.coverage(h.Name, counts)
+		}
+	}
+}
+
+// prunePlacement deletes the placement state of generations the bundle
+// no longer holds (other instances may still serve any it holds), other
+// than the current and previous one.
+func (h *Handler) prunePlacement(cur, prev *generation) {
+	keep, err := h.src.generations(h.ctx)
+	if err != nil {
+		h.logger.Warn("listing lazarus generations; old placement state kept", zap.Error(err))
+		return
+	}
+	keep = append(keep, cur.id)
+	if prev != nil {
+		keep = append(keep, prev.id)
+	}
+	if err := pruneExcept(h.ctx, h.storage, h.storagePrefix()+"placement", keep...); err != nil {
+		h.logger.Warn("deleting old lazarus placement state", zap.Error(err))
+	}
+}
+
+// crawling reports whether an archive crawler was seen within CrawlSession.
+func (h *Handler) crawling() bool {
+	last := h.crawler.Load()
+	return last != 0 && h.now().UnixNano()-last < int64(h.CrawlSession)
+}
+
+// noteCrawler records a request from an archive crawler.
+func (h *Handler) noteCrawler(r *http.Request) {
+	ua := strings.ToLower(r.UserAgent())
+	for _, c := range h.Crawlers {
+		if c != "" && strings.Contains(ua, strings.ToLower(c)) {
+			h.crawler.Store(h.now().UnixNano())
+			return
+		}
+	}
+}
