@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -39,6 +41,10 @@ var (
 	ErrDormant = errors.New("host is resting after repeated failures")
 	// ErrTooLarge means a response body exceeded Options.MaxBody.
 	ErrTooLarge = errors.New("response larger than the size cap")
+	// ErrUnreachable means the host's name did not resolve or nothing
+	// answers at its address: retrying soon would not help, so the host
+	// rests at once and the request is not retried.
+	ErrUnreachable = errors.New("host unreachable")
 )
 
 // Options configure a Client. Zero values take the documented defaults.
@@ -193,6 +199,10 @@ func (c *Client) attempt(ctx context.Context, h *host, req *http.Request) (*http
 	if err != nil {
 		cancel()
 		release()
+		if unreachable(err) {
+			c.rest(h)
+			return nil, 0, fmt.Errorf("%w: %w", ErrUnreachable, err)
+		}
 		c.failed(h)
 		return nil, 0, &retryError{err: err}
 	}
@@ -245,6 +255,24 @@ func (c *Client) failed(h *host) {
 	if h.failures++; h.failures >= c.o.Failures {
 		h.restTill, h.failures = c.o.now().Add(c.o.Dormancy), 0
 	}
+}
+
+// rest puts a host to sleep at once.
+func (c *Client) rest(h *host) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h.restTill, h.failures = c.o.now().Add(c.o.Dormancy), 0
+}
+
+// unreachable reports whether a transport error says the host cannot be
+// reached at all (no such name, no network, connection refused), as
+// opposed to a host that is slow or overloaded.
+func unreachable(err error) bool {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return !dns.IsTimeout
+	}
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENETUNREACH) || errors.Is(err, syscall.EHOSTUNREACH)
 }
 
 func (c *Client) succeeded(h *host) {

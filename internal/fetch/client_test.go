@@ -133,6 +133,26 @@ func TestGiveUpAndRest(t *testing.T) {
 	}
 }
 
+// TestUnreachableNotRetried: a name that does not resolve and a port
+// where nothing listens fail at once, without retries, and the host
+// rests: a machine without network does not wait out backoffs.
+func TestUnreachableNotRetried(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	refused := closed.URL
+	closed.Close()
+	for _, u := range []string{refused, "http://lazarus-test.invalid/"} {
+		clock := newFakeClock()
+		c := testClient(clock, Options{Rate: 600, Retries: 5})
+		_, err := get(t, c, u)
+		if !errors.Is(err, ErrUnreachable) || len(clock.starts) != 1 {
+			t.Fatalf("%s: %v after %d attempts; want ErrUnreachable after 1", u, err, len(clock.starts))
+		}
+		if _, err := get(t, c, u); !errors.Is(err, ErrDormant) || len(clock.starts) != 1 {
+			t.Fatalf("%s: second request %v after %d attempts; want the host resting", u, err, len(clock.starts))
+		}
+	}
+}
+
 // TestConnectionReset: a dropped connection is retried.
 func TestConnectionReset(t *testing.T) {
 	var n atomic.Int32
