@@ -168,7 +168,10 @@ type SegmentReport struct {
 	Status     string `json:"status"`     // "rebuilt", "short", or "exists" (its files are already in the output directory)
 	Detail     string `json:"detail,omitempty"`
 	Files      int    `json:"files"`
-	Bytes      int64  `json:"bytes"`
+	// Paths are the top-level names its files were restored to, relative
+	// to the output directory.
+	Paths []string `json:"paths,omitempty"`
+	Bytes int64    `json:"bytes"`
 }
 
 // FromPages rebuilds the server side from pages (name → bytes: captures,
@@ -218,7 +221,7 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 			sr.Status, sr.Detail = "short", t.err.Error()
 		} else {
 			res, err := a.Extract(t.layout, o.Out, bundle.ExtractOptions{MaxTarSize: t.tarSize, Force: o.Force, Reserved: reserved(&o)})
-			sr.Status, sr.Files, sr.Bytes = "rebuilt", res.Files, res.Bytes
+			sr.Status, sr.Files, sr.Bytes, sr.Paths = "rebuilt", res.Files, res.Bytes, res.Top
 			switch {
 			case errors.Is(err, bundle.ErrExists):
 				sr.Status, sr.Detail = "exists", err.Error()+" (existing files are kept: restore into another directory, or overwrite them with Force)"

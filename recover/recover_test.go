@@ -52,6 +52,11 @@ func TestFromDir(t *testing.T) {
 	if rep.Generation == "" || len(rep.Segments) != 2 {
 		t.Fatalf("report %+v", rep)
 	}
+	for _, sg := range rep.Segments { // the report says where each segment's files are
+		if len(sg.Paths) != 1 || sg.Paths[0] != sg.Name {
+			t.Fatalf("segment %s restored to %q", sg.Name, sg.Paths)
+		}
+	}
 	if b, err := os.ReadFile(filepath.Join(out, "etc/app.conf")); err != nil || string(b) != "secret = 1\n" {
 		t.Fatalf("app.conf: %q %v", b, err)
 	}

@@ -186,6 +186,9 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 	}
 	for _, s := range r.Segments {
 		fmt.Fprintf(w, "  segment %-12s %-8s from generation %s, %d files, %s", s.Name, s.Status, s.Generation, s.Files, formatSize(s.Bytes))
+		if len(s.Paths) > 0 {
+			fmt.Fprintf(w, " in %s", strings.Join(s.Paths, ", "))
+		}
 		if s.Detail != "" {
 			fmt.Fprintf(w, "  (%s)", s.Detail)
 		}

@@ -44,6 +44,9 @@ type Report struct {
 	HardLinks int   // hard links to earlier files
 	Bytes     int64 // content bytes of regular files
 	TarSize   int64 // length of the tar stream, as declared and verified
+	// Top lists the top-level names extracted, sorted: where the
+	// payload's files are in the target directory.
+	Top []string
 	// Problems lists what was not restored exactly as recorded: skipped
 	// device and FIFO entries, cleared setuid bits, metadata that could
 	// not be set.
@@ -85,6 +88,7 @@ func Extract(r io.Reader, dir string, opts ExtractOptions) (Report, error) {
 		return Report{}, err
 	}
 	x.rep.Problems = append(x.rep.Problems, st.finalize(x.tree)...)
+	x.rep.Top = childrenOf(x.tree)["."]
 	return x.rep, nil
 }
 
