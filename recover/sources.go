@@ -3,9 +3,7 @@ package recover
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -43,19 +41,8 @@ func fromArchive(c archive.Capture, locator string) Capture {
 
 // get fetches a URL's body, which must be a 200 answer.
 func get(ctx context.Context, doer Doer, u string) (io.ReadCloser, error) {
-	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := doer.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		resp.Body.Close()
-		return nil, fmt.Errorf("GET %s: HTTP %d", u, resp.StatusCode)
-	}
-	return resp.Body, nil
+	rc, _, err := archive.Open(ctx, doer, u)
+	return rc, err
 }
 
 // CDXSource is the Internet Archive's Wayback Machine or any

@@ -188,7 +188,7 @@ func (t *tally) nextKey(k string, seen map[string]bool) bool {
 func listCDXPage(ctx context.Context, doer Doer, base, pattern string, o ListOptions, key string, t *tally, fn func(Capture) error) (string, error) {
 	u := cdxQuery(base, pattern, o, key)
 	t.pages++
-	rc, _, err := open(ctx, doer, u)
+	rc, _, err := Open(ctx, doer, u)
 	if err != nil {
 		return "", err
 	}

@@ -136,17 +136,17 @@ func TestListReplayIsRaw(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("got %d captures", len(got))
 	}
-	body := fetch(t, s.Client(), got[0].Replay)
+	body := fetchBody(t, s.Client(), got[0].Replay)
 	if !bytes.Equal(body, caps[0].Body) {
 		t.Errorf("raw replay %q, want %q", body, caps[0].Body)
 	}
-	rewritten := fetch(t, s.Client(), strings.Replace(got[0].Replay, "id_/", "/", 1))
+	rewritten := fetchBody(t, s.Client(), strings.Replace(got[0].Replay, "id_/", "/", 1))
 	if !bytes.Contains(rewritten, []byte("<body>"+archivetest.ToolbarBegin)) {
 		t.Errorf("rewritten replay lacks toolbar after <body>: %q", rewritten)
 	}
 }
 
-func fetch(t *testing.T, c *http.Client, u string) []byte {
+func fetchBody(t *testing.T, c *http.Client, u string) []byte {
 	t.Helper()
 	resp, err := c.Get(u)
 	if err != nil {
@@ -237,7 +237,7 @@ func TestListTimeMapPaged(t *testing.T) {
 	if len(got) != 7 || len(seen) != 7 {
 		t.Fatalf("got %d mementos (%d distinct), want 7", len(got), len(seen))
 	}
-	if body := fetch(t, s.Client(), got[0].Replay); !bytes.Equal(body, caps[3].Body) {
+	if body := fetchBody(t, s.Client(), got[0].Replay); !bytes.Equal(body, caps[3].Body) {
 		t.Errorf("replay %q, want %q", body, caps[3].Body)
 	}
 	// Four pages needed; allowing three fails.
@@ -313,23 +313,3 @@ func checkWARCRecord(t *testing.T, s *archivetest.Server, c Capture) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	tests := []struct {
-		in   string
-		want time.Duration
-	}{
-		{"", 0},
-		{"30", 30 * time.Second},
-		{"0", 0},
-		{"-5", 0},
-		{"soon", 0},
-		{"Wed, 01 Jan 2025 00:02:00 GMT", 2 * time.Minute},
-		{"Tue, 31 Dec 2024 23:00:00 GMT", 0}, // in the past
-	}
-	for _, tt := range tests {
-		if got := parseRetryAfter(tt.in, now); got != tt.want {
-			t.Errorf("parseRetryAfter(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-}

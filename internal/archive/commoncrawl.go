@@ -236,7 +236,7 @@ func (o CCOptions) validate() (CCOptions, limits, error) {
 func listCCPage(ctx context.Context, doer Doer, cdxAPI, pattern string, o CCOptions, page int, t *tally, fn func(Capture) error) (bool, error) {
 	u := ccQuery(cdxAPI, pattern, o, url.Values{"page": {strconv.Itoa(page)}})
 	t.pages++
-	rc, _, err := open(ctx, doer, u, http.StatusNotFound)
+	rc, _, err := Open(ctx, doer, u, http.StatusNotFound)
 	if err != nil || rc == nil {
 		return err == nil, err // 404: no captures
 	}

@@ -3,9 +3,9 @@ package archive
 import (
 	"context"
 	"fmt"
+	"github.com/lazarus-preserve/lazarus/internal/fetch"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 )
 
@@ -36,31 +36,11 @@ func (e *HTTPError) Throttled() bool {
 	return e.Status == http.StatusTooManyRequests || e.Status == http.StatusServiceUnavailable
 }
 
-// parseRetryAfter parses a Retry-After header value, either delay-seconds
-// or an HTTP-date (taken relative to now). It returns 0 when v is empty,
-// unparsable or in the past.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n <= 0 || n > 1<<31 {
-			return 0
-		}
-		return time.Duration(n) * time.Second
-	}
-	t, err := http.ParseTime(v)
-	if err != nil || !t.After(now) {
-		return 0
-	}
-	return t.Sub(now)
-}
-
 // get fetches u and returns its body, read up to maxBytes. A non-200 answer
 // is an *HTTPError; the statuses in ok are returned as (nil, status, nil)
 // so callers can treat, for instance, a 404 "no captures" as empty.
 func get(ctx context.Context, doer Doer, u string, maxBytes int64, ok ...int) ([]byte, int, error) {
-	rc, status, err := open(ctx, doer, u, ok...)
+	rc, status, err := Open(ctx, doer, u, ok...)
 	if err != nil || rc == nil {
 		return nil, status, err
 	}
@@ -72,10 +52,10 @@ func get(ctx context.Context, doer Doer, u string, maxBytes int64, ok ...int) ([
 	return body, status, nil
 }
 
-// open fetches u and returns the body of a 200 answer for the caller to
+// Open fetches u and returns the body of a 200 answer for the caller to
 // read and close. A non-200 answer is an *HTTPError; the statuses in ok
 // are returned as (nil, status, nil).
-func open(ctx context.Context, doer Doer, u string, ok ...int) (io.ReadCloser, int, error) {
+func Open(ctx context.Context, doer Doer, u string, ok ...int) (io.ReadCloser, int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("archive: request %s: %w", u, err)
@@ -96,7 +76,7 @@ func open(ctx context.Context, doer Doer, u string, ok ...int) (io.ReadCloser, i
 	return nil, resp.StatusCode, &HTTPError{
 		URL:        u,
 		Status:     resp.StatusCode,
-		RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
+		RetryAfter: fetch.RetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 	}
 }
 

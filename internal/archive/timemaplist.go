@@ -128,7 +128,7 @@ func hostOf(u *url.URL, raw string) string {
 // returns the further pages it links. At a bound it returns errStop.
 func listTimeMapPage(ctx context.Context, doer Doer, u string, o TimeMapOptions, t *tally, home *url.URL, fn func(Capture) error) ([]string, error) {
 	t.pages++
-	rc, _, err := open(ctx, doer, u, http.StatusNotFound)
+	rc, _, err := Open(ctx, doer, u, http.StatusNotFound)
 	if err != nil || rc == nil {
 		return nil, err // 404: no mementos
 	}

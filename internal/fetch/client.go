@@ -212,7 +212,7 @@ func (c *Client) attempt(ctx context.Context, h *host, req *http.Request) (*http
 		cancel()
 		release()
 		c.failed(h)
-		wait := retryAfter(resp.Header.Get("Retry-After"), c.o.now())
+		wait := RetryAfter(resp.Header.Get("Retry-After"), c.o.now())
 		return nil, wait, &retryError{err: fmt.Errorf("%s: HTTP %d", req.URL.Redacted(), resp.StatusCode), status: resp.StatusCode}
 	}
 	c.succeeded(h)
@@ -289,13 +289,20 @@ func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	return min(max(d, retryAfter), max(DefaultMaxBackoff, retryAfter))
 }
 
-// retryAfter parses Retry-After: seconds or an HTTP date.
-func retryAfter(v string, now time.Time) time.Duration {
+// RetryAfter parses a Retry-After header value: delay-seconds (surrounding
+// spaces allowed) or an HTTP-date, taken relative to now. It returns 0 when
+// v is empty, unparsable, not positive, absurd (over 2^31 s) or in the
+// past.
+func RetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n <= 0 || n > 1<<31 {
+			return 0
+		}
+		return time.Duration(n) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
 		return t.Sub(now)

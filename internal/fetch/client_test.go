@@ -232,9 +232,10 @@ func TestRetryAfterParsing(t *testing.T) {
 	for v, want := range map[string]time.Duration{
 		"": 0, "5": 5 * time.Second, " 7 ": 7 * time.Second, "-1": 0, "soon": 0,
 		"Sat, 21 Nov 2026 00:01:00 GMT": time.Minute, "Fri, 20 Nov 2026 00:00:00 GMT": 0,
+		"0": 0, "99999999999": 0,
 	} {
-		if got := retryAfter(v, now); got != want {
-			t.Errorf("retryAfter(%q) = %v, want %v", v, got, want)
+		if got := RetryAfter(v, now); got != want {
+			t.Errorf("RetryAfter(%q) = %v, want %v", v, got, want)
 		}
 	}
 }
