@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,6 +42,10 @@ var (
 	ErrDormant = errors.New("host is resting after repeated failures")
 	// ErrTooLarge means a response body exceeded Options.MaxBody.
 	ErrTooLarge = errors.New("response larger than the size cap")
+	// ErrForeignRedirect means a server redirected to another host; such
+	// redirects are not followed (an archive or a site must not send
+	// recovery to addresses chosen by others).
+	ErrForeignRedirect = errors.New("redirect to another host not followed")
 	// ErrUnreachable means the host's name did not resolve or nothing
 	// answers at its address: retrying soon would not help, so the host
 	// rests at once and the request is not retried.
@@ -86,7 +91,28 @@ type host struct {
 // New returns a Client.
 func New(o Options) *Client {
 	o.defaults()
-	return &Client{o: o, hc: &http.Client{Transport: o.Transport}, hosts: map[string]*host{}}
+	return &Client{o: o, hc: &http.Client{Transport: o.Transport, CheckRedirect: sameSite}, hosts: map[string]*host{}}
+}
+
+// sameSite follows at most 10 redirects, each to the host and port of the
+// first request (a leading "www." aside; http on 80 to https on 443 and
+// back is fine).
+func sameSite(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	bare := func(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" && p != "80" && p != "443" {
+			return p
+		}
+		return "web"
+	}
+	from := via[0].URL
+	if bare(req.URL.Hostname()) != bare(from.Hostname()) || port(req.URL) != port(from) {
+		return fmt.Errorf("%w: %s to %s", ErrForeignRedirect, from.Host, req.URL.Redacted())
+	}
+	return nil
 }
 
 func (o *Options) defaults() {
@@ -178,6 +204,10 @@ func (c *Client) Do(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		last = err
+		if wait > c.o.Dormancy { // a server asking for more than a rest: rest, don't hang
+			c.rest(h)
+			return nil, fmt.Errorf("%w: %s asks to wait %v; resting the host instead", ErrDormant, req.URL.Redacted(), wait.Round(time.Second))
+		}
 		if err := c.o.sleep(ctx, c.backoff(attempt, wait)); err != nil {
 			return nil, err
 		}
@@ -199,6 +229,9 @@ func (c *Client) attempt(ctx context.Context, h *host, req *http.Request) (*http
 	if err != nil {
 		cancel()
 		release()
+		if errors.Is(err, ErrForeignRedirect) {
+			return nil, 0, err // an answer, not a failure: nothing to retry
+		}
 		if unreachable(err) {
 			c.rest(h)
 			return nil, 0, fmt.Errorf("%w: %w", ErrUnreachable, err)

@@ -153,6 +153,55 @@ func TestUnreachableNotRetried(t *testing.T) {
 	}
 }
 
+// TestRedirectsStayOnHost: a redirect to the same host is followed, one
+// to another host (an internal address, say) is not.
+func TestRedirectsStayOnHost(t *testing.T) {
+	var inside atomic.Int32
+	internal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { inside.Add(1) }))
+	defer internal.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/away":
+			http.Redirect(w, r, internal.URL+"/meta-data", http.StatusFound) // same IP, another port
+		case "/far":
+			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data", http.StatusFound)
+		case "/here":
+			http.Redirect(w, r, "/there", http.StatusFound)
+		default:
+			io.WriteString(w, "ok")
+		}
+	}))
+	defer srv.Close()
+	c := testClient(newFakeClock(), Options{Rate: 600})
+	if resp, err := get(t, c, srv.URL+"/here"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	if _, err := get(t, c, srv.URL+"/away"); !errors.Is(err, ErrForeignRedirect) || inside.Load() != 0 {
+		t.Fatalf("got %v, %d requests to the other port", err, inside.Load())
+	}
+	if _, err := get(t, c, srv.URL+"/far"); !errors.Is(err, ErrForeignRedirect) || inside.Load() != 0 {
+		t.Fatalf("got %v, %d requests to the other host", err, inside.Load())
+	}
+}
+
+// TestHugeRetryAfter: a Retry-After longer than a rest is not obeyed: the
+// host rests and the request fails at once.
+func TestHugeRetryAfter(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "2147483647")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	clock := newFakeClock()
+	start := clock.now()
+	c := testClient(clock, Options{Rate: 600})
+	if _, err := get(t, c, srv.URL); !errors.Is(err, ErrDormant) || clock.now().Sub(start) > time.Minute {
+		t.Fatalf("got %v after %v", err, clock.now().Sub(start))
+	}
+}
+
 // TestConnectionReset: a dropped connection is retried.
 func TestConnectionReset(t *testing.T) {
 	var n atomic.Int32
