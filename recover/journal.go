@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/url"
 	"os"
 )
 
@@ -48,17 +49,25 @@ func hashName(s string) string {
 	return hex.EncodeToString(h[:16])
 }
 
-func listingName(src Source) string { return "listing-" + hashName(src.Name()) + ".jsonl" }
+// listingName names a source's journaled listing for a site: a rerun with
+// another --url lists again.
+func listingName(src Source, site *url.URL) string {
+	key := src.Name()
+	if site != nil {
+		key += "\x00" + site.String()
+	}
+	return "listing-" + hashName(key) + ".jsonl"
+}
 
 // maxJournalListing bounds a journaled listing file read back.
 const maxJournalListing = 1 << 30
 
-// listing returns a source's journaled listing, if complete.
-func (j *journal) listing(src Source) ([]Capture, bool) {
+// listing returns a source's journaled listing of a site, if complete.
+func (j *journal) listing(src Source, site *url.URL) ([]Capture, bool) {
 	if j == nil {
 		return nil, false
 	}
-	raw, err := readRegular(j.root, listingName(src), maxJournalListing)
+	raw, err := readRegular(j.root, listingName(src, site), maxJournalListing)
 	if err != nil {
 		return nil, false
 	}
@@ -75,9 +84,10 @@ func (j *journal) listing(src Source) ([]Capture, bool) {
 	return out, sc.Err() == nil
 }
 
-// saveListing journals a complete listing.
-func (j *journal) saveListing(src Source, caps []Capture) error {
-	if j == nil {
+// saveListing journals a complete listing; an empty one is not kept (the
+// archive may hold the site next time).
+func (j *journal) saveListing(src Source, site *url.URL, caps []Capture) error {
+	if j == nil || len(caps) == 0 {
 		return nil
 	}
 	var buf bytes.Buffer
@@ -87,7 +97,7 @@ func (j *journal) saveListing(src Source, caps []Capture) error {
 			return err
 		}
 	}
-	return writeAtomic(j.root, listingName(src), buf.Bytes(), 0o600)
+	return writeAtomic(j.root, listingName(src, site), buf.Bytes(), 0o600)
 }
 
 func captureName(c Capture) string { return "captures/" + hashName(captureKey(c)) }

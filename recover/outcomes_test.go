@@ -3,6 +3,8 @@ package recover_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,8 +12,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -92,9 +96,10 @@ func TestNothingFoundSaysWhy(t *testing.T) {
 	}
 }
 
-// TestLiveFirstArchivesUntouched: with the live site still answering and
-// giving every block, the archives listed beside it are never asked.
-func TestLiveFirstArchivesUntouched(t *testing.T) {
+// TestLiveSiteCompletes: with the live site still answering and giving
+// every block, an archive beside it is asked only for its listing (which
+// holds no root capture newer than that generation).
+func TestLiveSiteCompletes(t *testing.T) {
 	dir := t.TempDir()
 	linkedSite(t, dir, 6)
 	writeFile(t, dir, "src/app/index.php", []byte("<?php echo 1;\n"))
@@ -103,7 +108,7 @@ func TestLiveFirstArchivesUntouched(t *testing.T) {
 	var asked atomic.Int64
 	archive := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		asked.Add(1)
-		http.Error(w, "down", http.StatusServiceUnavailable)
+		io.WriteString(w, "[]") // an empty CDX listing
 	}))
 	defer archive.Close()
 	owner, server, _ := keys.Generate(true)
@@ -120,7 +125,59 @@ func TestLiveFirstArchivesUntouched(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v %q", err, rep.Problems)
 	}
-	if asked.Load() != 0 {
+	if asked.Load() != 1 {
 		t.Fatalf("the archive was asked %d times although the live site gave everything", asked.Load())
+	}
+}
+
+// TestLiveReplayOfOldPages: a squatter's live site replays the pages of
+// generation 1 (copied from an archive); the archive holds generation 2.
+// Recovery does not settle for the live site's old generation: root
+// captures newer than it are fetched, and generation 2 is restored.
+func TestLiveReplayOfOldPages(t *testing.T) {
+	dir := t.TempDir()
+	linkedSite(t, dir, 6)
+	var live *httptest.Server
+	mirror := filepath.Join(dir, "mirror")
+	live = httptest.NewServer(http.FileServer(http.Dir(mirror)))
+	defer live.Close()
+	owner, server, _ := keys.Generate(true)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var caps []archivetest.Capture
+	for g := 1; g <= 2; g++ {
+		writeFile(t, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", g)))
+		now := base.Add(time.Duration(g) * 30 * 24 * time.Hour)
+		o := injector.DefaultOptions()
+		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
+		o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), live.URL+"/", 1024
+		o.SiteDir, o.StateDir, o.KeepPrevious = filepath.Join(dir, "site"), filepath.Join(dir, "state"), 0
+		o.Now = func() time.Time { return now }
+		if _, err := injector.Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range capturesOf(t, filepath.Join(dir, "site"), now.Add(time.Hour)) {
+			c.URL = strings.Replace(c.URL, "https://example.org/", live.URL+"/", 1)
+			caps = append(caps, c)
+		}
+		if g == 1 {
+			if err := os.CopyFS(mirror, os.DirFS(filepath.Join(dir, "site"))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	srv, err := archivetest.New(caps, archivetest.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
+	out := t.TempDir()
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out, Site: live.URL + "/",
+		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: client}, lzrecover.LiveSource{Client: client}}})
+	if err != nil {
+		t.Fatalf("%v %q", err, rep.Problems)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "app/version.txt")); string(b) != "version 2\n" {
+		t.Fatalf("restored %q: settled for the live site's old generation", b)
 	}
 }

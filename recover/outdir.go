@@ -119,18 +119,20 @@ func readRegular(root *os.Root, name string, limit int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, limit))
 }
 
-// reserved returns the top-level names a payload may not restore into
-// the output directory: the report, the default journal directory, and
-// the state and pages directories when they lie inside it.
-func reserved(o *Options) func(name string) bool {
+// reserved returns the top-level names in dir (the output or the pages
+// directory) that recovery's own files use, so that neither a payload nor
+// a captured page may take them: the report, the default journal
+// directory, extraction's staging directories, and the state, pages and
+// output directories when they lie inside dir.
+func reserved(o *Options, dir string) func(name string) bool {
 	names := map[string]bool{ReportFile: true, JournalDir: true}
-	for _, dir := range []string{o.StateDir, o.PagesDir} {
-		if dir == "" {
+	for _, d := range []string{o.StateDir, o.PagesDir, o.Out} {
+		if d == "" {
 			continue
 		}
-		if rel, ok := inside(o.Out, dir); ok && rel != "." {
+		if rel, ok := inside(dir, d); ok && rel != "." {
 			names[strings.SplitN(rel, "/", 2)[0]] = true
 		}
 	}
-	return func(name string) bool { return names[name] }
+	return func(name string) bool { return names[name] || strings.HasPrefix(name, ".lazarus-") }
 }

@@ -8,18 +8,28 @@ import (
 )
 
 // savePage writes the newest capture of each page, without its Lazarus
-// comments, under PagesDir: a browsable mirror of the client side.
-func (s *session) savePage(c Capture, page []byte) error {
+// comments, under PagesDir: a browsable mirror of the client side. Pages
+// at names recovery's own files use are not written; a page that cannot
+// be written (a path that is a file and a directory on the site, a name
+// too long) is a problem line, never the end of the recovery.
+func (s *session) savePage(c Capture, page []byte) {
 	if s.pages == nil {
-		return nil
+		return
 	}
 	p := pagePath(c.URL)
+	rel := strings.TrimPrefix(p, "/")
+	if top, _, _ := strings.Cut(rel, "/"); s.reservedPage(top) {
+		s.rep.problem("%s: page %.200q not saved: the name is recovery's own", c.Source, c.URL)
+		return
+	}
 	if t, ok := s.saved[p]; ok && !c.Time.After(t) {
-		return nil
+		return
 	}
 	if s.saved == nil {
 		s.saved = map[string]time.Time{}
 	}
 	s.saved[p] = c.Time
-	return writeAtomic(s.pages, strings.TrimPrefix(p, "/"), htmlblock.Strip(page), 0o644)
+	if err := writeAtomic(s.pages, rel, htmlblock.Strip(page), 0o644); err != nil {
+		s.rep.problem("%s: page %.200q not saved: %v", c.Source, c.URL, err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 )
 
 // queued is a listed capture waiting to be fetched.
@@ -13,27 +14,58 @@ type queued struct {
 	src Source
 }
 
-// sort orders the queue: root page, then the target generation's carriers
-// captured after it, then the rest; newest first within each.
+// sort orders the queue by priority, newest first within each.
 func (s *session) sort() {
 	sort.SliceStable(s.queue, func(i, j int) bool {
 		pi, pj := s.priority(s.queue[i].c), s.priority(s.queue[j].c)
 		if pi != pj {
 			return pi < pj
 		}
-		return s.queue[i].c.Time.After(s.queue[j].c.Time)
+		return captured(s.queue[i].c).After(captured(s.queue[j].c))
 	})
 }
 
+// captured is a capture's time; an unknown one (the live site) is now.
+func captured(c Capture) time.Time {
+	if c.Time.IsZero() {
+		return time.Now()
+	}
+	return c.Time
+}
+
+// priority ranks a capture: 0 for a capture of the root page that could
+// hold a manifest newer than the newest one found (any, before one is
+// found; else one captured after that generation was made), 1 for a
+// carrier of the target generation captured after it was made, 2 for the
+// rest.
 func (s *session) priority(c Capture) int {
 	p := pagePath(c.URL)
 	switch {
-	case p == "/" || p == "/index.html" || p == "/index.htm" || strings.Count(p, "/") == 2 && strings.HasSuffix(p, "/index.html") && s.site == nil:
+	case isRoot(p, s.site == nil) && (s.carriers == nil || captured(c).After(s.genTime)):
 		return 0
-	case s.carriers[p] && !c.Time.Before(s.genTime):
+	case s.carriers[p] && !captured(c).Before(s.genTime):
 		return 1
 	}
 	return 2
+}
+
+// isRoot reports whether a page path is the site's root page (in a
+// mirror, also a host directory's index).
+func isRoot(p string, mirror bool) bool {
+	return p == "/" || p == "/index.html" || p == "/index.htm" || mirror && strings.Count(p, "/") == 2 && strings.HasSuffix(p, "/index.html")
+}
+
+// rootPending reports whether a capture of priority 0 waits in the queue.
+func (s *session) rootPending() bool {
+	for _, q := range s.queue {
+		if s.priority(q.c) != 0 {
+			return false // the queue is sorted by priority
+		}
+		if !s.seen[captureKey(q.c)] {
+			return true
+		}
+	}
+	return false
 }
 
 // pagePath returns a capture's or carrier's path: "/about/index.html" for
@@ -54,22 +86,4 @@ func captureKey(c Capture) string {
 		return c.Source + "\x00digest\x00" + c.Digest
 	}
 	return c.Source + "\x00" + c.Locator
-}
-
-// byCost orders sources by what asking them costs, keeping the given
-// order within a rank: local files first, then the live site, then
-// archives (whose rate limits make every request count).
-func byCost(srcs []Source) []Source {
-	rank := func(s Source) int {
-		switch s.(type) {
-		case DirSource, WARCSource:
-			return 0
-		case LiveSource:
-			return 1
-		}
-		return 2
-	}
-	out := append([]Source(nil), srcs...)
-	sort.SliceStable(out, func(i, j int) bool { return rank(out[i]) < rank(out[j]) })
-	return out
 }

@@ -220,7 +220,7 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 		if t.err != nil {
 			sr.Status, sr.Detail = "short", t.err.Error()
 		} else {
-			res, err := a.Extract(t.layout, o.Out, bundle.ExtractOptions{MaxTarSize: t.tarSize, Force: o.Force, Reserved: reserved(&o)})
+			res, err := a.Extract(t.layout, o.Out, bundle.ExtractOptions{MaxTarSize: t.tarSize, Force: o.Force, Reserved: reserved(&o, o.Out)})
 			sr.Status, sr.Files, sr.Bytes, sr.Paths = "rebuilt", res.Files, res.Bytes, res.Top
 			switch {
 			case errors.Is(err, bundle.ErrExists):

@@ -49,6 +49,7 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 			return nil, fmt.Errorf("pages directory: %w", err)
 		}
 		defer s.pages.Close()
+		s.reservedPage = reserved(&o, o.PagesDir)
 	}
 	if o.Site != "" {
 		if s.site, err = url.Parse(o.Site); err != nil || s.site.Host == "" {
@@ -67,46 +68,55 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 
 // session is one Recover run.
 type session struct {
-	o         Options
-	a         *codec.Assembler
-	rep       *Report
-	site      *url.URL
-	queue     []queued
-	seen      map[string]bool
-	manifests []*manifest.Signed
-	carriers  map[string]bool      // page paths the target generation's listing names
-	genTime   time.Time            // the target generation's time
-	wanted    []string             // the target generation's carrier URLs, resolved
-	opened    []Source             // sources listed so far
-	j         *journal             // nil without a state directory
-	pages     *os.Root             // PagesDir, nil without one
-	saved     map[string]time.Time // pages written to PagesDir, by path
-	listed    map[string]bool      // source + page URL already listed page by page
+	o            Options
+	a            *codec.Assembler
+	rep          *Report
+	site         *url.URL
+	queue        []queued
+	seen         map[string]bool
+	manifests    []*manifest.Signed
+	carriers     map[string]bool      // page paths the target generation's listing names
+	genTime      time.Time            // the target generation's time
+	wanted       []string             // the target generation's carrier URLs, resolved
+	opened       []Source             // sources listed so far, for carriers found later
+	j            *journal             // nil without a state directory
+	pages        *os.Root             // PagesDir, nil without one
+	reservedPage func(string) bool    // top-level names pages may not use
+	saved        map[string]time.Time // pages written to PagesDir, by path
+	listed       map[string]bool      // source + page URL already listed page by page
 }
 
-// run opens the sources one by one, cheapest first, fetching what each
-// lists, until the recovery is finished or every source is used.
+// run lists every source (one request per archive for most sites), reads
+// the streamed ones (local WARC files), then fetches the queue until the
+// recovery is finished.
 func (s *session) run(ctx context.Context) error {
-	for _, src := range byCost(s.o.Sources) {
+	var streams []Source
+	for _, src := range s.o.Sources {
+		if _, ok := src.(Streamer); ok {
+			streams = append(streams, src)
+			continue
+		}
 		if err := s.open(ctx, src); err != nil {
 			return err
 		}
-		if s.finished() {
-			return nil
-		}
-		if err := s.drain(ctx); err != nil {
+	}
+	for _, src := range streams {
+		if err := s.open(ctx, src); err != nil {
 			return err
 		}
-		if s.finished() {
-			return nil
-		}
 	}
-	return nil
+	return s.drain(ctx)
 }
 
 // finished reports whether fetching can stop: the newest generation found
-// is complete, and no mirror of every page is wanted.
-func (s *session) finished() bool { return s.o.PagesDir == "" && s.done() }
+// is complete, no listed capture of the root page could reveal a newer
+// one (see priority), and no mirror of every page is wanted. So a stale
+// mirror or a squatter replaying old pages on the live site cannot make
+// recovery settle for an old generation while the archives hold a newer
+// one.
+func (s *session) finished() bool {
+	return s.o.PagesDir == "" && s.done() && !s.rootPending()
+}
 
 // open lists a source (a Streamer is read through at once), and asks it
 // for the target generation's carriers if it lists page by page.
@@ -116,7 +126,7 @@ func (s *session) open(ctx context.Context, src Source) error {
 	if st, ok := src.(Streamer); ok {
 		return s.stream(ctx, st, src, sr)
 	}
-	caps, ok := s.j.listing(src)
+	caps, ok := s.j.listing(src, s.site)
 	if !ok {
 		var err error
 		if caps, err = listAll(ctx, src, s.site); err != nil {
@@ -125,7 +135,7 @@ func (s *session) open(ctx context.Context, src Source) error {
 			}
 			s.rep.problem("%s: listing: %v", src.Name(), err)
 			sr.Error = err.Error()
-		} else if err := s.j.saveListing(src, caps); err != nil {
+		} else if err := s.j.saveListing(src, s.site, caps); err != nil {
 			return fmt.Errorf("journal: %w", err)
 		}
 	}
@@ -189,7 +199,7 @@ func (s *session) seenBefore(c Capture) bool {
 // drain fetches queued captures until the recovery is finished or the
 // queue is empty.
 func (s *session) drain(ctx context.Context) error {
-	for len(s.queue) > 0 {
+	for len(s.queue) > 0 && !s.finished() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -206,9 +216,6 @@ func (s *session) drain(ctx context.Context) error {
 			continue
 		}
 		s.progress()
-		if s.finished() {
-			return nil
-		}
 	}
 	return nil
 }
@@ -232,7 +239,8 @@ func (s *session) take(ctx context.Context, c Capture, page []byte) error {
 	for _, m := range s.rep.credit(pr) {
 		s.addManifest(ctx, m)
 	}
-	return s.savePage(c, page)
+	s.savePage(c, page)
+	return nil
 }
 
 // done reports whether the newest manifest's data segments are complete.
