@@ -72,6 +72,7 @@ type Assembler struct {
 
 	mu   sync.Mutex
 	segs map[block.Layout]*segment
+	held held
 }
 
 // NewAssembler returns an Assembler that verifies signatures with
@@ -143,7 +144,10 @@ func (a *Assembler) segment(l block.Layout) (*segment, error) {
 	if s, ok := a.segs[l]; ok {
 		return s, nil
 	}
-	s, err := newSegment(l, a.opts.TempDir)
+	if len(a.segs) >= MaxSegments {
+		return nil, fmt.Errorf("%w (%d segment versions)", ErrTooMuch, MaxSegments)
+	}
+	s, err := newSegment(l, a.opts.TempDir, &a.held)
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +193,8 @@ type SegmentStatus struct {
 	Layout    block.Layout
 	Stripes   uint64        // stripes in the segment
 	Complete  uint64        // stripes rebuilt, or with k shards when contested
-	Partial   []StripeShort // incomplete stripes with at least one block, by stripe
+	Partial   []StripeShort // the first incomplete stripes with at least one block, by stripe (at most 8)
+	Short     int           // incomplete stripes with at least one block
 	Blocks    int           // good blocks accepted
 	Contested int           // stripes with two versions of some block, both signed
 	Verified  bool          // rebuilt and matching the segment id: ready to open
@@ -233,11 +238,11 @@ func (st SegmentStatus) Err() error {
 		}
 		return fmt.Errorf("%s: %w (%s)", name, ErrDigestMismatch, msg)
 	}
-	missing := st.Stripes - st.Complete - uint64(len(st.Partial))
+	missing := st.Stripes - st.Complete - uint64(st.Short)
 	msg := fmt.Sprintf("%s: %d of %d stripes rebuilt", name, st.Complete, st.Stripes)
 	for i, p := range st.Partial {
 		if i == 3 {
-			msg += fmt.Sprintf("; %d more short stripes", len(st.Partial)-3)
+			msg += fmt.Sprintf("; %d more short stripes", st.Short-3)
 			break
 		}
 		msg += fmt.Sprintf("; stripe %d has %d of the %d blocks needed", p.Stripe, p.Have, p.Need)

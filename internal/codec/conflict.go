@@ -77,15 +77,20 @@ func (a *altStore) read(c *candidate, size int) ([]byte, error) {
 	return buf, nil
 }
 
-// fromStripe returns the blocks held by an incomplete stripe as candidates.
-func (s *segment) fromStripe(st *stripe) []*candidate {
+// fromStripe returns the blocks held by an incomplete stripe as
+// candidates, and releases them from the memory budget.
+func (s *segment) fromStripe(st *stripe) ([]*candidate, error) {
 	var out []*candidate
-	for i, sh := range st.shards {
-		if st.times[i] != 0 {
-			out = append(out, &candidate{shard: uint16(i), time: st.times[i], sum: st.sums[i], data: sh})
+	for i, p := range st.pieces {
+		data, err := s.pieceData(p)
+		if err != nil {
+			return nil, err
 		}
+		out = append(out, &candidate{shard: i, time: p.time, sum: p.sum, data: data})
 	}
-	return out
+	s.release(st)
+	st.pieces = nil
+	return out, nil
 }
 
 // fromDone returns the blocks a rebuilt stripe was made of (and those

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
 )
 
 // forgeAll returns, for every block, a version with a garbage shard under
@@ -141,4 +144,69 @@ func TestConflicts(t *testing.T) {
 			t.Fatalf("kept %d versions of one shard, want %d", n, maxVersions)
 		}
 	})
+}
+
+// TestTinyBlockBomb: one page of blocks of stripes that never complete
+// (k = 255, one-byte shards, one block per stripe), accepted as unsigned
+// data: memory stays near the page's size, not 40 times it.
+func TestTinyBlockBomb(t *testing.T) {
+	a, _ := NewAssembler(&keys.Opener{}, Options{AllowUnsigned: true, TempDir: t.TempDir()})
+	defer a.Close()
+	l := block.Layout{Kind: block.KindData, Code: block.CodeRS8, K: 255, M: 1, ShardSize: 1, Length: 255 * 1_000_000, Name: "x"}
+	var page []byte
+	n := 0
+	for ; len(page) < 16<<20; n++ {
+		enc, err := (&block.Block{Layout: l, Stripe: uint32(n), Data: []byte{1}}).Marshal(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := htmlblock.Armor(htmlblock.KindBlock, enc)
+		page = append(page, c...)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep := a.AddPage(page, Origin{URL: "https://example.org/"})
+	st := a.Status()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(page)
+	grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("%d MiB page, %d blocks accepted: heap grew %d MiB; status lists %d of %d short stripes", len(page)>>20, rep.Accepted, grew>>20, len(st[0].Partial), st[0].Short)
+	if rep.Accepted != n || grew > 3*int64(len(page)) || len(st[0].Partial) > maxListedShort || st[0].Short != n {
+		t.Fatalf("accepted %d of %d, heap grew %d bytes for a %d-byte page", rep.Accepted, n, grew, len(page))
+	}
+}
+
+// TestSpilledBlocks: with no memory budget every held block is spilled to
+// disk; segments still rebuild, and conflicts are still decided.
+func TestSpilledBlocks(t *testing.T) {
+	defer func(v int64) { heldBytesLimit = v }(heldBytesLimit)
+	heldBytesLimit = 0
+	a, _ := testKeys(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	data := randomBytes(r, 30000)
+	in := Input{Name: "app", Entries: []bundle.Entry{memEntry("app/data.bin", data, 0o600)}}
+	sealed, p, blocks := encodeAll(t, in, a.Server().Sealer(), fixed(4, 4, 2048))
+	l := sealed.Layout(gen1, p, a.Signer())
+	forged := forgeAll(t, blocks, func(d []byte) []byte { return a.Signer().Sign("block", d) }, r)
+	asm, _ := NewAssembler(a.Opener(), Options{TempDir: t.TempDir()})
+	defer asm.Close()
+	for s := range blocks {
+		asm.Add(forged[s][1], after) // one forged block per stripe, held (spilled) first
+		for i := range blocks[s] {
+			asm.Add(blocks[s][i], before)
+		}
+	}
+	asm.Settle()
+	dir := t.TempDir()
+	if _, err := asm.Extract(l, dir, bundle.ExtractOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTree(t, dir)["app/data.bin"]; !bytes.Equal(got, data) {
+		t.Fatal("restored the wrong data")
+	}
+	if asm.held.bytes != 0 || asm.held.blocks != 0 {
+		t.Fatalf("budget not given back: %+v", asm.held)
+	}
 }

@@ -35,18 +35,24 @@ type segment struct {
 	stripes map[uint32]*stripe     // incomplete stripes
 	done    map[uint32]*doneStripe // rebuilt, uncontested stripes
 	alt     *altStore              // contested stripes; nil until a conflict
+	held    *held                  // the assembler's budget for blocks of incomplete stripes
+	spill   *os.File               // blocks of incomplete stripes past the memory budget
+	spilled int64                  // bytes written to spill
 	blocks  int
 	checked bool // the spool matches the segment id: final
 	bad     bool // every stripe rebuilt, but the spool does not match the id
 }
 
-// stripe holds the blocks of an incomplete stripe, one version per shard:
-// the one from the oldest capture seen.
-type stripe struct {
-	shards [][]byte
-	sums   []sum   // digests of the blocks held
-	times  []int64 // their capture times (Unix ns)
-	have   int
+// stripe holds the blocks of an incomplete stripe, one per shard.
+type stripe struct{ pieces map[uint16]*piece }
+
+// piece is one block of an incomplete stripe: its shard in memory, or in
+// the segment's spill file once the assembler's memory budget is spent.
+type piece struct {
+	data []byte // nil once spilled
+	off  int64  // where in the spill file
+	sum  sum    // the block's digest
+	time int64  // capture time (Unix s)
 }
 
 // sum is a block digest shortened to 128 bits: enough to tell versions of
@@ -64,7 +70,7 @@ type doneStripe struct {
 	full  bool    // sums holds every shard's digest
 }
 
-func newSegment(l block.Layout, tempDir string) (*segment, error) {
+func newSegment(l block.Layout, tempDir string, h *held) (*segment, error) {
 	p, err := erasure.NewParams(int64(l.Length), int(l.K), int(l.M), int(l.ShardSize))
 	if err != nil {
 		return nil, err
@@ -73,7 +79,7 @@ func newSegment(l block.Layout, tempDir string) (*segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &segment{layout: l, params: p, coder: coder, tempDir: tempDir,
+	return &segment{layout: l, params: p, coder: coder, tempDir: tempDir, held: h,
 		stripes: map[uint32]*stripe{}, done: map[uint32]*doneStripe{}}, nil
 }
 
@@ -89,25 +95,30 @@ func (s *segment) add(b *block.Block, at int64) (Outcome, error) {
 	}
 	st := s.stripes[b.Stripe]
 	if st == nil {
-		n := s.params.Shards()
-		st = &stripe{shards: make([][]byte, n), sums: make([]sum, n), times: make([]int64, n)}
+		st = &stripe{pieces: map[uint16]*piece{}}
 		s.stripes[b.Stripe] = st
 	}
-	if old := st.shards[b.Shard]; old != nil {
-		if bytes.Equal(old, b.Data) {
-			st.times[b.Shard] = min(st.times[b.Shard], at)
+	if old := st.pieces[b.Shard]; old != nil {
+		if old.sum == sumOf(b.Digest) {
+			old.time = min(old.time, at)
 			return Redundant, nil
 		}
-		if err := s.contest(b.Stripe, s.fromStripe(st)); err != nil {
+		cands, err := s.fromStripe(st)
+		if err == nil {
+			err = s.contest(b.Stripe, cands)
+		}
+		if err != nil {
 			return Rejected, err
 		}
 		return s.addCandidate(b, at)
 	}
-	st.shards[b.Shard] = append([]byte(nil), b.Data...)
-	st.sums[b.Shard], st.times[b.Shard] = sumOf(b.Digest), at
-	st.have++
+	p, err := s.hold(b.Data, sumOf(b.Digest), at)
+	if err != nil {
+		return Rejected, err
+	}
+	st.pieces[b.Shard] = p
 	s.blocks++
-	if st.have < s.params.K {
+	if len(st.pieces) < s.params.K {
 		return Accepted, nil
 	}
 	return Accepted, s.rebuild(b.Stripe, st)
@@ -147,13 +158,25 @@ func (s *segment) rebuild(idx uint32, st *stripe) error {
 	if err := s.openSpool(); err != nil {
 		return err
 	}
-	// WriteStripe fills in missing data shards: give it its own slice, so
-	// st.shards keeps only what was received.
-	if err := s.coder.WriteStripe(s.spool, int(idx), slices.Clone(st.shards)); err != nil {
-		return s.contest(idx, s.fromStripe(st))
+	n := s.params.Shards()
+	shards, d := make([][]byte, n), &doneStripe{sums: make([]sum, n), times: make([]int64, n)}
+	for i, p := range st.pieces {
+		data, err := s.pieceData(p)
+		if err != nil {
+			return err
+		}
+		shards[i], d.sums[i], d.times[i] = data, p.sum, p.time
 	}
+	if err := s.coder.WriteStripe(s.spool, int(idx), shards); err != nil {
+		cands, err := s.fromStripe(st)
+		if err != nil {
+			return err
+		}
+		return s.contest(idx, cands)
+	}
+	s.release(st)
 	delete(s.stripes, idx)
-	s.done[idx] = &doneStripe{sums: st.sums, times: st.times}
+	s.done[idx] = d
 	if s.alt != nil {
 		return s.maybeResolve(true)
 	}
@@ -235,27 +258,48 @@ func (s *segment) status() SegmentStatus {
 	st := SegmentStatus{Layout: s.layout, Stripes: s.layout.Stripes(), Complete: uint64(len(s.done)), Blocks: s.blocks,
 		Verified: s.checked, Mismatch: s.bad}
 	for i, p := range s.stripes {
-		st.Partial = append(st.Partial, StripeShort{Stripe: i, Have: p.have, Need: s.params.K})
+		st.short(StripeShort{Stripe: i, Have: len(p.pieces), Need: s.params.K})
 	}
 	for i, cands := range s.alt.byStripe() {
 		st.Contested++
 		if have := distinctShards(cands); have >= s.params.K {
 			st.Complete++
 		} else {
-			st.Partial = append(st.Partial, StripeShort{Stripe: i, Have: have, Need: s.params.K})
+			st.short(StripeShort{Stripe: i, Have: have, Need: s.params.K})
 		}
 	}
 	if s.checked {
 		st.Complete = st.Stripes
 	}
-	sort.Slice(st.Partial, func(i, j int) bool { return st.Partial[i].Stripe < st.Partial[j].Stripe })
 	return st
 }
 
+// maxListedShort bounds the short stripes a status lists.
+const maxListedShort = 8
+
+// short counts an incomplete stripe with blocks and keeps the first few
+// by stripe index in Partial, in order.
+func (st *SegmentStatus) short(p StripeShort) {
+	st.Short++
+	i := sort.Search(len(st.Partial), func(i int) bool { return st.Partial[i].Stripe > p.Stripe })
+	if i == maxListedShort {
+		return
+	}
+	st.Partial = slices.Insert(st.Partial, i, p)
+	if len(st.Partial) > maxListedShort {
+		st.Partial = st.Partial[:maxListedShort]
+	}
+}
+
 func (s *segment) close() {
-	if s.spool != nil {
-		s.spool.Close()
-		s.spool = nil
+	for _, f := range []**os.File{&s.spool, &s.spill} {
+		if *f != nil {
+			(*f).Close()
+			*f = nil
+		}
+	}
+	for _, st := range s.stripes {
+		s.release(st)
 	}
 	s.alt.close()
 }
