@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"net/url"
+	"path"
 	"sort"
 	"sync"
 
@@ -17,22 +19,29 @@ import (
 // In passphrase mode every new salt costs an Argon2id derivation (about
 // 0.2 s and 64 MiB) before a block signed with it can be checked, and the
 // verifier derives keys for at most keys.MaxSalts salts that verify
-// nothing. A squatter page full of blocks with random salts must not use
-// that budget up before the site's own salt is tried. So only the first
-// salt seen is tried at once; blocks and manifests with any other new
-// salt are parked, and salts are tried in order of evidence: the number
-// of distinct page URLs they were seen on (a squatter controls few pages
-// of a site, the owner's blocks are on many), then captures, then items.
-// After each page the leading salt is tried once it was seen on two URLs
-// and on more URLs than any other; Settle tries the rest.
+// nothing. A squatter's pages full of blocks with random salts must not
+// use that budget up before the site's own salt is tried. So only the
+// first salt seen is tried at once; blocks and manifests with any other
+// new salt are parked. While pages come in, a parked salt is tried early
+// when it was seen on at least two page paths (query strings aside) and on
+// more than any other parked salt, at most maxEarlyTrials times without
+// success. Settle tries the rest oldest capture first: a squatter came
+// after the owner, and an archive's capture dates are not theirs to
+// choose.
 
 const (
 	// maxParkedBytes bounds the payloads kept waiting for their salt.
 	maxParkedBytes = 64 << 20
 	// maxPendingSalts bounds the salts tracked while parked.
 	maxPendingSalts = 4096
-	// maxSaltURLs bounds the distinct URLs counted per salt.
-	maxSaltURLs = 64
+	// maxSaltURLs bounds the distinct page paths counted per salt.
+	maxSaltURLs = 1024
+	// maxEarlyTrials bounds the parked salts tried while pages come in
+	// that verify nothing; the rest of the budget is Settle's.
+	maxEarlyTrials = 4
+	// maxExtraSalts bounds the salts Settle tries once one has verified
+	// (a site that changed its salt has two or three).
+	maxExtraSalts = 8
 )
 
 type itemKind int
@@ -54,7 +63,8 @@ type pendingSalt struct {
 	salt     [keys.SaltSize]byte
 	urls     map[[8]byte]bool
 	captures int
-	lastPage int // page counter when last seen, to count captures
+	earliest int64 // oldest capture seen (Unix s)
+	lastPage int   // page counter when last seen, to count captures
 	items    []parkedItem
 	dropped  int // items seen but not kept (memory bound)
 }
@@ -66,6 +76,7 @@ type saltTriage struct {
 
 	mu      sync.Mutex
 	tried   int // salts tried on sight
+	early   int // parked salts tried early that verified nothing
 	page    int // pages seen
 	pending map[[keys.SaltSize]byte]*pendingSalt
 	order   []*pendingSalt // first seen first, for stable ties
@@ -95,14 +106,15 @@ func (t *saltTriage) park(keyID [keys.KeyIDSize]byte, salt [keys.SaltSize]byte, 
 			t.lost++
 			return true
 		}
-		p = &pendingSalt{salt: salt, urls: map[[8]byte]bool{}, lastPage: -1}
+		p = &pendingSalt{salt: salt, urls: map[[8]byte]bool{}, lastPage: -1, earliest: unknownTime}
 		t.pending[salt] = p
 		t.order = append(t.order, p)
 	}
 	if p.lastPage != t.page {
 		p.captures, p.lastPage = p.captures+1, t.page
 	}
-	if h := sha256.Sum256([]byte(from.URL)); len(p.urls) < maxSaltURLs {
+	p.earliest = min(p.earliest, from.stamp())
+	if h := sha256.Sum256([]byte(pathOf(from.URL))); len(p.urls) < maxSaltURLs {
 		p.urls[[8]byte(h[:8])] = true
 	}
 	if t.parked+int64(len(payload)) > maxParkedBytes {
@@ -142,14 +154,29 @@ func (t *saltTriage) afterPage(a *Assembler) []PageReport {
 			second = p
 		}
 	}
-	if lead == nil || len(lead.urls) < 2 || second != nil && len(second.urls) >= len(lead.urls) {
+	if lead == nil || t.early >= maxEarlyTrials || len(lead.urls) < 2 || second != nil && len(second.urls) >= len(lead.urls) {
 		t.mu.Unlock()
 		return nil
 	}
 	t.take(lead)
 	t.mu.Unlock()
+	before := t.v.Trusted()
 	reps, _ := a.release(lead)
+	if t.v.Trusted() == before {
+		t.mu.Lock()
+		t.early++
+		t.mu.Unlock()
+	}
 	return reps
+}
+
+// pathOf is the path of a page URL without query or fragment: the
+// evidence a salt was seen on one more page of the site.
+func pathOf(u string) string {
+	if pu, err := url.Parse(u); err == nil {
+		return path.Clean("/" + pu.Path)
+	}
+	return u
 }
 
 // take removes p from the pending salts (t.mu held).
@@ -166,9 +193,10 @@ func (t *saltTriage) take(p *pendingSalt) {
 	}
 }
 
-// settle tries every salt still parked, best evidence first, until the
-// verifier's budget is spent. Once some salt has verified, salts seen on
-// a single URL are not worth a derivation and are dropped.
+// settle tries every salt still parked, oldest capture first (then most
+// evidence), until the verifier's budget is spent. Once some salt has
+// verified, only maxExtraSalts more are tried, and salts seen on a single
+// page are not worth a derivation.
 func (t *saltTriage) settle(a *Assembler) PageReport {
 	var rep PageReport
 	if t == nil {
@@ -176,17 +204,26 @@ func (t *saltTriage) settle(a *Assembler) PageReport {
 	}
 	t.mu.Lock()
 	order := append([]*pendingSalt(nil), t.order...)
-	sort.SliceStable(order, func(i, j int) bool { return order[i].beats(order[j]) })
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].earliest != order[j].earliest {
+			return order[i].earliest < order[j].earliest
+		}
+		return order[i].beats(order[j])
+	})
 	for _, p := range order {
 		t.take(p)
 	}
 	lost := t.lost
 	t.mu.Unlock()
-	untried, untriedItems, spent := 0, lost, false
+	untried, untriedItems, spent, extra := 0, lost, false, 0
 	for _, p := range order {
-		if spent || t.v.Trusted() > 0 && len(p.urls) < 2 {
+		trusted := t.v.Trusted() > 0
+		if spent || trusted && (len(p.urls) < 2 || extra >= maxExtraSalts) {
 			untried, untriedItems = untried+1, untriedItems+len(p.items)+p.dropped
 			continue
+		}
+		if trusted {
+			extra++
 		}
 		reps, s := a.release(p)
 		rep.Released = append(rep.Released, reps...)
