@@ -312,4 +312,3 @@ func checkWARCRecord(t *testing.T, s *archivetest.Server, c Capture) {
 		t.Errorf("record for %s:\n%s", c.URL, rec)
 	}
 }
-
