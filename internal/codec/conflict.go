@@ -195,8 +195,8 @@ func (s *segment) maybeResolve(force bool) error {
 		return nil
 	}
 	a.next, a.added = 2*max(a.next, a.added), 0
-	for _, oldest := range []bool{true, false} {
-		ok, err := s.tryResolve(oldest)
+	for _, how := range []choice{agreeing, oldestFirst, newestFirst} {
+		ok, err := s.tryResolve(how)
 		if err != nil || ok {
 			return err
 		}
@@ -205,15 +205,30 @@ func (s *segment) maybeResolve(force bool) error {
 	return nil
 }
 
-// tryResolve rebuilds every contested stripe from its oldest (or newest)
-// candidates and reports whether the segment then matches its id; if so
+// choice is how tryResolve picks the candidates of a contested stripe.
+type choice int
+
+const (
+	agreeing    choice = iota // the codeword most candidates agree with (see agree.go)
+	oldestFirst               // one per shard, oldest capture first, until k
+	newestFirst               // one per shard, newest capture first, until k
+)
+
+// tryResolve rebuilds every contested stripe from candidates chosen as
+// how says and reports whether the segment then matches its id; if so
 // the candidates are dropped and the segment is final.
-func (s *segment) tryResolve(oldest bool) (bool, error) {
+func (s *segment) tryResolve(how choice) (bool, error) {
 	if err := s.openSpool(); err != nil {
 		return false, err
 	}
 	for idx, cands := range s.alt.stripes {
-		shards, err := s.pick(cands, oldest)
+		var shards [][]byte
+		var err error
+		if how == agreeing {
+			shards, err = s.agreeing(idx, cands)
+		} else {
+			shards, err = s.pick(cands, how == oldestFirst)
+		}
 		if err != nil {
 			return false, err
 		}

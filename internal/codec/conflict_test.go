@@ -210,3 +210,35 @@ func TestSpilledBlocks(t *testing.T) {
 		t.Fatalf("budget not given back: %+v", asm.held)
 	}
 }
+
+// TestForgedDatesBothWays: with a stolen key and an archive lying about
+// dates, one forged block dated before the genuine ones and one after
+// defeat both oldest-first and newest-first; the codeword most candidates
+// agree with is the genuine one.
+func TestForgedDatesBothWays(t *testing.T) {
+	a, _ := testKeys(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	data := randomBytes(r, 6000)
+	in := Input{Name: "app", Entries: []bundle.Entry{memEntry("app/data.bin", data, 0o600)}}
+	sealed, p, blocks := encodeAll(t, in, a.Server().Sealer(), fixed(4, 4, 2048))
+	l := sealed.Layout(gen1, p, a.Signer())
+	forged := forgeAll(t, blocks, func(d []byte) []byte { return a.Signer().Sign("block", d) }, r)
+	asm, _ := NewAssembler(a.Opener(), Options{TempDir: t.TempDir()})
+	defer asm.Close()
+	old, late := Origin{Time: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)}, Origin{Time: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}
+	for s := range blocks {
+		asm.Add(forged[s][0], old)
+		asm.Add(forged[s][1], late)
+		for _, b := range blocks[s] {
+			asm.Add(b, before)
+		}
+	}
+	asm.Settle()
+	dir := t.TempDir()
+	if _, err := asm.Extract(l, dir, bundle.ExtractOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readTree(t, dir)["app/data.bin"]; !bytes.Equal(got, data) {
+		t.Fatal("restored the wrong data")
+	}
+}

@@ -90,6 +90,18 @@ func (c *Coder) WriteStripe(dst io.WriterAt, stripe int, shards [][]byte) error 
 	return nil
 }
 
+// CheckPadding reports an error wrapping ErrBadPadding if the data shards
+// of stripe number stripe have a non-zero byte past the segment length
+// (only the last stripe has such bytes): the shards do not belong
+// together.
+func (c *Coder) CheckPadding(stripe int, data [][]byte) error {
+	if stripe < 0 || stripe >= c.p.Stripes() {
+		return fmt.Errorf("stripe %d out of range [0, %d)", stripe, c.p.Stripes())
+	}
+	_, n := c.p.stripeSpan(stripe)
+	return c.checkPadding(data, n)
+}
+
 // checkPadding reports an error if any data byte at or past position n of
 // the stripe is not zero.
 func (c *Coder) checkPadding(data [][]byte, n int) error {
