@@ -4,7 +4,16 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
+
+// pendingSegment is a segment version saved in the run's temporary
+// directory, to be moved into the state by commit.
+type pendingSegment struct {
+	path string
+	id   manifest.Digest
+}
 
 // commit saves the new segment versions and the new state before any page
 // changes, so pages are always derived from a saved state: a run that is
@@ -12,6 +21,11 @@ import (
 func (r *run) commit() error {
 	for _, sealed := range r.fresh {
 		if err := sealed.Save(segmentPath(r.o.StateDir, sealed.ID)); err != nil {
+			return err
+		}
+	}
+	if r.listing != nil {
+		if err := os.Rename(r.listing.path, segmentPath(r.o.StateDir, r.listing.id)); err != nil {
 			return err
 		}
 	}

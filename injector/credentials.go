@@ -31,5 +31,5 @@ func (o *Options) sealer(st *state) (*keys.Sealer, error) {
 		}
 		return srv.Sealer(), nil
 	}
-	return nil, errors.New("no key, passphrase or --public")
+	return nil, errors.New("no server key, passphrase or public mode")
 }

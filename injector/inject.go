@@ -3,9 +3,7 @@ package injector
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
@@ -15,28 +13,27 @@ import (
 
 // Run performs one inject run: collect, seal, plan, sign, write. With
 // unchanged inputs it makes no new generation and changes no byte on disk.
+//
+// Until the new state is saved, a done ctx stops the run promptly (dumps
+// are killed with everything they started) and Run returns an error
+// wrapping the context's cause, having changed nothing. From then on the
+// run finishes writing the outputs, which are derived from the saved
+// state; were it killed there, the next run would complete them.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Join(o.StateDir, "segments"), 0o700); err != nil {
-		return nil, fmt.Errorf("state directory: %w", err)
-	}
-	release, err := lock(o.StateDir)
+	defer o.progress(Progress{Phase: PhaseDone})
+	ws, err := openWorkspace(o.StateDir, o.DryRun)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
+	defer ws.close()
 	st, err := loadState(o.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(o.StateDir, "tmp-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	r := &run{o: &o, st: st, tmp: tmp, res: &Result{DryRun: o.DryRun}}
+	r := &run{o: &o, st: st, tmp: ws.tmp, res: &Result{DryRun: o.DryRun}}
 	defer r.closeSealed()
 	if err := r.build(ctx); err != nil {
 		return nil, err
@@ -46,19 +43,20 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 // run is the state of one Run.
 type run struct {
-	o      *Options
-	st     *state
-	tmp    string
-	res    *Result
-	sealer *keys.Sealer
-	key    stateKey                 // keys the content hashes in the state
-	newKey bool                     // key is a new random one for commit to save
-	fresh  map[string]*codec.Sealed // new segment versions by name
-	files  []manifest.File          // the listing's files
-	pages  []pageInfo
-	gen    generationInfo
-	old    map[string][]placement.OldRef // URL → previous generations' blocks kept
-	added  map[string]int                // URL → bytes the plan adds (manifest reserve included)
+	o       *Options
+	st      *state
+	tmp     string
+	res     *Result
+	sealer  *keys.Sealer
+	key     stateKey                 // keys the content hashes in the state
+	newKey  bool                     // key is a new random one for commit to save
+	fresh   map[string]*codec.Sealed // new segment versions by name
+	listing *pendingSegment          // a new listing segment's ciphertext, in tmp until commit
+	files   []manifest.File          // the listing's files
+	pages   []pageInfo
+	gen     generationInfo
+	old     map[string][]placement.OldRef // URL → previous generations' blocks kept
+	added   map[string]int                // URL → bytes the plan adds (manifest reserve included)
 }
 
 func (r *run) build(ctx context.Context) error {
@@ -78,19 +76,20 @@ func (r *run) build(ctx context.Context) error {
 		return err
 	}
 	r.res.Warnings = append(r.res.Warnings, warnings...)
-	segs, err := r.seal(sources)
+	segs, err := r.seal(ctx, sources)
 	if err != nil {
 		return err
 	}
-	if r.pages, err = r.o.discover(); err != nil {
-		return err
-	}
-	if err := r.plan(segs); err != nil {
+	if err := r.planAll(ctx, segs); err != nil {
 		return err
 	}
 	r.report()
 	if r.o.DryRun {
 		return nil
+	}
+	r.o.progress(Progress{Phase: PhaseWrite, Total: int64(len(r.pages))})
+	if ctx.Err() != nil { // the last moment to stop without a trace
+		return interrupted(ctx)
 	}
 	if err := r.commit(); err != nil {
 		return err
@@ -101,18 +100,43 @@ func (r *run) build(ctx context.Context) error {
 	return r.write()
 }
 
+// planAll discovers the pages and plans the generation.
+func (r *run) planAll(ctx context.Context, segs []segmentInfo) error {
+	r.o.progress(Progress{Phase: PhasePlan})
+	var err error
+	if r.pages, err = r.o.discover(); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return interrupted(ctx)
+	}
+	return r.plan(segs)
+}
+
 // testHookAfterCommit lets tests simulate a crash between saving the state
 // and writing the pages.
 var testHookAfterCommit = func() error { return nil }
 
 // seal packs and encrypts every source, then keeps the previous version of
 // each segment whose tar is unchanged, so its blocks stay byte-identical.
-func (r *run) seal(sources []source) ([]segmentInfo, error) {
+// A done ctx stops it within a read.
+func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, error) {
 	prev := r.st.current()
 	r.fresh = map[string]*codec.Sealed{}
 	var segs []segmentInfo
+	meter := &packMeter{o: r.o}
+	for i := range sources {
+		sources[i].input.Entries = watch(ctx, sources[i].input.Entries, meter)
+	}
 	for _, src := range sources {
+		r.o.progress(Progress{Phase: PhasePack, Name: src.input.Name, Done: meter.done, Total: meter.total})
 		sealed, err := codec.Seal(src.input, r.sealer, codec.SealOptions{TempDir: r.tmp})
+		if ctx.Err() != nil {
+			if err == nil {
+				sealed.Close()
+			}
+			return nil, interrupted(ctx)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -128,6 +152,7 @@ func (r *run) seal(sources []source) ([]segmentInfo, error) {
 		r.fresh[info.Name] = sealed
 		segs = append(segs, info)
 	}
+	r.o.progress(Progress{Phase: PhasePack, Done: meter.done, Total: meter.total})
 	return segs, nil
 }
 

@@ -103,7 +103,7 @@ func TestLocked(t *testing.T) {
 	f := newFixture(t, 5, 3)
 	o := f.options()
 	os.MkdirAll(o.StateDir, 0o700)
-	release, err := lock(o.StateDir)
+	release, err := lock(o.StateDir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,32 +143,6 @@ func TestInterruptedRunIsCompleted(t *testing.T) {
 		t.Fatal("stale temporary file left behind")
 	}
 	f.recover(t)
-}
-
-func TestValidate(t *testing.T) {
-	f := newFixture(t, 1, 1)
-	cases := map[string]func(o *Options){
-		"no sources":       func(o *Options) { o.Includes = nil },
-		"no outputs":       func(o *Options) { o.SiteDir = "" },
-		"two keys":         func(o *Options) { o.Passphrase = []byte("x") },
-		"no key":           func(o *Options) { o.ServerKey = nil },
-		"bad site url":     func(o *Options) { o.SiteURL = "example.org" },
-		"tiny block":       func(o *Options) { o.MaxBlockBytes = 10 },
-		"zero redundancy":  func(o *Options) { o.Redundancy = 0 },
-		"reserved segment": func(o *Options) { o.Includes[0].Segment = "_x" },
-		"dump clash":       func(o *Options) { o.Dumps = []Dump{{Name: "app", Command: "true"}} },
-		"empty dump":       func(o *Options) { o.Dumps = []Dump{{Name: "db"}} },
-		"snippets no urls": func(o *Options) { o.SiteDir = ""; o.SnippetsDir = "x" },
-	}
-	for name, mutate := range cases {
-		t.Run(name, func(t *testing.T) {
-			o := f.options()
-			mutate(&o)
-			if err := o.validate(); err == nil {
-				t.Fatal("accepted")
-			}
-		})
-	}
 }
 
 func TestSnippetName(t *testing.T) {

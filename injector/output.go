@@ -147,7 +147,8 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 	var b batch
 	defer b.abort()
 	dirs := map[string]bool{}
-	for _, p := range r.pages {
+	for i, p := range r.pages {
+		r.o.progress(Progress{Phase: PhaseWrite, Name: p.URL, Done: int64(i), Total: int64(len(r.pages))})
 		if p.File == "" {
 			continue
 		}
@@ -220,7 +221,8 @@ func (r *run) addPage(res PageResult) {
 
 // writeSnippets writes one include file per page: the comments to add.
 func (r *run) writeSnippets(store *blockStore, mc []byte) error {
-	for _, p := range r.pages {
+	for i, p := range r.pages {
+		r.o.progress(Progress{Phase: PhaseWrite, Name: p.URL, Done: int64(i), Total: int64(len(r.pages))})
 		comments, _, err := r.pageComments(store, p.URL, mc)
 		if err != nil {
 			return err

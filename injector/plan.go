@@ -2,6 +2,7 @@ package injector
 
 import (
 	"maps"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -159,10 +160,12 @@ func (r *run) sign(prev *generationInfo, changed bool) error {
 }
 
 // placeListing places the listing segment around the data segments already
-// placed, which keep their pages.
+// placed, which keep their pages. Its ciphertext waits in the run's
+// temporary directory until commit moves it into the state.
 func (r *run) placeListing(ls *codec.Sealed) (erasure.Params, []manifest.Carrier, error) {
 	if !r.o.DryRun {
-		if err := ls.Save(segmentPath(r.o.StateDir, ls.ID)); err != nil {
+		r.listing = &pendingSegment{path: filepath.Join(r.tmp, "listing-"+ls.ID.String()), id: ls.ID}
+		if err := ls.Save(r.listing.path); err != nil {
 			return erasure.Params{}, nil, err
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"slices"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/placement"
 )
 
 // report fills the result from the plan.
@@ -28,10 +30,23 @@ func (r *run) report() {
 	}
 	if r.o.DryRun || r.o.SiteDir == "" { // otherwise writeSite reports the pages it writes
 		for _, p := range r.pages {
-			res := PageResult{URL: p.URL, Blocks: len(r.gen.Pages[p.URL]), Old: len(r.old[p.URL]), Manifest: slices.Contains(r.gen.Manifests, p.URL), AddedBytes: r.added[p.URL]}
+			res := PageResult{URL: p.URL, Blocks: len(r.gen.Pages[p.URL]), Old: len(r.old[p.URL]), Manifest: slices.Contains(r.gen.Manifests, p.URL)}
+			res.AddedBytes = r.plannedBytes(p.URL, res.Manifest)
 			r.addPage(res)
 		}
 	}
+}
+
+// plannedBytes is what the plan adds to a page, exactly as writing it
+// will: the plan counts every block comment exactly but keeps room for
+// the largest manifest on manifest carriers; the signed manifest's comment
+// replaces that reserve.
+func (r *run) plannedBytes(url string, manifest bool) int {
+	n := r.added[url]
+	if manifest && n >= manifestReserve {
+		n += placement.CommentBytes(htmlblock.KindManifest, len(r.gen.Envelope)) - manifestReserve
+	}
+	return n
 }
 
 func splitOrigins(s string) []string {

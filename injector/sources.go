@@ -1,25 +1,17 @@
 package injector
 
 import (
-	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
-	"strings"
-	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/ignore"
 )
 
-// allOrNothingSegment is the one segment of an --all-or-nothing run.
+// allOrNothingSegment is the one segment of an all-or-nothing run.
 const allOrNothingSegment = "all"
 
 // source is one segment's input and a description of where it came from.
@@ -30,7 +22,9 @@ type source struct {
 
 // collect gathers every include and runs every dump into files under tmp.
 // Any unreadable source or failing dump aborts the run: nothing is
-// silently left out.
+// silently left out. Each include's entries are named under its segment
+// name (a single file is named by it), each dump's file by the dump's
+// name, so every segment S restores as S.
 //
 // A dump's file gets mode 0600 and keeps the mtime recorded in dumps while
 // its output is unchanged, so an unchanged database makes no new
@@ -51,8 +45,9 @@ func (o *Options) collect(ctx context.Context, tmp string, dumps map[string]dump
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, in := range o.Includes {
-		entries, warns, err := collectInclude(in, matcher)
+	for i, in := range o.Includes {
+		o.progress(Progress{Phase: PhaseCollect, Name: in.Path, Done: int64(i), Total: int64(len(o.Includes))})
+		entries, warns, err := collectInclude(ctx, in, matcher)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -63,7 +58,8 @@ func (o *Options) collect(ctx context.Context, tmp string, dumps map[string]dump
 		s.input.Entries = append(s.input.Entries, entries...)
 		s.origin = append(s.origin, "include "+in.Path)
 	}
-	for _, d := range o.Dumps {
+	for i, d := range o.Dumps {
+		o.progress(Progress{Phase: PhaseDump, Name: d.Name, Done: int64(i), Total: int64(len(o.Dumps))})
 		e, err := o.runDump(ctx, d, tmp, dumps, key)
 		if err != nil {
 			return nil, nil, err
@@ -80,110 +76,29 @@ func (o *Options) collect(ctx context.Context, tmp string, dumps map[string]dump
 	return out, warnings, nil
 }
 
-// collectInclude returns the entries of one include, named under its base
-// name: a directory tree (excludes applied) or a single file.
-func collectInclude(in Include, m *ignore.Matcher) ([]bundle.Entry, []bundle.Warning, error) {
+// collectInclude returns the entries of one include, named under its
+// segment name: a directory tree (excludes applied) or a single file. A
+// done ctx cuts the walk short (everything left is skipped) and returns
+// its cause.
+func collectInclude(ctx context.Context, in Include, m *ignore.Matcher) ([]bundle.Entry, []bundle.Warning, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, interrupted(ctx)
+	}
 	info, err := os.Stat(in.Path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("include %s: %w", in.Path, err)
 	}
 	if !info.IsDir() {
-		e, err := bundle.FileEntry(in.top(), in.Path)
+		e, err := bundle.FileEntry(in.segment(), in.Path)
 		return []bundle.Entry{e}, nil, err
 	}
-	entries, warns, err := bundle.Collect(in.Path, in.top(), bundle.CollectOptions{Exclude: m.Match})
+	exclude := func(rel string, isDir bool) bool { return ctx.Err() != nil || m.Match(rel, isDir) }
+	entries, warns, err := bundle.Collect(in.Path, in.segment(), bundle.CollectOptions{Exclude: exclude})
+	if ctx.Err() != nil {
+		return nil, nil, interrupted(ctx)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("include %s: %w", in.Path, err)
 	}
 	return entries, warns, nil
-}
-
-// runDump runs a dump command with "sh -c" and keeps its standard output
-// in a file under tmp. A non-zero exit, a signal or the timeout is an error
-// that quotes the end of the command's standard error.
-func (o *Options) runDump(ctx context.Context, d Dump, tmp string, dumps map[string]dumpInfo, key stateKey) (bundle.Entry, error) {
-	ctx, cancel := context.WithTimeout(ctx, o.DumpTimeout)
-	defer cancel()
-	out, err := os.Create(filepath.Join(tmp, "dump-"+d.Name))
-	if err != nil {
-		return bundle.Entry{}, err
-	}
-	defer out.Close()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "sh", "-c", d.Command)
-	cmd.Stdout, cmd.Stderr = out, &limitedBuffer{buf: &stderr, max: 4096}
-	cmd.WaitDelay = 5e9
-	err = cmd.Run()
-	if ctx.Err() == context.DeadlineExceeded {
-		err = fmt.Errorf("timed out after %v", o.DumpTimeout)
-	}
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg != "" {
-			msg = "; its stderr ends: " + lastLines(msg, 3)
-		}
-		return bundle.Entry{}, fmt.Errorf("%w: %s (%q): %v%s", ErrDump, d.Name, d.Command, err, msg)
-	}
-	if err := out.Close(); err != nil {
-		return bundle.Entry{}, err
-	}
-	if err := stampDump(out.Name(), d.Name, dumps, o.Now(), key); err != nil {
-		return bundle.Entry{}, err
-	}
-	return bundle.FileEntry(d.Name, out.Name())
-}
-
-// dumpInfo remembers a dump's output, as a keyed hash, and the mtime it
-// was given.
-type dumpInfo struct {
-	MAC    []byte    `json:"mac"`              // keyed hash of the output (see stateKey)
-	SHA256 []byte    `json:"sha256,omitempty"` // version 1 only: the plain SHA-256, migrated to MAC
-	MTime  time.Time `json:"mtime"`
-}
-
-// stampDump gives a dump file mode 0600 and a stable mtime: the recorded
-// one while the content is unchanged, else now.
-func stampDump(path, name string, dumps map[string]dumpInfo, now time.Time, key stateKey) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	h := sha256.New()
-	_, err = io.Copy(h, f)
-	f.Close()
-	if err != nil {
-		return err
-	}
-	mac := key.sum(labelDump, h.Sum(nil))
-	prev, ok := dumps[name]
-	if !ok || !hmac.Equal(prev.MAC, mac) {
-		prev = dumpInfo{MAC: mac, MTime: now.UTC().Truncate(time.Second)}
-		dumps[name] = prev
-	}
-	if err := os.Chmod(path, 0o600); err != nil {
-		return err
-	}
-	return os.Chtimes(path, prev.MTime, prev.MTime)
-}
-
-// limitedBuffer keeps the last max bytes written to it.
-type limitedBuffer struct {
-	buf *bytes.Buffer
-	max int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	l.buf.Write(p)
-	if over := l.buf.Len() - l.max; over > 0 {
-		l.buf.Next(over)
-	}
-	return len(p), nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
@@ -88,17 +87,4 @@ func loadState(dir string) (*state, error) {
 // segmentPath is where a segment version's ciphertext is kept.
 func segmentPath(dir string, id manifest.Digest) string {
 	return filepath.Join(dir, "segments", id.String())
-}
-
-// lock takes an exclusive, non-blocking lock on the state directory.
-func lock(dir string) (release func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("locking state: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%w: %s", ErrLocked, dir)
-	}
-	return func() { f.Close() }, nil
 }

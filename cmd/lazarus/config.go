@@ -8,11 +8,14 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/lazarus-preserve/lazarus/injector"
 )
 
 // injectConfig is the --config file of inject: the same settings as the
 // flags, with the flag names in snake_case. Relative paths are relative to
-// the config file. Unknown keys are errors.
+// the config file. Unknown keys and bad values are errors; settings the
+// file leaves out keep the injector's defaults (see apply).
 //
 //	site_url = "https://example.org/"
 //	key = "/etc/lazarus/server.key"
@@ -112,9 +115,31 @@ func (c *injectConfig) dumps() []string {
 	return out
 }
 
-func (c *injectConfig) dumpTimeout() (time.Duration, error) {
-	if c.DumpTimeout == "" {
-		return 0, nil
+// apply sets the options the file gives, leaving the others as they are
+// (the injector's defaults). A bad value is an error, never ignored.
+func (c *injectConfig) apply(o *injector.Options) error {
+	if c.DumpTimeout != "" {
+		d, err := time.ParseDuration(c.DumpTimeout)
+		if err != nil {
+			return fmt.Errorf("dump_timeout %q: want a duration such as 10m", c.DumpTimeout)
+		}
+		o.DumpTimeout = d
 	}
-	return time.ParseDuration(c.DumpTimeout)
+	for _, s := range []struct {
+		v   tomlSize
+		dst *int
+	}{{c.MaxBlockBytes, &o.MaxBlockBytes}, {c.PageBudget, &o.PageBudget}, {c.MaxPageBytes, &o.MaxPageBytes}} {
+		if s.v.set {
+			*s.dst = s.v.n
+		}
+	}
+	if c.Redundancy != nil {
+		o.Redundancy = *c.Redundancy
+	}
+	if c.KeepPrevious != nil {
+		o.KeepPrevious = *c.KeepPrevious
+	}
+	o.SiteURL, o.Public, o.AllOrNothing = c.SiteURL, c.Public, c.AllOrNothing
+	o.SiteDir, o.BundleDir, o.SnippetsDir, o.Notice = c.Site, c.Bundle, c.Snippets, c.Notice
+	return nil
 }

@@ -17,7 +17,10 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(fs.Output(), "Usage: lazarus demo [--keep DIR]\n\n"+
 			"Plays the whole life of a site on this machine: a sample site and server side, keys,\n"+
 			"a generation, the site served by Caddy with the Lazarus module, a crawl into a WARC,\n"+
-			"the loss of the site, and the recovery of every server file from the WARC alone.\n\nFlags:\n")
+			"the loss of the site, and the recovery of every server file from the WARC alone.\n\n"+
+			"Examples:\n"+
+			"  lazarus demo                  # everything in a temporary directory, removed at the end\n"+
+			"  lazarus demo --keep demo-run  # keep the keys, the WARC and the recovered files\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	keep := fs.String("keep", "", "keep everything (keys, WARC, recovered files) in `DIR`")

@@ -11,9 +11,31 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 )
 
+const keygenUsage = `Usage: lazarus keygen -o DIR [--classic]
+
+Writes a new key pair, mode 0600, never overwriting: owner.key (keep it OFFLINE: it
+decrypts and verifies the backups) and server.key (for the server: encrypts and signs).
+Exit codes: 0 written, 1 error (e.g. a key already exists), 2 usage error.
+
+Examples:
+  # post-quantum hybrid keys (the default)
+  lazarus keygen -o ~/lazarus-keys
+  # then copy only server.key to the server
+  scp ~/lazarus-keys/server.key example.org:/etc/lazarus/server.key
+
+  # classic X25519 age keys
+  lazarus keygen -o ~/lazarus-keys --classic
+
+Flags:
+`
+
 func runKeygen(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lazarus keygen", flag.ContinueOnError)
-	dir := fs.String("o", "", "directory to write owner.key and server.key into (required)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), keygenUsage)
+		fs.PrintDefaults()
+	}
+	dir := fs.String("o", "", "`DIR` to write owner.key and server.key into (required)")
 	classic := fs.Bool("classic", false, "use a classic X25519 age key instead of the post-quantum hybrid default")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code

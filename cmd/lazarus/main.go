@@ -8,8 +8,10 @@
 //	lazarus recover [flags]      rebuild the server side from archived pages
 //	lazarus demo [--keep DIR]    the whole story, locally, in one command
 //	lazarus version              print the version and format versions
+//	lazarus help COMMAND         a command's flags and examples
 //
-// Exit codes: 0 success, 1 error, 2 usage error, 3 partial result.
+// Exit codes: 0 success, 1 error, 2 usage error, 3 partial result; inject
+// exits 130 when Ctrl-C (SIGINT) and 143 when SIGTERM stopped it.
 package main
 
 import (
@@ -18,9 +20,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
-// Exit codes, documented in the README.
+// Exit codes, documented in the README (and exitInterrupted,
+// exitTerminated in signal.go).
 const (
 	exitOK      = 0
 	exitError   = 1
@@ -51,21 +55,42 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	switch {
+	case len(args) == 0:
 		usage(stderr)
-		if len(args) == 0 {
-			return exitUsage
-		}
+		return exitUsage
+	case args[0] == "help" && len(args) > 1:
+		return help(args[1:], stdout, stderr)
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
+		usage(stderr)
 		return exitOK
 	}
-	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(args[1:], stdout, stderr)
-		}
+	if c, ok := findCommand(args[0]); ok {
+		return c.run(args[1:], stdout, stderr)
 	}
 	errorf(stderr, "unknown command %q", args[0])
 	usage(stderr)
 	return exitUsage
+}
+
+// help prints a command's own help, as "lazarus CMD -h" does.
+func help(args []string, stdout, stderr io.Writer) int {
+	c, ok := findCommand(args[0])
+	if !ok || len(args) > 1 {
+		errorf(stderr, "help takes one command name, not %q", strings.Join(args, " "))
+		usage(stderr)
+		return exitUsage
+	}
+	return c.run([]string{"-h"}, stdout, stderr)
+}
+
+func findCommand(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
 }
 
 func usage(w io.Writer) {
@@ -74,8 +99,9 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'lazarus COMMAND -h' for a command's flags.")
-	fmt.Fprintln(w, "Exit codes: 0 success, 1 error, 2 usage error, 3 partial result.")
+	fmt.Fprintln(w, "\nRun 'lazarus help COMMAND' (or 'lazarus COMMAND -h') for a command's flags and examples.")
+	fmt.Fprintln(w, "Exit codes: 0 success, 1 error, 2 usage error, 3 partial result,")
+	fmt.Fprintln(w, "130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM.")
 }
 
 func errorf(w io.Writer, format string, args ...any) {

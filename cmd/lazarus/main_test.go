@@ -43,6 +43,7 @@ func TestScripts(t *testing.T) {
 			"snapshot":    cmdSnapshot,
 			"samevisible": cmdSameVisible,
 			"archive":     cmdArchive,
+			"dumpgone":    cmdDumpGone,
 		},
 	})
 }

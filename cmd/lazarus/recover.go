@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -44,7 +45,16 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 			"  memento=TIMEMAP_BASE any Memento TimeMap endpoint or aggregator (BASE + page URL)\n"+
 			"  dir=PATH             a wget/httrack mirror or saved pages\n"+
 			"  live                 the site itself, if it still answers\n"+
-			"Exit codes: 0 everything rebuilt, 3 partial, 1 error (nothing found, bad key…), 2 usage error.\n\nFlags:\n")
+			"Files are restored under OUT as inject packed them: segment NAME as OUT/NAME.\n"+
+			"Exit codes: 0 everything rebuilt, 3 partial, 1 error (nothing found, bad key…), 2 usage error.\n\n"+
+			"Examples:\n"+
+			"  # from the Internet Archive, Common Crawl and the live site (the default sources)\n"+
+			"  lazarus recover --url https://example.org/ --key owner.key --out restored --contact you@example.org\n\n"+
+			"  # from a WARC file and a wget mirror only, as it was at the end of January\n"+
+			"  lazarus recover --url https://example.org/ --key owner.key --out restored \\\n"+
+			"      --source warc=crawl.warc.gz --source dir=mirror/ --at 2026-01-31\n\n"+
+			"  # a passphrase-mode site\n"+
+			"  lazarus recover --url https://example.org/ --passphrase-file pass.txt --out restored\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&c.site, "url", "", "the site's `URL`")
@@ -71,7 +81,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	o.Progress = progressPrinter(stderr)
+	o.Progress = recoverProgress(stderr)
 	rep, err := lzrecover.Recover(ctx, o)
 	return c.finish(rep, err, stdout, stderr)
 }
@@ -119,11 +129,12 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 		o.Sources = append(o.Sources, src)
 	}
 	if c.key != "" {
-		raw, err := os.ReadFile(c.key)
+		owner, warn, err := keys.LoadOwner(c.key)
 		if err != nil {
 			return o, fmt.Errorf("--key: %w", err)
 		}
-		o.OwnerKey = raw
+		warnf(c.stderr, warn)
+		o.OwnerKey = owner.Marshal()
 	}
 	if c.passFile != "" {
 		pass, err := readPassphrase(c.passFile, c.stderr)
@@ -201,40 +212,6 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 	}
 	if more := len(r.Problems) - min(most, len(r.Problems)) + r.ProblemsOmitted; more > 0 {
 		fmt.Fprintf(w, "  … %d more problems (the first %d in recovery.json)\n", more, lzrecover.MaxProblems)
-	}
-}
-
-// progressPrinter shows progress on a terminal as one updating line, and
-// otherwise as a plain line every few seconds.
-func progressPrinter(w io.Writer) func(lzrecover.Progress) {
-	f, ok := w.(*os.File)
-	tty := false
-	if ok {
-		if info, err := f.Stat(); err == nil {
-			tty = info.Mode()&os.ModeCharDevice != 0
-		}
-	}
-	start, last := time.Now(), time.Time{}
-	return func(p lzrecover.Progress) {
-		if !tty && time.Since(last) < 5*time.Second {
-			return
-		}
-		last = time.Now()
-		elapsed := time.Since(start)
-		eta := "?"
-		if p.Fetched > 0 && p.Listed >= p.Fetched {
-			eta = (elapsed / time.Duration(p.Fetched) * time.Duration(p.Listed-p.Fetched)).Round(time.Second).String()
-		}
-		line := fmt.Sprintf("lazarus: %d/%d captures fetched, %d/%d stripes rebuilt, %s elapsed, at most %s left",
-			p.Fetched, p.Listed, p.Complete, p.Stripes, elapsed.Round(time.Second), eta)
-		if tty {
-			fmt.Fprintf(w, "\r%-79s", line)
-			if p.Stripes > 0 && p.Complete == p.Stripes {
-				fmt.Fprintln(w)
-			}
-			return
-		}
-		fmt.Fprintln(w, line)
 	}
 }
 

@@ -59,3 +59,14 @@ func formatSize(n int64) string {
 	}
 	return fmt.Sprintf("%d B", n)
 }
+
+// flagSize prints a byte count exactly, as a size flag takes it: 64KiB.
+func flagSize(n int) string {
+	switch {
+	case n > 0 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n > 0 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return strconv.Itoa(n)
+}

@@ -18,7 +18,10 @@ import (
 var ErrTooFewPages = errors.New("too few carrier pages")
 
 // BudgetError reports that the carrier pages lack room for the manifest or
-// for a segment's blocks. Its message says what to change, with numbers.
+// for a segment's blocks. Its message says what to change, with numbers,
+// in neutral words ("the block size", "the page budget"): callers word
+// hints in their own vocabulary (a flag, a configuration option) from the
+// fields.
 type BudgetError struct {
 	// Segment is the segment that did not fit; "" when the root page has
 	// no room for the manifest.
@@ -60,10 +63,10 @@ type BudgetError struct {
 func (e *BudgetError) Error() string {
 	switch {
 	case e.Segment == "":
-		return fmt.Sprintf("the manifest comment needs %s but the root page has room for %s: raise --page-budget or make the root page smaller",
+		return fmt.Sprintf("the manifest comment needs %s but the root page has room for %s: raise the page budget or make the root page smaller",
 			size(int64(e.BlockBytes)), size(e.RoomBytes))
 	case e.Fixed:
-		return fmt.Sprintf("segment %q keeps the parameters of an earlier generation, %d blocks of %s, but the %s have room for %d such blocks (%s in all; the backup needs at least %s): code the segment anew, raise --page-budget, or add pages",
+		return fmt.Sprintf("segment %q keeps the parameters of an earlier generation, %d blocks of %s, but the %s have room for %d such blocks (%s in all; the backup needs at least %s): code the segment anew, raise the page budget, or add pages",
 			e.Segment, e.Blocks, size(int64(e.BlockBytes)), carrierPages(e.Pages), e.RoomBlocks, size(e.RoomBytes), size(e.NeedBytes))
 	case e.OverLimit:
 		return fmt.Sprintf("segment %q needs %d blocks of %s, more than the limit of %d blocks per plan: %s",
@@ -81,14 +84,14 @@ func (e *BudgetError) fixes() string {
 		if z < e.MaxBlockBytes {
 			verb = "lower"
 		}
-		fs = append(fs, fmt.Sprintf("%s --max-block-bytes to %s", verb, flagSize(z)))
+		fs = append(fs, fmt.Sprintf("%s the block size to %s", verb, exactSize(z)))
 	}
 	if e.NeedBytes > e.RoomBytes {
-		fs = append(fs, "raise --page-budget")
+		fs = append(fs, "raise the page budget")
 	}
 	fs = append(fs, "add pages")
 	if e.SuggestedMaxBlockBytes == 0 {
-		fs = append(fs, "lower --redundancy")
+		fs = append(fs, "lower the redundancy")
 	}
 	fs = append(fs, "exclude files from the segment")
 	return strings.Join(fs[:len(fs)-1], ", ") + ", or " + fs[len(fs)-1]
@@ -200,8 +203,8 @@ func size(n int64) string {
 	return fmt.Sprintf("%.1f TiB", float64(n)/(1<<40))
 }
 
-// flagSize formats a block budget exactly, as a flag value.
-func flagSize(z int) string {
+// exactSize formats a block budget exactly.
+func exactSize(z int) string {
 	switch {
 	case z%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", z>>20)

@@ -45,12 +45,12 @@ func TestBudgetErrorSuggestsLargerBlocks(t *testing.T) {
 		t.Errorf("error %+v, want segment app on 20 pages, suggesting 64 KiB", be)
 	}
 	msg := be.Error()
-	for _, want := range []string{`segment "app"`, "20 carrier pages", "raise --max-block-bytes to 64 KiB", "add pages", "exclude files"} {
+	for _, want := range []string{`segment "app"`, "20 carrier pages", "raise the block size to 64 KiB", "add pages", "exclude files"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
 	}
-	if strings.Contains(msg, "--page-budget") || strings.Contains(msg, "--redundancy") {
+	if strings.Contains(msg, "page budget") || strings.Contains(msg, "redundancy") {
 		t.Errorf("message %q blames the page budget or redundancy, but a block budget fits", msg)
 	}
 	opts.MaxBlockBytes = be.SuggestedMaxBlockBytes
@@ -67,7 +67,7 @@ func TestBudgetErrorCapacity(t *testing.T) {
 		t.Errorf("error %+v, want no suggestion and need > room = 1200 KiB", be)
 	}
 	msg := be.Error()
-	for _, want := range []string{"raise --page-budget", "lower --redundancy", "1.2 MiB in all", "12 carrier pages"} {
+	for _, want := range []string{"raise the page budget", "lower the redundancy", "1.2 MiB in all", "12 carrier pages"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
@@ -101,6 +101,37 @@ func TestBudgetErrorTooManyBlocks(t *testing.T) {
 	}
 	if msg := be.Error(); !strings.Contains(msg, "limit of 4194304 blocks") {
 		t.Errorf("message %q lacks the limit", msg)
+	}
+}
+
+// TestErrorsNameNoFlag: every message that says what to change speaks of
+// the block size, the page budget and the redundancy, never of one
+// caller's spelling (a command-line flag, a Caddyfile option).
+func TestErrorsNameNoFlag(t *testing.T) {
+	fixed, err := erasure.NewParams(8*kiB, 4, 4, 2*kiB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		segs []Segment
+		cs   []Carrier
+		opts Options
+	}{
+		"larger blocks fit": {[]Segment{{Name: "app", Length: 600 * kiB}}, site(100*kiB, 19), Options{ManifestBytes: manifestSize}},
+		"too little room":   {[]Segment{{Name: "app", Length: 2 * miB}}, site(100*kiB, 11), Options{ManifestBytes: manifestSize}},
+		"fixed segment":     {[]Segment{{Name: "app", Length: 8 * kiB, Fixed: &fixed}}, site(miB, 4), Options{ManifestBytes: manifestSize}},
+		"no manifest room":  {nil, site(100, 3), Options{ManifestBytes: manifestSize}},
+		"too few pages":     {[]Segment{{Name: "app", Length: 100 * kiB}}, site(miB), Options{ManifestBytes: manifestSize}},
+	}
+	for name, c := range cases {
+		_, err := Place(c.segs, c.cs, c.opts)
+		if err == nil {
+			t.Errorf("%s: placed", name)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "--") {
+			t.Errorf("%s: message %q names a flag", name, msg)
+		}
 	}
 }
 

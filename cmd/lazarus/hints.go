@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/lazarus-preserve/lazarus/injector"
+)
+
+// injectFailed prints why a run failed, with hints in the CLI's words
+// (the injector's errors state facts and name no flags), and returns the
+// exit code.
+func injectFailed(w io.Writer, err error, o injector.Options, sig *interrupt) int {
+	var oe *injector.OptionsError
+	switch {
+	case sig.stopped() && errors.Is(err, context.Canceled):
+		errorf(w, "interrupted (%v); nothing was changed", context.Cause(sig.ctx))
+		return sig.code()
+	case errors.As(err, &oe):
+		for _, p := range oe.Problems {
+			errorf(w, "%v", p)
+		}
+		for _, h := range optionHints(oe.Problems) {
+			hintf(w, "%s", h)
+		}
+		hintf(w, "run 'lazarus inject -h' for the flags")
+		return exitUsage
+	}
+	errorf(w, "%v", err)
+	if h := runHint(err, o); h != "" {
+		hintf(w, "%s", h)
+	}
+	return exitError
+}
+
+// fieldHints words, per injector.Options field, what to give on the
+// command line (or in the config file, whose keys are the flag names in
+// snake_case).
+var fieldHints = map[string]string{
+	"Includes":         "give what to preserve: --include PATH[=NAME] or --dump NAME=COMMAND (repeatable)",
+	"Includes.Segment": "give each --include a name of its own: --include PATH=NAME (letters, digits, '_', '.', '-'; not starting with '_')",
+	"Dumps.Name":       "give each --dump a name of its own, different from the includes' names: --dump NAME=COMMAND",
+	"Dumps.Command":    "give the command after the name: --dump NAME=COMMAND",
+	"SiteDir":          "say where to write: --site DIR, --bundle DIR or --snippets DIR",
+	"BundleDir":        "bundle mode needs --site DIR or --urls FILE (one page path per line): the pages the blocks are planned for",
+	"SnippetsDir":      "--snippets needs --site DIR or --urls FILE (one page path per line)",
+	"StateDir":         "give --state DIR",
+	"ServerKey":        "give exactly one of --key FILE, --passphrase-file FILE or --public",
+	"SiteURL":          "give --site-url with the site's public address, such as https://example.org/",
+	"MaxBlockBytes":    "give --max-block-bytes between 1KiB and 16MiB",
+	"PageBudget":       "give --page-budget of 4KiB or more",
+	"Redundancy":       "give --redundancy above 0 and at most 255",
+	"KeepPrevious":     "give --keep-previous between 0 and 16",
+	"DumpTimeout":      "give --dump-timeout as a positive duration such as 10m",
+}
+
+// optionHints returns the hints for the problems, each once, in order.
+func optionHints(problems []error) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range problems {
+		var oe *injector.OptionError
+		if !errors.As(p, &oe) {
+			continue
+		}
+		if h := fieldHints[oe.Field]; h != "" && !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// runHint says what to try after a run failed, or "".
+func runHint(err error, o injector.Options) string {
+	var be *injector.BudgetError
+	switch {
+	case errors.Is(err, injector.ErrLocked):
+		return "wait for the other run to finish; nothing was changed"
+	case errors.Is(err, injector.ErrDump):
+		return fmt.Sprintf("fix the dump command (run it by hand to see), or give it longer than --dump-timeout %v; nothing was changed", o.DumpTimeout)
+	case errors.As(err, &be):
+		return budgetHint(be, o)
+	case errors.Is(err, injector.ErrTooFewPages):
+		return fmt.Sprintf("link more pages from the root page, or lower --redundancy (now %g); nothing was changed", o.Redundancy)
+	}
+	return ""
+}
+
+// budgetHint turns a BudgetError's numbers into flags to change.
+func budgetHint(be *injector.BudgetError, o injector.Options) string {
+	budget := fmt.Sprintf("raise --page-budget (now %s)", flagSize(o.PageBudget))
+	if be.Segment == "" {
+		return budget + " or make the root page smaller; nothing was changed"
+	}
+	if be.Fixed {
+		return fmt.Sprintf("%s or link more pages from the root page; segment %q keeps the coding of an earlier generation until its content changes; nothing was changed", budget, be.Segment)
+	}
+	var fixes []string
+	if z := be.SuggestedMaxBlockBytes; z > 0 {
+		fixes = append(fixes, "use --max-block-bytes "+flagSize(z))
+	}
+	if be.NeedBytes > be.RoomBytes {
+		fixes = append(fixes, budget)
+	}
+	fixes = append(fixes, "link more pages from the root page")
+	if be.SuggestedMaxBlockBytes == 0 {
+		fixes = append(fixes, fmt.Sprintf("lower --redundancy (now %g)", o.Redundancy))
+	}
+	fixes = append(fixes, fmt.Sprintf("leave files out of segment %q with --exclude", be.Segment))
+	return "nothing was changed; to fit, " + strings.Join(fixes[:len(fixes)-1], ", ") + " or " + fixes[len(fixes)-1]
+}

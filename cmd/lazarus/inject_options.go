@@ -1,0 +1,149 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+)
+
+// options completes the parsed options: includes, dumps, the secrets and
+// the page list read from their files, the clock and the state directory.
+func (c *injectCmd) options() (injector.Options, error) {
+	o := c.opts
+	o.Excludes = c.exclude.vals
+	for _, inc := range c.include.vals {
+		path, seg, _ := strings.Cut(inc, "=")
+		o.Includes = append(o.Includes, injector.Include{Path: path, Segment: seg})
+	}
+	for _, d := range c.dump.vals {
+		name, cmd, ok := strings.Cut(d, "=")
+		if !ok || name == "" {
+			return o, fmt.Errorf("--dump %q: want NAME=COMMAND", d)
+		}
+		o.Dumps = append(o.Dumps, injector.Dump{Name: name, Command: cmd})
+	}
+	if err := c.loadSecrets(&o); err != nil {
+		return o, err
+	}
+	if c.cfg.URLs != "" {
+		urls, err := readURLList(c.cfg.URLs)
+		if err != nil {
+			return o, err
+		}
+		o.URLs = urls
+	}
+	if now, ok, err := sourceDateEpoch(); err != nil {
+		return o, err
+	} else if ok {
+		o.Now = func() time.Time { return now }
+	}
+	o.StateDir = c.cfg.State
+	if o.StateDir == "" {
+		o.StateDir = defaultStateDir(o)
+	}
+	return o, nil
+}
+
+// loadSecrets reads the server key or the passphrase with internal/keys'
+// loaders (size limit, a warning when others can read the file).
+func (c *injectCmd) loadSecrets(o *injector.Options) error {
+	if c.cfg.Key != "" {
+		srv, warn, err := keys.LoadServer(c.cfg.Key)
+		if err != nil {
+			return fmt.Errorf("--key: %w", err)
+		}
+		warnf(c.stderr, warn)
+		o.ServerKey = srv.Marshal()
+	}
+	if c.cfg.PassphraseFile != "" {
+		pass, err := readPassphrase(c.cfg.PassphraseFile, c.stderr)
+		if err != nil {
+			return err
+		}
+		o.Passphrase = pass
+	}
+	return nil
+}
+
+// readURLList reads one page path per line; blank lines and # comments
+// are ignored.
+func readURLList(path string) ([]string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--urls: %w", err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !strings.HasPrefix(line, "/") {
+			return nil, fmt.Errorf("--urls %s: %q is not a path starting with /", path, line)
+		}
+		out = append(out, line)
+	}
+	return out, nil
+}
+
+// defaultStateDir is $XDG_STATE_HOME/lazarus/<hash of the outputs and
+// site URL>, so each site has its own state outside the served tree.
+func defaultStateDir(o injector.Options) string {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".local", "state")
+	}
+	h := sha256.New()
+	for _, p := range []string{o.SiteDir, o.BundleDir, o.SnippetsDir} {
+		abs, _ := filepath.Abs(p)
+		if p == "" {
+			abs = ""
+		}
+		fmt.Fprintf(h, "%s\x00", abs)
+	}
+	fmt.Fprintf(h, "%s", o.SiteURL)
+	return filepath.Join(base, "lazarus", hex.EncodeToString(h.Sum(nil))[:16])
+}
+
+// sourceDateEpoch honours SOURCE_DATE_EPOCH (reproducible-builds.org): a
+// fixed "now" for generation times, page mtimes, sitemap lastmod and the
+// notice, for reproducible runs and tests.
+func sourceDateEpoch() (time.Time, bool, error) {
+	v := os.Getenv("SOURCE_DATE_EPOCH")
+	if v == "" {
+		return time.Time{}, false, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("SOURCE_DATE_EPOCH=%q is not a Unix time", v)
+	}
+	return time.Unix(n, 0).UTC(), true, nil
+}
+
+// readPassphrase reads a passphrase file (one trailing newline removed),
+// warning on stderr if other users can read it.
+func readPassphrase(path string, stderr io.Writer) ([]byte, error) {
+	pass, warn, err := keys.ReadPassphraseFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--passphrase-file: %w", err)
+	}
+	warnf(stderr, warn)
+	return pass, nil
+}
+
+// warnf prints a loader's warning, if any.
+func warnf(w io.Writer, warn keys.Warning) {
+	if warn != "" {
+		fmt.Fprintf(w, "lazarus: warning: %s\n", warn)
+	}
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+)
+
+// TestInjectInterrupted: Ctrl-C (SIGINT) stops inject promptly, whether it
+// is packing (outside any dump) or waiting for a dump, whose whole process
+// group is killed; it exits 130 and leaves the site and the state as they
+// were.
+func TestInjectInterrupted(t *testing.T) {
+	bin, err := exec.LookPath("lazarus") // testscript.Main put the command on PATH
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		dump  string
+		setup func(t *testing.T, dir string)
+		delay time.Duration // after the ready file appears
+	}{
+		// Expected: packing 1 GiB (sparse, so it costs no disk) is cut short.
+		"while packing": {"db=echo $$ > ready", func(t *testing.T, dir string) {
+			f, err := os.Create(filepath.Join(dir, "app", "big.bin"))
+			if err == nil {
+				err = errors.Join(f.Truncate(1<<30), f.Close())
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}, 500 * time.Millisecond},
+		// Expected: the dump and its background job are killed.
+		"during a dump": {"db=sh dump.sh", func(t *testing.T, dir string) {
+			script := "sleep 1000 &\necho $! > bgpid\nread -r _ _ _ _ pgid _ < /proc/$$/stat\necho \"$pgid\" > ready.tmp\nmv ready.tmp ready\nsleep 1000\n"
+			writeTestFile(t, filepath.Join(dir, "dump.sh"), script)
+		}, 0},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := interruptSite(t)
+			c.setup(t, dir)
+			before := treeState(t, filepath.Join(dir, "site"))
+			cmd := exec.Command(bin, "inject", "--site", "site", "--site-url", "https://example.org/", "--key", "keys/server.key",
+				"--state", "state", "--include", "app", "--dump", c.dump)
+			cmd.Dir = dir
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			ready := filepath.Join(dir, "ready")
+			if !waitFile(ready, 30*time.Second, done) {
+				cmd.Process.Kill()
+				t.Fatalf("the run never got ready; stderr:\n%s", stderr.String())
+			}
+			time.Sleep(c.delay)
+			signalled := time.Now()
+			if err := cmd.Process.Signal(os.Interrupt); err != nil {
+				t.Fatal(err)
+			}
+			var exitErr *exec.ExitError
+			select {
+			case err := <-done:
+				took := time.Since(signalled)
+				if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupted || took > 3*time.Second {
+					t.Errorf("exit %v after %v, want %d within 3s; stderr:\n%s", err, took.Round(time.Millisecond), exitInterrupted, stderr.String())
+				}
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still running 30s after SIGINT; stderr:\n%s", stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "lazarus: error: interrupted (interrupt signal received); nothing was changed") {
+				t.Errorf("stderr:\n%s", stderr.String())
+			}
+			if after := treeState(t, filepath.Join(dir, "site")); after != before {
+				t.Error("the site changed")
+			}
+			if _, err := os.Stat(filepath.Join(dir, "state", "state.json")); !os.IsNotExist(err) {
+				t.Errorf("state.json: %v, want none", err)
+			}
+			if name == "during a dump" {
+				pgid, _ := os.ReadFile(ready)
+				bg, _ := os.ReadFile(filepath.Join(dir, "bgpid"))
+				if left := waitDumpGone(readPid(string(pgid)), readPid(string(bg))); len(left) > 0 {
+					t.Errorf("dump processes %v still running", left)
+				}
+			}
+		})
+	}
+}
+
+// interruptSite makes keys, a small site and an include in a temporary
+// directory.
+func interruptSite(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, _, err := keys.WriteNewPair(filepath.Join(dir, "keys"), true, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(dir, "app", "index.php"), "<?php echo 'hello';\n")
+	links := ""
+	for i := range 8 {
+		writeTestFile(t, filepath.Join(dir, "site", fmt.Sprintf("p%d.html", i)), fmt.Sprintf("<html><body><p>%d</p></body></html>\n", i))
+		links += fmt.Sprintf("<a href=\"p%d.html\">%d</a>\n", i, i)
+	}
+	writeTestFile(t, filepath.Join(dir, "site", "index.html"), "<html><body>\n"+links+"</body></html>\n")
+	return dir
+}
+
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFile waits for path to exist; false if the timeout passed or the
+// command ended first.
+func waitFile(path string, timeout time.Duration, done chan error) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		select {
+		case err := <-done:
+			done <- err
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return false
+}
+
+// treeState lists every file under root with its size, mtime and hash.
+func treeState(t *testing.T, root string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		fmt.Fprintf(&b, "%s %d %d %x\n", p, info.Size(), info.ModTime().UnixNano(), raw)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}

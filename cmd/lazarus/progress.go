@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/injector"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// Progress lines: on a terminal one line rewritten in place at most
+// ttyEvery, otherwise a plain line at most every logEvery (the first at
+// once), so logs of long runs show they are alive without flooding.
+const (
+	ttyEvery = 100 * time.Millisecond
+	logEvery = 5 * time.Second
+)
+
+// progressLine shows a run's progress on stderr.
+type progressLine struct {
+	w     io.Writer
+	tty   bool
+	start time.Time
+	last  time.Time
+	open  bool // a terminal line is shown and not yet ended
+}
+
+func newProgressLine(w io.Writer) *progressLine {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if info, err := f.Stat(); err == nil {
+			tty = info.Mode()&os.ModeCharDevice != 0
+		}
+	}
+	return &progressLine{w: w, tty: tty, start: time.Now()}
+}
+
+// elapsed is the time since the line was made, rounded to seconds.
+func (p *progressLine) elapsed() time.Duration { return time.Since(p.start).Round(time.Second) }
+
+// show prints line, unless one was printed too recently; final lines are
+// always shown (and end the terminal line).
+func (p *progressLine) show(line string, final bool) {
+	every := logEvery
+	if p.tty {
+		every = ttyEvery
+	}
+	if !final && !p.last.IsZero() && time.Since(p.last) < every {
+		return
+	}
+	p.last = time.Now()
+	if !p.tty {
+		fmt.Fprintln(p.w, line)
+		return
+	}
+	fmt.Fprintf(p.w, "\r%-79s", line)
+	p.open = !final
+	if final {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// end finishes a terminal line left open, so what follows starts on a
+// line of its own.
+func (p *progressLine) end() {
+	if p.open {
+		fmt.Fprintln(p.w)
+		p.open = false
+	}
+}
+
+// recoverProgress shows captures fetched and stripes rebuilt.
+func recoverProgress(w io.Writer) func(lzrecover.Progress) {
+	pl := newProgressLine(w)
+	return func(p lzrecover.Progress) {
+		eta := "?"
+		if elapsed := time.Since(pl.start); p.Fetched > 0 && p.Listed >= p.Fetched {
+			eta = (elapsed / time.Duration(p.Fetched) * time.Duration(p.Listed-p.Fetched)).Round(time.Second).String()
+		}
+		line := fmt.Sprintf("lazarus: %d/%d captures fetched, %d/%d stripes rebuilt, %s elapsed, at most %s left",
+			p.Fetched, p.Listed, p.Complete, p.Stripes, pl.elapsed(), eta)
+		pl.show(line, p.Stripes > 0 && p.Complete == p.Stripes)
+	}
+}
+
+// injectProgress shows what inject is doing: listing includes, running a
+// dump, packing (bytes of content), planning, writing (pages).
+func injectProgress(w io.Writer) func(injector.Progress) {
+	pl := newProgressLine(w)
+	return func(p injector.Progress) {
+		if p.Phase == injector.PhaseDone {
+			pl.end()
+			return
+		}
+		pl.show(fmt.Sprintf("lazarus: %s, %s elapsed", injectStep(p), pl.elapsed()), false)
+	}
+}
+
+// injectStep says in words what a progress report is about.
+func injectStep(p injector.Progress) string {
+	switch p.Phase {
+	case injector.PhaseCollect:
+		return fmt.Sprintf("listing include %d of %d (%s)", p.Done+1, p.Total, p.Name)
+	case injector.PhaseDump:
+		return fmt.Sprintf("running dump %d of %d (%s)", p.Done+1, p.Total, p.Name)
+	case injector.PhasePack:
+		return fmt.Sprintf("packing and encrypting: %s of %s", formatSize(p.Done), formatSize(p.Total))
+	case injector.PhasePlan:
+		return "finding carrier pages and placing blocks"
+	case injector.PhaseWrite:
+		if p.Total == 0 {
+			return "writing"
+		}
+		return fmt.Sprintf("writing: page %d of %d", min(p.Done+1, p.Total), p.Total)
+	}
+	return string(p.Phase)
+}

@@ -1,0 +1,147 @@
+package injector
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/bundle"
+)
+
+// dumpWaitDelay is how long a dump's output pipes may stay open after the
+// command ended or was killed (a process that left the dump's process
+// group may hold them).
+const dumpWaitDelay = 5 * time.Second
+
+// runDump runs a dump command with "sh -c" and keeps its standard output
+// in a file under tmp. A non-zero exit, a signal or the timeout is an error
+// that quotes the end of the command's standard error; a done ctx returns
+// its cause. Whatever the outcome, nothing the command started is left
+// running (see dumpCommand).
+func (o *Options) runDump(ctx context.Context, d Dump, tmp string, dumps map[string]dumpInfo, key stateKey) (bundle.Entry, error) {
+	if err := ctx.Err(); err != nil {
+		return bundle.Entry{}, interrupted(ctx)
+	}
+	dctx, cancel := context.WithTimeout(ctx, o.DumpTimeout)
+	defer cancel()
+	out, err := os.Create(filepath.Join(tmp, "dump-"+d.Name))
+	if err != nil {
+		return bundle.Entry{}, err
+	}
+	defer out.Close()
+	var stderr bytes.Buffer
+	cmd := dumpCommand(dctx, d.Command)
+	cmd.Stdout, cmd.Stderr = out, &limitedBuffer{buf: &stderr, max: 4096}
+	err = cmd.Run()
+	if cmd.Process != nil {
+		killGroup(cmd.Process.Pid) // background jobs the shell left behind
+	}
+	switch {
+	case ctx.Err() != nil:
+		return bundle.Entry{}, interrupted(ctx)
+	case dctx.Err() == context.DeadlineExceeded:
+		err = fmt.Errorf("timed out after %v", o.DumpTimeout)
+	}
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg != "" {
+			msg = "; its stderr ends: " + lastLines(msg, 3)
+		}
+		return bundle.Entry{}, fmt.Errorf("%w: %s (%q): %v%s", ErrDump, d.Name, d.Command, err, msg)
+	}
+	if err := out.Close(); err != nil {
+		return bundle.Entry{}, err
+	}
+	if err := stampDump(out.Name(), d.Name, dumps, o.Now(), key); err != nil {
+		return bundle.Entry{}, err
+	}
+	return bundle.FileEntry(d.Name, out.Name())
+}
+
+// dumpCommand returns "sh -c command" in a process group of its own. When
+// ctx is done the whole group is killed, so pipelines and background jobs
+// the command started die with it instead of living on, reparented to
+// init. A terminal's Ctrl-C does not reach the group (it is not the
+// foreground group): the run's context does it.
+func dumpCommand(ctx context.Context, command string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.WaitDelay = dumpWaitDelay
+	return cmd
+}
+
+// killGroup sends SIGKILL to every process of the process group pgid;
+// os.ErrProcessDone if none is left.
+func killGroup(pgid int) error {
+	err := syscall.Kill(-pgid, syscall.SIGKILL)
+	if errors.Is(err, syscall.ESRCH) {
+		return os.ErrProcessDone
+	}
+	return err
+}
+
+// dumpInfo remembers a dump's output, as a keyed hash, and the mtime it
+// was given.
+type dumpInfo struct {
+	MAC    []byte    `json:"mac"`              // keyed hash of the output (see stateKey)
+	SHA256 []byte    `json:"sha256,omitempty"` // version 1 only: the plain SHA-256, migrated to MAC
+	MTime  time.Time `json:"mtime"`
+}
+
+// stampDump gives a dump file mode 0600 and a stable mtime: the recorded
+// one while the content is unchanged, else now.
+func stampDump(path, name string, dumps map[string]dumpInfo, now time.Time, key stateKey) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	mac := key.sum(labelDump, h.Sum(nil))
+	prev, ok := dumps[name]
+	if !ok || !hmac.Equal(prev.MAC, mac) {
+		prev = dumpInfo{MAC: mac, MTime: now.UTC().Truncate(time.Second)}
+		dumps[name] = prev
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		return err
+	}
+	return os.Chtimes(path, prev.MTime, prev.MTime)
+}
+
+// limitedBuffer keeps the last max bytes written to it.
+type limitedBuffer struct {
+	buf *bytes.Buffer
+	max int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.buf.Write(p)
+	if over := l.buf.Len() - l.max; over > 0 {
+		l.buf.Next(over)
+	}
+	return len(p), nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}

@@ -1,0 +1,73 @@
+package injector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/lazarus-preserve/lazarus/internal/placement"
+)
+
+// Errors callers branch on. Messages state facts in neutral words: a run
+// may come from the command line, a configuration file or the Caddy
+// module, and each words its hints in its own vocabulary.
+var (
+	// ErrLocked means another run holds the state directory.
+	ErrLocked = errors.New("the state directory is locked by another run")
+	// ErrDump means a dump command failed (non-zero exit, signal or
+	// timeout); nothing was changed.
+	ErrDump = errors.New("dump command failed")
+	// ErrTooFewPages is wrapped when the site has fewer carrier pages than
+	// one stripe needs at the chosen redundancy; nothing was changed.
+	ErrTooFewPages = placement.ErrTooFewPages
+)
+
+// BudgetError reports that the carrier pages lack room for the manifest
+// or for a segment's blocks; nothing was changed. Its fields give the
+// numbers (pages, blocks, bytes needed and available, a block size that
+// would fit) for a hint in the caller's words.
+type BudgetError = placement.BudgetError
+
+// OptionsError lists every problem with the options of a run; nothing
+// was done. Each problem is an *OptionError.
+type OptionsError struct{ Problems []error }
+
+// Error joins the problems.
+func (e *OptionsError) Error() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap returns the problems, so errors.As finds an *OptionError.
+func (e *OptionsError) Unwrap() []error { return e.Problems }
+
+// OptionError is one problem with the options, stated as a fact.
+type OptionError struct {
+	// Field is the path of the Options field at fault: "PageBudget",
+	// "SiteURL", "Includes.Segment", "Dumps.Command"… For a problem that
+	// involves several fields it is the first one the problem names
+	// ("SiteDir" when no output is given, "BundleDir" when a bundle has no
+	// pages to plan for).
+	Field string
+	// Msg is the fact, without field or flag names.
+	Msg string
+}
+
+// Error returns the fact.
+func (e *OptionError) Error() string { return e.Msg }
+
+// optionErrorf returns an *OptionError for field.
+func optionErrorf(field, format string, args ...any) error {
+	return &OptionError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// interrupted is the error of a run stopped by its context before it
+// changed anything; it wraps the context's cause, so errors.Is finds
+// context.Canceled or context.DeadlineExceeded.
+func interrupted(ctx context.Context) error {
+	return fmt.Errorf("stopped before changing anything: %w", context.Cause(ctx))
+}
