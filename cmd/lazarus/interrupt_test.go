@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,4 +164,47 @@ func treeState(t *testing.T, root string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// TestRecoverInterrupted: Ctrl-C stops recover while it waits on a slow
+// archive: exit 130, and the message says how to resume.
+func TestRecoverInterrupted(t *testing.T) {
+	bin, err := exec.LookPath("lazarus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := make(chan struct{}, 1)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		select {
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	}))
+	defer slow.Close()
+	dir := interruptSite(t)
+	cmd := exec.Command(bin, "recover", "--url", "https://example.org/", "--source", "wayback="+slow.URL, "--key", "keys/owner.key", "--out", "out")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-asked:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the archive was never asked; stderr:\n%s", stderr.String())
+	}
+	start := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	err = cmd.Wait()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupted || time.Since(start) > 3*time.Second ||
+		!strings.Contains(stderr.String(), "run the same command again to resume") {
+		t.Fatalf("exit %v after %v; stderr:\n%s", err, time.Since(start).Round(time.Millisecond), stderr.String())
+	}
 }

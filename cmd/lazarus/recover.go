@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -46,7 +44,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 			"  dir=PATH             a wget/httrack mirror or saved pages\n"+
 			"  live                 the site itself, if it still answers\n"+
 			"Files are restored under OUT as inject packed them: segment NAME as OUT/NAME.\n"+
-			"Exit codes: 0 everything rebuilt, 3 partial, 1 error (nothing found, bad key…), 2 usage error.\n\n"+
+			"Exit codes: 0 everything rebuilt, 3 partial or not the newest generation, 1 error (nothing found, bad key…),\n2 usage error, 130/143 interrupted (the journal keeps what was fetched).\n\n"+
 			"Examples:\n"+
 			"  # from the Internet Archive, Common Crawl and the live site (the default sources)\n"+
 			"  lazarus recover --url https://example.org/ --key owner.key --out restored --contact you@example.org\n\n"+
@@ -79,10 +77,14 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "%v", err)
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	sig := notifyInterrupt()
+	defer sig.stop()
 	o.Progress = recoverProgress(stderr)
-	rep, err := lzrecover.Recover(ctx, o)
+	rep, err := lzrecover.Recover(sig.ctx, o)
+	if sig.stopped() && errors.Is(err, context.Canceled) {
+		errorf(stderr, "interrupted (%v); what was fetched is journaled in %s: run the same command again to resume", context.Cause(sig.ctx), o.StateDir)
+		return sig.code()
+	}
 	return c.finish(rep, err, stdout, stderr)
 }
 
