@@ -11,6 +11,8 @@
 //     product piece: embedding a backup in a static site's pages, rebuilding
 //     it from archived pages, and the Caddy v2 module http.handlers.lazarus
 //     (which serves bundles or builds generations itself with injector).
+//     Importing this root package plugs that module in (caddy.go), as
+//     `xcaddy build --with github.com/lazarus-preserve/lazarus` does.
 //   - cmd/caddy: Caddy with its standard modules plus Lazarus.
 //   - internal/codec: the pipeline in both directions, built from
 //     internal/bundle (deterministic tar+gzip, safe extraction),

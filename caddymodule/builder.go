@@ -58,7 +58,9 @@ type Build struct {
 	Key string `json:"key,omitempty"`
 	// PassphraseFile is the path of a file holding the passphrase.
 	PassphraseFile string `json:"passphrase_file,omitempty"`
-	// SiteURL is the site's public URL, recorded in manifests. Required.
+	// SiteURL is the site's public URL, recorded in manifests. Required;
+	// in a Caddyfile it defaults to the URL of the site block's address
+	// when that names one host.
 	SiteURL string `json:"site_url,omitempty"`
 	// Every is how often sources are checked for changes; a generation is
 	// made only when something changed. Defaults to 1 hour.
@@ -98,7 +100,9 @@ func (b *Build) validate() error {
 	if (b.Key == "") == (b.PassphraseFile == "") {
 		errs = append(errs, errors.New("lazarus: give exactly one of key (server.key) and passphrase_file"))
 	}
-	if u, err := url.Parse(b.SiteURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if b.SiteURL == "" {
+		errs = append(errs, errors.New("lazarus: site_url is required when building: the site's public URL, such as https://example.org/"))
+	} else if u, err := url.Parse(b.SiteURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		errs = append(errs, fmt.Errorf("lazarus: site_url %q must be an absolute http(s) URL such as https://example.org/", b.SiteURL))
 	}
 	if b.Every < 0 || b.Carriers < 0 || b.MaxBlockBytes < 0 || b.Redundancy < 0 || b.DumpTimeout < 0 {
@@ -169,7 +173,7 @@ func newBuilder(h *Handler) (*builder, error) {
 	check := o // the injector's own checks (segment names, sizes), with stand-in places
 	check.StateDir, check.BundleDir, check.Carriers = b.work, b.work, b.min
 	if err := check.Validate(); err != nil {
-		return nil, fmt.Errorf("lazarus: %w", err)
+		return nil, fmt.Errorf("lazarus: %w", inOptionWords(err))
 	}
 	return b, nil
 }
@@ -325,7 +329,7 @@ func (b *builder) run(ctx context.Context) (*injector.Result, error) {
 	o.StateDir, o.BundleDir, o.Carriers, o.Now = stateDir, scratch, b.carriers(ctx, cur), b.h.now
 	res, err := injector.Run(ctx, o)
 	if err != nil {
-		return nil, err
+		return nil, inOptionWords(err)
 	}
 	if cur != res.Generation {
 		gen := "generations/" + res.Generation + "/"

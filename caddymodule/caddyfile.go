@@ -18,8 +18,19 @@ func init() {
 
 func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error) {
 	m := new(Handler)
-	err := m.UnmarshalCaddyfile(h.Dispenser)
-	return m, err
+	if err := m.UnmarshalCaddyfile(h.Dispenser); err != nil {
+		return nil, err
+	}
+	if m.Build != nil && m.Build.SiteURL == "" {
+		u, err := blockSiteURL(h)
+		if err != nil {
+			h.Reset() // point the error at the directive
+			h.Next()
+			return nil, h.Errf("site_url is required: %v; give site_url, the site's public URL", err)
+		}
+		m.Build.SiteURL = u
+	}
+	return m, nil
 }
 
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens. In a site
@@ -32,10 +43,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 //	    source <path> [<segment>]   # or build them here, in the background (repeatable)
 //	    exclude <glob>...           # gitignore-style, relative to each source
-//	    dump <name> <command>...    # preserve a command's output (run with sh -c)
+//	    dump <name> <command>...    # preserve a command's output (run with sh -c; see below)
 //	    dump_timeout <duration>     # default 10m
 //	    key <server.key>            # or: passphrase_file <file>
-//	    site_url <url>              # the site's public URL (required when building)
+//	    site_url <url>              # the site's public URL; defaults to the site address's
 //	    every <duration>            # look for changes this often; default 1h
 //	    carriers <n>                # plan the code for at least n pages; default 16
 //	    max_block_bytes <size>      # default 48KiB
@@ -54,6 +65,20 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    crawl_session <duration>    # no switch until a crawler has been quiet this long; default 10m
 //	    max_crawl_hold <duration>   # but crawlers hold a switch at most this long; default 1h
 //	}
+//
+// A dump's command is run with sh -c. Given as one argument, that argument
+// is the command line: dump db "mysqldump shop | gzip". Given as several,
+// they are joined with spaces, each quoted argument single-quoted for sh
+// so that it stays one word, taken literally (no $VAR, globs or
+// backslash escapes: dump db printf "CREATE TABLE t(x);\n" runs printf
+// with that one argument), and unquoted ones as written, so shell syntax
+// there works: dump db mysqldump shop | gzip.
+//
+// When building, site_url defaults to the URL of the site block's address
+// if the block names exactly one host, without wildcard or path: its
+// scheme, else http for port 80 (or the http_port option) and https
+// otherwise; its port unless the scheme's default. Blocks with several
+// addresses, a wildcard or no host (":8080") need site_url.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
 	if d.NextArg() {
@@ -131,11 +156,15 @@ func (h *Handler) unmarshalBuildOption(d *caddyfile.Dispenser) error {
 		}
 		b.Excludes = append(b.Excludes, args...)
 	case "dump":
-		args := d.RemainingArgs()
-		if len(args) < 2 {
+		if !d.NextArg() {
 			return d.ArgErr()
 		}
-		b.Dumps = append(b.Dumps, Dump{Name: args[0], Command: strings.Join(args[1:], " ")})
+		name := d.Val()
+		args := d.RemainingArgsAsTokens()
+		if len(args) == 0 {
+			return d.ArgErr()
+		}
+		b.Dumps = append(b.Dumps, Dump{Name: name, Command: shellCommand(args)})
 	case "dump_timeout":
 		return durationArg(d, &b.DumpTimeout)
 	case "key":
@@ -163,6 +192,29 @@ func (h *Handler) unmarshalBuildOption(d *caddyfile.Dispenser) error {
 		return d.Errf("unknown lazarus option %q", d.Val())
 	}
 	return nil
+}
+
+// shellCommand is the sh command line of a dump's arguments: a single
+// argument as written; several joined with spaces, the quoted ones quoted
+// for sh so each stays one literal word.
+func shellCommand(args []caddyfile.Token) string {
+	if len(args) == 1 {
+		return args[0].Text
+	}
+	words := make([]string, len(args))
+	for i, a := range args {
+		words[i] = a.Text
+		if a.Quoted() {
+			words[i] = shellQuote(a.Text)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// shellQuote makes s one literal sh word: single-quoted, each ' in s
+// closing the quote, escaped as \' and opening a new quote.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // parseCount reads a positive whole number.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -21,6 +23,7 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/fileserver"
 	_ "github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy/fastcgi"
 	_ "github.com/caddyserver/caddy/v2/modules/filestorage"
+	"github.com/caddyserver/certmagic"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -73,6 +76,10 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 		{"notice", "lazarus /b {\n notice \"Backup updated {date}\"\n}", &Handler{Bundle: "/b", Notice: "Backup updated {date}"}, false},
 		{"source with three args", "lazarus {\n source a b c\n}", &Handler{}, true},
 		{"dump without command", "lazarus {\n dump db\n}", &Handler{}, true},
+		{"dump quoted words", "lazarus {\n dump db printf \"it's %s\\n\" x\n}",
+			&Handler{Build: &Build{Dumps: []Dump{{Name: "db", Command: `printf 'it'\''s %s\n' x`}}}}, false},
+		{"dump command line", "lazarus {\n dump db \"pg_dump shop | gzip\"\n}", &Handler{Build: &Build{Dumps: []Dump{{Name: "db", Command: "pg_dump shop | gzip"}}}}, false},
+		{"dump unquoted pipe", "lazarus {\n dump db pg_dump shop | gzip\n}", &Handler{Build: &Build{Dumps: []Dump{{Name: "db", Command: "pg_dump shop | gzip"}}}}, false},
 		{"bad redundancy", "lazarus {\n redundancy 0\n}", &Handler{}, true},
 		{"bad carriers", "lazarus {\n carriers many\n}", &Handler{}, true},
 	}
@@ -159,4 +166,60 @@ func TestReadmeCaddyfiles(t *testing.T) {
 			t.Errorf("example %d: %v", i+1, err)
 		}
 	}
+}
+
+// TestCaddyfileDumpQuoting: a dump's command keeps the words the
+// Caddyfile gave it. A build through the builder preserves, for each
+// dump, what the shell prints for those words: quoted arguments are one
+// word each, literally (quotes, backslashes and all); unquoted ones are
+// shell syntax (a pipe); a single argument is the whole command line.
+func TestCaddyfileDumpQuoting(t *testing.T) {
+	f := newBuildFixture(t)
+	words := map[string][]string{ // dumps whose expected output the shell prints for the same words
+		"create": {"printf", `CREATE TABLE t(x);\n`},
+		"spaced": {"printf", `%s|%s\n`, "a  b", "it's"},
+		"quotes": {"printf", `%s\n`, `say "hi" $HOME \ *`},
+	}
+	config := fmt.Sprintf(`lazarus {
+		dump create printf "CREATE TABLE t(x);\n"
+		dump spaced printf "%%s|%%s\n" "a  b" "it's"
+		dump quotes printf "%%s\n" "say \"hi\" $HOME \ *"
+		dump piped printf "b\na\n" | sort
+		dump whole "printf 'x|y\n' | tr '|' -"
+		key %s
+		site_url https://example.org/
+		max_block_bytes 2048
+		carriers 8
+	}`, f.build.Key)
+	h := &Handler{}
+	if err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(config)); err != nil {
+		t.Fatal(err)
+	}
+	h.Name, h.storage = "site", &certmagic.FileStorage{Path: f.storage}
+	now := genTime
+	h.now = func() time.Time { return now }
+	if err := h.setup(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for name, w := range words {
+		out, err := exec.Command("sh", append([]string{"-c", `"$@"`, "sh"}, w...)...).Output()
+		if err != nil {
+			t.Fatalf("sh running %q: %v", w, err)
+		}
+		want[name] = string(out)
+	}
+	want["piped"], want["whole"] = "a\nb\n", "x-y\n"
+	mustBuild(t, h, "new")
+	now = now.Add(time.Minute)
+	pages := map[string][]byte{}
+	for _, u := range []string{"/", "/a", "/b", "/c", "/d", "/e", "/f", "/g", "/h", "/i", "/j", "/k"} {
+		pages[u] = serve(t, h, &page{body: html}, "GET", u, nil).Body.Bytes()
+	}
+	files := map[string]string{}
+	for name, out := range want {
+		files[name] = filepath.Join(t.TempDir(), name)
+		writeFile(t, files[name], []byte(out))
+	}
+	checkRecoverFiles(t, f.owner, pages, files)
 }

@@ -28,5 +28,7 @@
 // (what a page carries, rendering), generation.go (reading bundles),
 // placer.go (live placement), builder.go (self-building), retain.go (which
 // built generations stay), mirror.go (the builder's state in storage),
-// cache.go, conditional.go, metrics.go, caddyfile.go.
+// cache.go, conditional.go, metrics.go, caddyfile.go (with siteurl.go,
+// site_url from the site address), errors.go (injector errors in the
+// Caddyfile's words).
 package caddymodule

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # setup.sh prepares the real material the end-to-end tests in this directory use:
 # the tools (wget, httrack, sqlite3, chromium, minify) and three Debian packages unpacked,
-# not installed, into a cache directory. Run it as root; it is idempotent.
+# not installed, into a cache directory, and xcaddy (pinned, from the Go module proxy) in
+# its bin/ directory. Run it as root; it is idempotent.
 #
 #   LAZARUS_E2E_CACHE  the cache directory; defaults to /var/cache/lazarus-e2e
 set -euo pipefail
 
 CACHE="${LAZARUS_E2E_CACHE:-/var/cache/lazarus-e2e}"
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+# XCADDY_VERSION is the xcaddy e2e/xcaddy_test.go builds Caddy with.
+XCADDY_VERSION=v0.4.5
 export DEBIAN_FRONTEND=noninteractive
 
 log() { printf 'e2e/setup.sh: %s\n' "$*"; }
@@ -64,8 +68,35 @@ unpack() {
 	log "$dest: extracted ($(du -sh "$dest" | cut -f1))"
 }
 
+# install_xcaddy installs xcaddy into $CACHE/bin, where the test looks,
+# unless that version is there already.
+install_xcaddy() {
+	local bin="$CACHE/bin/xcaddy"
+	if [ -x "$bin" ] && "$bin" version 2>/dev/null | grep -q "^$XCADDY_VERSION "; then
+		log "xcaddy $XCADDY_VERSION: present ($bin), skipped"
+		return
+	fi
+	log "go install github.com/caddyserver/xcaddy/cmd/xcaddy@$XCADDY_VERSION"
+	GOBIN="$CACHE/bin" go install "github.com/caddyserver/xcaddy/cmd/xcaddy@$XCADDY_VERSION"
+	log "xcaddy $XCADDY_VERSION: installed ($bin)"
+}
+
+# warm_xcaddy_build compiles what `xcaddy build --with` this module compiles,
+# with the flags xcaddy $XCADDY_VERSION uses by default, into Go's build cache:
+# a cold build of Caddy takes minutes, which belong here rather than in the test.
+warm_xcaddy_build() {
+	log "compiling Caddy with the module as xcaddy does, to warm Go's build cache"
+	(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-w -s" -tags nobadger,nomysql,nopgx -o /dev/null ./cmd/caddy)
+}
+
 mkdir -p "$CACHE"
 install_tools
 unpack debian-reference debian-reference-en debian-reference-common
 unpack wordpress wordpress
+if command -v go >/dev/null 2>&1; then
+	install_xcaddy
+	warm_xcaddy_build
+else
+	log "go is not in PATH: xcaddy not installed"
+fi
 log "cache ready in $CACHE"

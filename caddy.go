@@ -1,0 +1,7 @@
+package lazarus
+
+// Importing the module root plugs the Caddy module in, as `xcaddy build
+// --with github.com/lazarus-preserve/lazarus` does: xcaddy blank-imports
+// the path given to --with. The root package imports nothing else, and
+// nothing in this module imports it, so there is no cycle.
+import _ "github.com/lazarus-preserve/lazarus/caddymodule" // http.handlers.lazarus
