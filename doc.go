@@ -4,9 +4,9 @@
 //
 // Where things live:
 //
-//   - cmd/lazarus: the command (keygen, inject, recover, version; verify,
-//     status and demo as they land). Thin: flags in, one library call,
-//     exit code out.
+//   - cmd/lazarus: the command (keygen, inject, recover, demo, version).
+//     Thin: flags in, one library call, exit code out; it embeds Caddy
+//     only to serve the demo (internal/ never imports Caddy).
 //   - injector, recover, caddymodule: the three public packages, one per
 //     product piece: embedding a backup in a static site's pages, rebuilding
 //     it from archived pages, and the Caddy v2 module http.handlers.lazarus

@@ -30,7 +30,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	fmt.Fprintln(stdout, "Lazarus demo: a website's server side, preserved by the pages an archive keeps.")
-	if err := demo.Run(ctx, demo.Options{Keep: *keep, Out: stdout}); err != nil {
+	if err := demo.Run(ctx, demo.Options{Keep: *keep, Out: stdout, Serve: serveWithCaddy}); err != nil {
 		errorf(stderr, "demo: %v", err)
 		return exitError
 	}

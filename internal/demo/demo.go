@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
-
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
@@ -26,7 +24,16 @@ type Options struct {
 	Keep string
 	// Out receives the story; defaults to io.Discard.
 	Out io.Writer
+	// Serve starts the web server of the story: Caddy with the Lazarus
+	// module serving the bundle in front of the site. Required; the CLI
+	// gives an in-process Caddy (internal/ never imports Caddy).
+	Serve Server
 }
+
+// Server starts a web server for siteDir whose pages carry the blocks of
+// the bundle in bundleDir, keeping its own state in storageDir, and
+// returns the site's URL and a function that stops it.
+type Server func(siteDir, bundleDir, storageDir string) (url string, stop func() error, err error)
 
 // story prints numbered steps with their durations.
 type story struct {
@@ -56,16 +63,19 @@ func Run(ctx context.Context, o Options) error {
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
+	if o.Serve == nil {
+		return errors.New("demo: no web server to serve the site with")
+	}
 	dir, cleanup, err := workDir(o.Keep)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 	s := &story{w: o.Out, start: time.Now()}
-	d := &run{dir: dir, s: s}
+	d := &run{dir: dir, s: s, server: o.Serve}
+	defer d.stopServer()
 	for _, step := range []func(context.Context) error{d.create, d.keys, d.inject, d.serve, d.crawl, d.lose, d.recover, d.verify} {
 		if err := step(ctx); err != nil {
-			caddy.Stop()
 			return err
 		}
 	}
@@ -89,13 +99,25 @@ func workDir(keep string) (string, func(), error) {
 	return keep, func() {}, os.MkdirAll(keep, 0o755)
 }
 
+// stopServer stops the web server if it runs.
+func (d *run) stopServer() error {
+	if d.stop == nil {
+		return nil
+	}
+	stop := d.stop
+	d.stop = nil
+	return stop()
+}
+
 // run carries the state between steps.
 type run struct {
-	dir   string
-	s     *story
-	url   string
-	owner []byte
-	res   *injector.Result
+	dir    string
+	s      *story
+	server Server
+	stop   func() error // stops the server; nil when none runs
+	url    string
+	owner  []byte
+	res    *injector.Result
 }
 
 func (d *run) path(p ...string) string { return filepath.Join(append([]string{d.dir}, p...)...) }
@@ -166,8 +188,8 @@ func (d *run) inject(ctx context.Context) error {
 func (d *run) serve(context.Context) error {
 	d.s.begin("Serve the site with Caddy and the Lazarus module")
 	var err error
-	if d.url, err = serve(d.path("site"), d.path("bundle"), d.path("caddy")); err != nil {
-		return err
+	if d.url, d.stop, err = d.server(d.path("site"), d.path("bundle"), d.path("caddy")); err != nil {
+		return fmt.Errorf("starting the web server: %w", err)
 	}
 	d.s.say("%s  (encode gzip → lazarus → file_server, in this process)", d.url)
 	d.s.done()
@@ -190,7 +212,7 @@ func (d *run) crawl(ctx context.Context) error {
 
 func (d *run) lose(context.Context) error {
 	d.s.begin("The site is lost")
-	if err := caddy.Stop(); err != nil {
+	if err := d.stopServer(); err != nil {
 		return err
 	}
 	for _, p := range []string{"server", "site", "bundle", "state", "caddy"} {

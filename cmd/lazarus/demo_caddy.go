@@ -1,26 +1,23 @@
-package demo
+package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 
 	"github.com/caddyserver/caddy/v2"
 	_ "github.com/caddyserver/caddy/v2/modules/standard" // file_server, encode
-	"github.com/klauspost/compress/gzip"
 
 	_ "github.com/lazarus-preserve/lazarus/caddymodule" // http.handlers.lazarus
 )
 
-// serve starts an in-process Caddy on a free loopback port: encode gzip,
-// then the Lazarus module serving the bundle, then file_server for the
-// site. It returns the site's URL; stop with caddy.Stop.
-func serve(siteDir, bundleDir, storageDir string) (string, error) {
+// serveWithCaddy starts an in-process Caddy on a free loopback port for
+// the demo: encode gzip, then the Lazarus module serving the bundle, then
+// file_server for the site.
+func serveWithCaddy(siteDir, bundleDir, storageDir string) (string, func() error, error) {
 	port, err := freePort()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	route := map[string]any{"handle": []any{
 		map[string]any{"handler": "encode", "encodings": map[string]any{"gzip": map[string]any{}}},
@@ -39,12 +36,12 @@ func serve(siteDir, bundleDir, storageDir string) (string, error) {
 	}
 	raw, err := json.Marshal(cfg)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := caddy.Load(raw, true); err != nil {
-		return "", fmt.Errorf("starting Caddy: %w", err)
+		return "", nil, fmt.Errorf("starting Caddy: %w", err)
 	}
-	return fmt.Sprintf("http://127.0.0.1:%d/", port), nil
+	return fmt.Sprintf("http://127.0.0.1:%d/", port), caddy.Stop, nil
 }
 
 func freePort() (int, error) {
@@ -54,12 +51,4 @@ func freePort() (int, error) {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func gunzip(b []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	return io.ReadAll(zr)
 }
