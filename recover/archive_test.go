@@ -41,7 +41,7 @@ func TestFromArchives(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
 			rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
-				OwnerKey: owner, Out: out, Site: "https://example.org/", Sources: []lzrecover.Source{src}})
+				OwnerKey: owner, Out: out, SiteURL: "https://example.org/", Sources: []lzrecover.Source{src}})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
 			}
@@ -62,7 +62,7 @@ func TestPoliteUnderFaults(t *testing.T) {
 	srv := archiveOf(t, site, archivetest.Config{Faults: archivetest.Faults{Throttle: 0.15, Unavailable: 0.05, Reset: 0.1, RetryAfter: time.Second, Seed: 7}})
 	const perMinute = 600
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
-		OwnerKey: owner, Out: t.TempDir(), Site: "https://example.org/",
+		OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: perMinute})}}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))

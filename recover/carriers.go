@@ -91,7 +91,7 @@ func (s *session) listPages(ctx context.Context, src Source, urls []string) {
 
 // carrierOnSite reports whether a carrier URL named by a manifest may be
 // listed page by page: an http(s) URL on the site being recovered
-// (Options.Site, else the manifest's own site), same host ("www." aside)
+// (Options.SiteURL, else the manifest's own site), same host ("www." aside)
 // and port. Manifests choose these URLs, unsigned ones anybody, and the
 // live source fetches them as they are, so others are skipped with a
 // problem line.

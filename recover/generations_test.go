@@ -62,7 +62,7 @@ func TestThreeGenerations(t *testing.T) {
 	run := func(at time.Time, gen string) (*lzrecover.Report, string, error) {
 		out := t.TempDir()
 		rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
-			OwnerKey: owner.Marshal(), Out: out, Site: "https://example.org/", At: at, Generation: gen,
+			OwnerKey: owner.Marshal(), Out: out, SiteURL: "https://example.org/", At: at, Generation: gen,
 			Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})}}})
 		v, _ := os.ReadFile(filepath.Join(out, "app/version.txt"))
 		return rep, string(v), err

@@ -61,7 +61,7 @@ func TestSquatterSaltsDoNotLockOut(t *testing.T) {
 	ownerEra := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	start := time.Now()
 	out := t.TempDir()
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{Passphrase: pass, Out: out, Site: "https://example.org/",
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{Passphrase: pass, Out: out, SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{
 			lzrecover.DirSource{Dir: mirrorAt(t, squatter, ownerEra.AddDate(1, 0, 0))}, // newer: fetched first
 			lzrecover.DirSource{Dir: mirrorAt(t, owner, ownerEra)},

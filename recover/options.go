@@ -45,8 +45,9 @@ type Options struct {
 	Force bool
 	// TempDir holds temporary segment files; defaults to os.TempDir().
 	TempDir string
-	// Site is the site's URL (optional for mirror directories).
-	Site string
+	// SiteURL is the site's public URL, as injector.Options.SiteURL
+	// (optional for mirror directories and WARC files).
+	SiteURL string
 	// Sources are where Recover looks for captures.
 	Sources []Source
 	// MaxCapture bounds one capture's bytes; defaults to 32 MiB.

@@ -81,7 +81,7 @@ func TestNothingFoundSaysWhy(t *testing.T) {
 			"none signed by this key"},
 		{"missing path", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: filepath.Join(site, "nope")}}},
 			"no source could be read: dir="},
-		{"unreachable", lzrecover.Options{OwnerKey: owner, Site: "https://example.org/", Sources: []lzrecover.Source{brokenSource{}}},
+		{"unreachable", lzrecover.Options{OwnerKey: owner, SiteURL: "https://example.org/", Sources: []lzrecover.Source{brokenSource{}}},
 			"archive unreachable"},
 		{"no lazarus pages", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: t.TempDir()}}},
 			"the sources hold no captures"},
@@ -120,7 +120,7 @@ func TestLiveSiteCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: t.TempDir(), Site: live.URL + "/",
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: t.TempDir(), SiteURL: live.URL + "/",
 		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: archive.URL, Client: client}, lzrecover.LiveSource{Client: client}}})
 	if err != nil {
 		t.Fatalf("%v %q", err, rep.Problems)
@@ -172,7 +172,7 @@ func TestLiveReplayOfOldPages(t *testing.T) {
 	defer srv.Close()
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
 	out := t.TempDir()
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out, Site: live.URL + "/",
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out, SiteURL: live.URL + "/",
 		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: client}, lzrecover.LiveSource{Client: client}}})
 	if err != nil {
 		t.Fatalf("%v %q", err, rep.Problems)

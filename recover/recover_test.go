@@ -107,7 +107,7 @@ func TestFromDirOutcomes(t *testing.T) {
 func TestStopsWhenComplete(t *testing.T) {
 	site, owner := injectedSite(t)
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
-		OwnerKey: owner, Out: t.TempDir(), Site: "https://example.org/",
+		OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{lzrecover.DirSource{Dir: site}},
 	})
 	if err != nil {
@@ -134,7 +134,7 @@ func (b brokenSource) Fetch(context.Context, lzrecover.Capture) (io.ReadCloser, 
 func TestResumeFromJournal(t *testing.T) {
 	site, owner := injectedSite(t)
 	state := t.TempDir()
-	o := lzrecover.Options{OwnerKey: owner, Site: "https://example.org/", StateDir: state, Out: t.TempDir(),
+	o := lzrecover.Options{OwnerKey: owner, SiteURL: "https://example.org/", StateDir: state, Out: t.TempDir(),
 		Sources: []lzrecover.Source{lzrecover.DirSource{Dir: site}}}
 	if _, err := lzrecover.Recover(context.Background(), o); err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestKillAndResume(t *testing.T) {
 	state, fetches := t.TempDir(), 0
 	src := countingSource{lzrecover.DirSource{Dir: site}, &fetches}
 	ctx, kill := context.WithCancel(context.Background())
-	o := lzrecover.Options{OwnerKey: owner, Site: "https://example.org/", StateDir: state, Out: t.TempDir(), PagesDir: t.TempDir(),
+	o := lzrecover.Options{OwnerKey: owner, SiteURL: "https://example.org/", StateDir: state, Out: t.TempDir(), PagesDir: t.TempDir(),
 		Sources: []lzrecover.Source{src},
 		Progress: func(p lzrecover.Progress) {
 			if p.Fetched == 3 {

@@ -51,9 +51,9 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 		defer s.pages.Close()
 		s.reservedPage = reserved(&o, o.PagesDir)
 	}
-	if o.Site != "" {
-		if s.site, err = url.Parse(o.Site); err != nil || s.site.Host == "" {
-			return nil, fmt.Errorf("site URL %q is not an absolute URL", o.Site)
+	if o.SiteURL != "" {
+		if s.site, err = url.Parse(o.SiteURL); err != nil || s.site.Host == "" {
+			return nil, fmt.Errorf("site URL %q is not an absolute URL", o.SiteURL)
 		}
 	}
 	if err := s.run(ctx); err != nil {

@@ -89,7 +89,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 }
 
 func (c *recoverCmd) options() (lzrecover.Options, error) {
-	o := lzrecover.Options{Site: c.site, Out: c.out, AllowUnsigned: c.allowUnsigned, Force: c.force, StateDir: c.state, PagesDir: c.pages}
+	o := lzrecover.Options{SiteURL: c.site, Out: c.out, AllowUnsigned: c.allowUnsigned, Force: c.force, StateDir: c.state, PagesDir: c.pages}
 	if c.out == "" {
 		return o, errors.New("recover needs --out DIR")
 	}
