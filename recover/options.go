@@ -82,7 +82,7 @@ func (o *Options) opener() (*keys.Opener, error) {
 	case o.AllowUnsigned:
 		return &keys.Opener{}, nil
 	}
-	return nil, errors.New("recovery needs the owner key or the passphrase (or --allow-unsigned for public data)")
+	return nil, errors.New("recovery needs the owner key or the passphrase (or AllowUnsigned for public data)")
 }
 
 func (o *Options) assembler() (*codec.Assembler, error) {

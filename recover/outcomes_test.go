@@ -16,6 +16,8 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
+	"github.com/lazarus-preserve/lazarus/internal/bundle"
+	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -85,12 +87,18 @@ func TestNothingFoundSaysWhy(t *testing.T) {
 			"archive unreachable"},
 		{"no lazarus pages", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: t.TempDir()}}},
 			"the sources hold no captures"},
+		{"unsigned data", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: writePages(t,
+			crafted{gen: craftGen}.make(t, keys.PublicSealer(nil), codec.Input{Name: "app", Entries: []bundle.Entry{dirEntry("app")}}))}}},
+			"unsigned Lazarus blocks, which are refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Out = t.TempDir()
 			_, err := lzrecover.Recover(context.Background(), tc.o)
 			if !errors.Is(err, lzrecover.ErrNothingFound) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want it to say %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "--") { // the CLI words hints in its flags, the library states facts
+				t.Fatalf("names a flag: %v", err)
 			}
 		})
 	}

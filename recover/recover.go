@@ -288,7 +288,7 @@ func nothingFound(rep *Report) error {
 	case rep.Foreign > 0 && rep.Foreign >= rep.Rejected-rep.Unsigned:
 		why = fmt.Sprintf("found %d Lazarus blocks or manifests, but none signed by this key: the wrong owner key or passphrase, or another site's data", rep.Foreign)
 	case rep.Unsigned > 0:
-		why = fmt.Sprintf("found %d unsigned Lazarus blocks; anyone could have made them, accept them only knowingly (allow unsigned)", rep.Unsigned)
+		why = fmt.Sprintf("found %d unsigned Lazarus blocks, which are refused: anyone could have made them", rep.Unsigned)
 	case rep.Rejected > 0:
 		why = fmt.Sprintf("found %d Lazarus comments, all damaged", rep.Rejected)
 	case rep.Pages > 0:

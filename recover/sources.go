@@ -30,7 +30,7 @@ func NewClient(o ClientOptions) Doer {
 // sitePattern is the CDX prefix pattern for a site: host and path.
 func sitePattern(site *url.URL) (string, error) {
 	if site == nil {
-		return "", errors.New("this source needs the site URL (--url)")
+		return "", errNoSiteURL
 	}
 	return site.Host + strings.TrimSuffix(site.EscapedPath(), "/") + "/", nil
 }
@@ -38,6 +38,10 @@ func sitePattern(site *url.URL) (string, error) {
 func fromArchive(c archive.Capture, locator string) Capture {
 	return Capture{Source: c.Source, URL: c.URL, Time: c.Time, Digest: c.Digest, Locator: locator}
 }
+
+// errNoSiteURL is returned by sources that list by the site's URL when
+// Options.SiteURL is empty.
+var errNoSiteURL = errors.New("this source needs the site's URL")
 
 // get fetches a URL's body, which must be a 200 answer.
 func get(ctx context.Context, doer Doer, u string) (io.ReadCloser, error) {
@@ -100,7 +104,7 @@ func (s MementoSource) Name() string { return "memento=" + s.TimeMapBase }
 // once a manifest names them (see ListPage).
 func (s MementoSource) List(ctx context.Context, site *url.URL, fn func(Capture) error) error {
 	if site == nil {
-		return errors.New("this source needs the site URL (--url)")
+		return errNoSiteURL
 	}
 	return s.ListPage(ctx, site.String(), fn)
 }
@@ -127,7 +131,7 @@ func (LiveSource) Name() string { return "live" }
 // List implements Source.
 func (s LiveSource) List(ctx context.Context, site *url.URL, fn func(Capture) error) error {
 	if site == nil {
-		return errors.New("this source needs the site URL (--url)")
+		return errNoSiteURL
 	}
 	return s.ListPage(ctx, site.String(), fn)
 }

@@ -32,7 +32,13 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "Lazarus demo: a website's server side, preserved by the pages an archive keeps.")
 	if err := demo.Run(ctx, demo.Options{Keep: *keep, Out: stdout, Serve: serveWithCaddy}); err != nil {
 		errorf(stderr, "demo: %v", err)
+		if *keep != "" {
+			hintf(stderr, "--keep needs an empty or new directory")
+		}
 		return exitError
+	}
+	if *keep == "" {
+		fmt.Fprintln(stdout, "Run with --keep DIR to keep the keys, the WARC and the recovered files.")
 	}
 	return exitOK
 }

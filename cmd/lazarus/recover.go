@@ -183,6 +183,8 @@ func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.
 		return exitPartial
 	case errors.Is(err, lzrecover.ErrNothingFound) && rep != nil && rep.Foreign > 0:
 		hintf(stderr, "recover with the owner.key made together with the server.key the site used (lazarus keygen writes both)")
+	case errors.Is(err, lzrecover.ErrNothingFound) && rep != nil && rep.Unsigned > 0:
+		hintf(stderr, "the site published unsigned (public) data: add --allow-unsigned only if you trust whoever could have made it, that is anyone")
 	}
 	return exitError
 }

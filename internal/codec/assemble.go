@@ -135,7 +135,7 @@ func (a *Assembler) verify(id [8]byte, salt [16]byte, ctx string, digest, sig []
 	}
 	err := a.opener.Verifier.Verify(id, salt, ctx, digest, sig)
 	if errors.Is(err, keys.ErrUnsigned) {
-		return fmt.Errorf("%w (use --allow-unsigned to accept unsigned data)", err)
+		return fmt.Errorf("%w (unsigned data is refused unless allowed)", err)
 	}
 	return err
 }

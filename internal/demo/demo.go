@@ -82,8 +82,6 @@ func Run(ctx context.Context, o Options) error {
 	fmt.Fprintf(o.Out, "\nEvery server file came back byte for byte from the crawl alone, in %s.\n", time.Since(s.start).Round(time.Millisecond))
 	if o.Keep != "" {
 		fmt.Fprintf(o.Out, "Everything is kept in %s: keys/, archive/crawl.warc.gz, recovered/ (with recovery.json).\n", dir)
-	} else {
-		fmt.Fprintln(o.Out, "Run with --keep DIR to keep the keys, the WARC and the recovered files.")
 	}
 	return nil
 }
@@ -94,7 +92,7 @@ func workDir(keep string) (string, func(), error) {
 		return d, func() { os.RemoveAll(d) }, err
 	}
 	if entries, err := os.ReadDir(keep); err == nil && len(entries) > 0 {
-		return "", nil, fmt.Errorf("--keep %s: directory is not empty", keep)
+		return "", nil, fmt.Errorf("%s: directory is not empty", keep)
 	}
 	return keep, func() {}, os.MkdirAll(keep, 0o755)
 }
