@@ -234,6 +234,10 @@ func (c *Client) attempt(ctx context.Context, h *host, req *http.Request) (*http
 		}
 		if unreachable(err) {
 			c.rest(h)
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err // the caller names the URL
+			}
 			return nil, 0, fmt.Errorf("%w: %w", ErrUnreachable, err)
 		}
 		c.failed(h)
