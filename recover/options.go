@@ -13,8 +13,10 @@ import (
 
 // Errors callers branch on.
 var (
-	// ErrNothingFound means no usable Lazarus data was found at all.
-	ErrNothingFound = errors.New("no lazarus data found")
+	// ErrNothingFound means nothing could be restored: no segment of any
+	// generation was found (the error says why: blocks signed by another
+	// key, sources that could not be read, pages without blocks).
+	ErrNothingFound = errors.New("nothing could be restored")
 	// ErrPartial means Lazarus data was found but the result is not the
 	// newest coherent restore point: some segments (maybe all) could not
 	// be rebuilt, or the errors below. Report.Segments and Report.Newer

@@ -74,6 +74,9 @@ func TestReportNeverEmptier(t *testing.T) {
 func TestNothingFoundSaysWhy(t *testing.T) {
 	site, owner := injectedSite(t)
 	other, _, _ := keys.Generate(true)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	down := closed.URL
+	closed.Close()
 	for _, tc := range []struct {
 		name string
 		o    lzrecover.Options
@@ -87,6 +90,8 @@ func TestNothingFoundSaysWhy(t *testing.T) {
 			"archive unreachable"},
 		{"no lazarus pages", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: t.TempDir()}}},
 			"the sources hold no captures"},
+		{"live site down", lzrecover.Options{OwnerKey: owner, SiteURL: down + "/", Sources: []lzrecover.Source{lzrecover.LiveSource{Client: lzrecover.NewClient(lzrecover.ClientOptions{})}}},
+			"1 captures were listed, but none could be fetched: live (1)"},
 		{"unsigned data", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: writePages(t,
 			crafted{gen: craftGen}.make(t, keys.PublicSealer(nil), codec.Input{Name: "app", Entries: []bundle.Entry{dirEntry("app")}}))}}},
 			"unsigned Lazarus blocks, which are refused"},
@@ -187,5 +192,29 @@ func TestLiveReplayOfOldPages(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "app/version.txt")); string(b) != "version 2\n" {
 		t.Fatalf("restored %q: settled for the live site's old generation", b)
+	}
+}
+
+// TestMirrorHostDirectory: a wget --mirror tree keeps pages under a
+// directory named like the host. Given the site's URL, they are captures
+// of the site's URLs: the root page comes first, and --pages has no host
+// directory.
+func TestMirrorHostDirectory(t *testing.T) {
+	site, owner := injectedSite(t)
+	mirror := t.TempDir()
+	if err := os.CopyFS(filepath.Join(mirror, "example.org"), os.DirFS(site)); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/",
+		PagesDir: filepath.Join(out, "pages"), Sources: []lzrecover.Source{lzrecover.DirSource{Dir: mirror}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := rep.Provenance[0].URL; first != "https://example.org/index.html" {
+		t.Fatalf("first capture %s, want the root page", first)
+	}
+	if _, err := os.Stat(filepath.Join(out, "pages", "index.html")); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -48,7 +48,9 @@ type Report struct {
 type SourceReport struct {
 	Name     string `json:"name"`
 	Captures int    `json:"captures"`        // captures listed (or streamed)
-	Error    string `json:"error,omitempty"` // why it could not be listed or read (wholly, or past Captures)
+	Fetched  int    `json:"fetched"`         // captures fetched and scanned
+	Failed   int    `json:"failed"`          // captures that could not be fetched
+	Error    string `json:"error,omitempty"` // why it could not be listed or read (wholly, or past Captures); else the last fetch error
 }
 
 // source returns the report of src, adding it on first use.
@@ -117,10 +119,10 @@ type Contribution struct {
 }
 
 // Save writes the report as JSON to dir/recovery.json, atomically and
-// without following a symbolic link at that name. A report of a recovery
-// that restored nothing never replaces one that restored something: it is
-// written beside it as recovery-TIME.json instead. Saved holds the name
-// written.
+// without following a symbolic link at that name. A report that rebuilt
+// fewer segments than the one already there never replaces it (a rerun
+// into the same directory, an archive gone since): it is written beside
+// it as recovery-TIME.json instead. Saved holds the name written.
 func (r *Report) Save(dir string) error {
 	root, err := openRoot(dir)
 	if err != nil {
@@ -136,7 +138,7 @@ func (r *Report) save(root *os.Root) error {
 		return err
 	}
 	name := ReportFile
-	if !r.restored() && earlierRestored(root) {
+	if r.count("rebuilt") < earlierRebuilt(root) {
 		name = "recovery-" + time.Now().UTC().Format("20060102T150405Z") + ".json"
 	}
 	if err := writeAtomic(root, name, append(raw, '\n'), 0o644); err != nil {
@@ -146,19 +148,18 @@ func (r *Report) save(root *os.Root) error {
 	return nil
 }
 
-// restored reports whether any segment's files are in the output
-// directory (rebuilt now, or found there from an earlier run).
-func (r *Report) restored() bool { return r.count("rebuilt")+r.count("exists") > 0 }
-
-// earlierRestored reports whether root holds the report of a recovery
-// that restored something.
-func earlierRestored(root *os.Root) bool {
+// earlierRebuilt returns how many segments the report already in root
+// says were rebuilt (0 if there is none).
+func earlierRebuilt(root *os.Root) int {
 	raw, err := readRegular(root, ReportFile, 64<<20)
 	if err != nil {
-		return false
+		return 0
 	}
 	var old Report
-	return json.Unmarshal(raw, &old) == nil && old.restored()
+	if json.Unmarshal(raw, &old) != nil {
+		return 0
+	}
+	return old.count("rebuilt")
 }
 
 // SegmentReport is one segment's outcome.
@@ -224,7 +225,7 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 			sr.Status, sr.Files, sr.Bytes, sr.Paths = "rebuilt", res.Files, res.Bytes, res.Top
 			switch {
 			case errors.Is(err, bundle.ErrExists):
-				sr.Status, sr.Detail = "exists", err.Error()+" (existing files are kept: restore into another directory, or overwrite them with Force)"
+				sr.Status, sr.Detail = "exists", err.Error()+" (existing files are kept)"
 			case err != nil:
 				sr.Status, sr.Detail = "short", err.Error()
 			default:
@@ -295,6 +296,14 @@ func nothingFound(rep *Report) error {
 		why = fmt.Sprintf("fetched %d pages; none holds a Lazarus block", rep.Pages)
 	case len(failed) > 0 && len(failed) == len(rep.Sources):
 		return fmt.Errorf("%w: no source could be read: %s", ErrNothingFound, strings.Join(failed, "; "))
+	case rep.Captures > 0:
+		var unread []string
+		for _, s := range rep.Sources {
+			if s.Failed > 0 {
+				unread = append(unread, fmt.Sprintf("%s (%d): %s", s.Name, s.Failed, s.Error))
+			}
+		}
+		why = fmt.Sprintf("%d captures were listed, but none could be fetched: %s", rep.Captures, strings.Join(unread, "; "))
 	default:
 		why = "the sources hold no captures of the site"
 	}
@@ -306,11 +315,18 @@ func nothingFound(rep *Report) error {
 
 // mixedDetail says which segment comes from which generation.
 func mixedDetail(rep *Report) string {
-	var parts []string
+	var parts, names []string
+	gens := map[string]bool{}
 	for _, s := range rep.Segments {
 		parts = append(parts, fmt.Sprintf("segment %q from generation %s", s.Name, s.Generation))
+		names = append(names, fmt.Sprintf("%q", s.Name))
+		gens[s.Generation] = true
 	}
 	msg := "no verified manifest has every data segment complete; restored " + strings.Join(parts, ", ")
+	if len(gens) == 1 {
+		msg = fmt.Sprintf("no verified manifest of generation %s was found (a newer generation's pages carry its blocks, not its manifest); "+
+			"restored the segments its blocks name: %s; a segment of it with no block found would be missing", rep.Segments[0].Generation, strings.Join(names, ", "))
+	}
 	if len(rep.Newer) > 0 {
 		msg += fmt.Sprintf("; newer generation %s was seen but not rebuilt (%s)", rep.Newer[0].Generation, rep.Newer[0].Detail)
 	}

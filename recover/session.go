@@ -213,6 +213,11 @@ func (s *session) drain(ctx context.Context) error {
 				return ctx.Err()
 			}
 			s.rep.problem("%s %s: %v", q.src.Name(), q.c.URL, err)
+			sr := s.rep.source(q.src)
+			sr.Failed++
+			if sr.Fetched == 0 {
+				sr.Error = err.Error()
+			}
 			continue
 		}
 		s.progress()
@@ -236,6 +241,11 @@ func (s *session) fetch(ctx context.Context, q queued) error {
 func (s *session) take(ctx context.Context, c Capture, page []byte) error {
 	pr := s.a.AddPage(page, codec.Origin{Source: c.Source, URL: c.URL, Time: c.Time})
 	s.rep.Pages++
+	for _, sr := range s.rep.Sources {
+		if sr.Name == c.Source {
+			sr.Fetched++
+		}
+	}
 	for _, m := range s.rep.credit(pr) {
 		s.addManifest(ctx, m)
 	}

@@ -35,14 +35,16 @@ type Source interface {
 // DirSource reads saved pages from a directory tree: a wget --mirror or
 // httrack tree, a browser's saved pages, a copy of the site. Every HTML
 // file (.html, .htm, .xhtml, or no extension) is a capture whose time is
-// the file's mtime.
+// the file's mtime. Given the site's URL, files under a directory named
+// like its host (wget's and httrack's layout) are captures of the site's
+// URLs: HOST/about/index.html is SCHEME://HOST/about/index.html.
 type DirSource struct{ Dir string }
 
 // Name implements Source.
 func (d DirSource) Name() string { return "dir=" + d.Dir }
 
 // List implements Source; the site is not needed.
-func (d DirSource) List(ctx context.Context, _ *url.URL, fn func(Capture) error) error {
+func (d DirSource) List(ctx context.Context, site *url.URL, fn func(Capture) error) error {
 	var caps []Capture
 	err := filepath.WalkDir(d.Dir, func(p string, e os.DirEntry, err error) error {
 		if err != nil {
@@ -57,7 +59,7 @@ func (d DirSource) List(ctx context.Context, _ *url.URL, fn func(Capture) error)
 			return err
 		}
 		rel, _ := filepath.Rel(d.Dir, p)
-		caps = append(caps, Capture{Source: d.Name(), URL: "/" + filepath.ToSlash(rel), Time: info.ModTime(), Locator: p})
+		caps = append(caps, Capture{Source: d.Name(), URL: mirrorURL(filepath.ToSlash(rel), site), Time: info.ModTime(), Locator: p})
 		return nil
 	})
 	if err != nil {
@@ -73,6 +75,17 @@ func (d DirSource) List(ctx context.Context, _ *url.URL, fn func(Capture) error)
 		}
 	}
 	return nil
+}
+
+// mirrorURL is the URL of a mirror file at rel: the site's own URL when
+// rel starts with the site's host directory, else "/" + rel.
+func mirrorURL(rel string, site *url.URL) string {
+	if site != nil {
+		if host, rest, ok := strings.Cut(rel, "/"); ok && strings.EqualFold(host, site.Host) {
+			return site.Scheme + "://" + site.Host + "/" + rest
+		}
+	}
+	return "/" + rel
 }
 
 // Fetch implements Source.

@@ -173,13 +173,23 @@ func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.
 		hintf(stderr, "see %s for which segment comes from which generation; more sources may hold the missing blocks", report)
 		return exitPartial
 	case errors.Is(err, lzrecover.ErrPartial):
+		exists, short := 0, 0
 		for _, s := range rep.Segments {
-			if s.Status == "exists" {
-				hintf(stderr, "some files already exist in %s: restore into an empty --out, or overwrite them with --force", c.out)
-				break
+			switch s.Status {
+			case "exists":
+				exists++
+			case "short":
+				short++
 			}
 		}
-		hintf(stderr, "see %s for what is missing; more sources may hold the missing blocks", report)
+		if exists > 0 {
+			hintf(stderr, "some files already exist in %s: restore into an empty --out, or overwrite them with --force", c.out)
+		}
+		if short > 0 {
+			hintf(stderr, "see %s for what is missing; more sources may hold the missing blocks", report)
+		} else {
+			hintf(stderr, "the report is %s", report)
+		}
 		return exitPartial
 	case errors.Is(err, lzrecover.ErrNothingFound) && rep != nil && rep.Foreign > 0:
 		hintf(stderr, "recover with the owner.key made together with the server.key the site used (lazarus keygen writes both)")

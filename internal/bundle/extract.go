@@ -18,12 +18,13 @@ type ExtractOptions struct {
 	// declaring more fails with ErrTooLarge. Defaults to 0: only the size
 	// in the payload header bounds decompression.
 	MaxTarSize int64
-	// Force allows extracting over existing names in the target directory:
-	// existing files and symbolic links are replaced and existing
-	// directories are merged into. Existing directories are never replaced
-	// by non-directories, and existing symbolic links are never extracted
-	// into. Defaults to false: any existing top-level name fails the
-	// extraction with ErrExists before anything is moved.
+	// Force allows replacing existing files and symbolic links. Existing
+	// directories are always merged into (what is already in them stays
+	// unless a payload entry of the same name replaces it under Force);
+	// they are never replaced by non-directories, and existing symbolic
+	// links are never extracted into. Defaults to false: any existing name
+	// other than a directory fails the extraction with ErrExists before
+	// anything is moved.
 	Force bool
 	// KeepSetuid keeps setuid and setgid bits. Defaults to false: they are
 	// cleared and each clearing is reported as a Problem.

@@ -276,6 +276,31 @@ func TestExtractAllowedLinks(t *testing.T) {
 	checkOutside(t, dir, outside)
 }
 
+// TestExtractMergesDirectories: without Force, an existing directory is
+// merged into when none of its names conflict; one conflict anywhere
+// fails the whole extraction before anything moves.
+func TestExtractMergesDirectories(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "app"), 0o755)
+	os.WriteFile(filepath.Join(dir, "app", "local.txt"), []byte("mine"), 0o644)
+	payload := hostile(t, dirHdr("app/"), reg("app/index.php", "<?php"), reg("top.txt", "t"))
+	if _, err := Extract(bytes.NewReader(payload), dir, ExtractOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"app/local.txt": "mine", "app/index.php": "<?php", "top.txt": "t"} {
+		if b, _ := os.ReadFile(filepath.Join(dir, name)); string(b) != want {
+			t.Errorf("%s = %q, want %q", name, b, want)
+		}
+	}
+	again := hostile(t, dirHdr("app/"), reg("app/new.txt", "n"), reg("app/local.txt", "theirs"))
+	if _, err := Extract(bytes.NewReader(again), dir, ExtractOptions{}); !errors.Is(err, ErrExists) {
+		t.Fatalf("got %v, want ErrExists", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "app", "new.txt")); err == nil {
+		t.Fatal("a conflicting extraction moved something")
+	}
+}
+
 // TestExtractForce covers replacing files and merging directories.
 func TestExtractForce(t *testing.T) {
 	payload := hostile(t, reg("keep.txt", "replaced"), dirHdr("keep-dir/"), reg("keep-dir/new", "n"))

@@ -102,7 +102,11 @@ type commitOp struct {
 	displace bool
 }
 
-// plan decides how to bring the staged name into the target directory.
+// plan decides how to bring the staged name into the target directory. A
+// staged directory merges into an existing directory (nothing in it is
+// replaced unless forced, and a name that exists there conflicts in
+// turn); a symbolic link is never extracted into; any other existing name
+// is a conflict unless forced, and then replaced (a directory never is).
 func (c *committer) plan(name string) error {
 	info, err := c.st.dir.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -111,9 +115,6 @@ func (c *committer) plan(name string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("extract: checking %q in the target directory: %w", name, err)
-	}
-	if !c.force {
-		return tagf(ErrExists, "%q already exists in the target directory", name)
 	}
 	staged := c.tree.nodes[name].kind
 	switch {
@@ -125,7 +126,12 @@ func (c *committer) plan(name string) error {
 			}
 		}
 	case staged == kindDir && info.Mode()&fs.ModeSymlink != 0:
+		if !c.force {
+			return tagf(ErrExists, "%q already exists in the target directory (a symbolic link)", name)
+		}
 		return tagf(ErrThroughSymlink, "%q is a symbolic link in the target directory; refusing to extract into it", name)
+	case !c.force:
+		return tagf(ErrExists, "%q already exists in the target directory", name)
 	case info.IsDir():
 		return tagf(ErrExists, "%q is a directory in the target directory; refusing to replace it", name)
 	default:
