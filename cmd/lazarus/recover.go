@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -92,6 +93,11 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 	o := lzrecover.Options{SiteURL: c.site, Out: c.out, AllowUnsigned: c.allowUnsigned, Force: c.force, StateDir: c.state, PagesDir: c.pages}
 	if c.out == "" {
 		return o, errors.New("recover needs --out DIR")
+	}
+	if c.site != "" {
+		if u, err := url.Parse(c.site); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return o, fmt.Errorf("--url %q: give the site's absolute URL, like https://example.org/", c.site)
+		}
 	}
 	if o.StateDir == "" {
 		o.StateDir = filepath.Join(c.out, lzrecover.JournalDir)
@@ -191,6 +197,8 @@ func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.
 			hintf(stderr, "the report is %s", report)
 		}
 		return exitPartial
+	case errors.Is(err, lzrecover.ErrNothingFound) && rep != nil && rep.Foreign > 0 && c.passFile != "":
+		hintf(stderr, "check the passphrase: it must be the one the site's inject used, byte for byte (one trailing newline is ignored)")
 	case errors.Is(err, lzrecover.ErrNothingFound) && rep != nil && rep.Foreign > 0:
 		hintf(stderr, "recover with the owner.key made together with the server.key the site used (lazarus keygen writes both)")
 	case errors.Is(err, lzrecover.ErrNothingFound) && rep != nil && rep.Unsigned > 0:
