@@ -7,28 +7,69 @@ import (
 	"sync"
 
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
-	"github.com/lazarus-preserve/lazarus/internal/site"
 )
 
-// defaultCacheBytes bounds the armored blocks kept in memory, and
-// defaultPageCacheBytes the finished pages.
+// defaultCacheBytes bounds the armored blocks kept in memory,
+// defaultPageCacheBytes the finished pages and defaultInspectBytes what
+// was found in inspected pages.
 const (
 	defaultCacheBytes     = 32 << 20
 	defaultPageCacheBytes = 64 << 20
+	defaultInspectBytes   = 8 << 20
 )
 
-// blockCache keeps armored blocks read from the bundle, bounded in bytes;
-// when full, the oldest entries go first.
+// fifoCache is a map bounded by the bytes of its values (sizeOf); when
+// full, the oldest entries go first. A value larger than the bound is not
+// kept.
+type fifoCache[K comparable, V any] struct {
+	mu     sync.Mutex
+	limit  int
+	size   int
+	sizeOf func(V) int
+	m      map[K]V
+	order  []K
+}
+
+func newFIFOCache[K comparable, V any](limit int, sizeOf func(V) int) *fifoCache[K, V] {
+	return &fifoCache[K, V]{limit: limit, sizeOf: sizeOf, m: map[K]V{}}
+}
+
+// get returns a cached value.
+func (c *fifoCache[K, V]) get(key K) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[key]
+	return v, ok
+}
+
+// put keeps v under key, unless key is there already or v alone passes
+// the bound.
+func (c *fifoCache[K, V]) put(key K, v V) {
+	n := c.sizeOf(v)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; ok || n > c.limit {
+		return
+	}
+	for c.size+n > c.limit && len(c.order) > 0 {
+		old := c.order[0]
+		c.order = c.order[1:]
+		c.size -= c.sizeOf(c.m[old])
+		delete(c.m, old)
+	}
+	c.m[key] = v
+	c.order = append(c.order, key)
+	c.size += n
+}
+
+// blockCache keeps armored blocks read from the bundle, and finished
+// pages, bounded in bytes.
 type blockCache struct {
-	mu    sync.Mutex
-	limit int
-	size  int
-	m     map[string][]byte
-	order []string
+	*fifoCache[string, []byte]
 }
 
 func newBlockCache(limit int) *blockCache {
-	return &blockCache{limit: limit, m: map[string][]byte{}}
+	return &blockCache{newFIFOCache[string](limit, func(v []byte) int { return len(v) })}
 }
 
 // armored returns block i of g as a comment, reading it if not cached.
@@ -50,70 +91,14 @@ func (c *blockCache) armored(ctx context.Context, g *generation, i int) ([]byte,
 	return v, nil
 }
 
-// get returns a cached value.
-func (c *blockCache) get(key string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.m[key]
-	return v, ok
-}
-
-func (c *blockCache) put(key string, v []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.m[key]; ok || len(v) > c.limit {
-		return
-	}
-	for c.size+len(v) > c.limit && len(c.order) > 0 {
-		old := c.order[0]
-		c.order = c.order[1:]
-		c.size -= len(c.m[old])
-		delete(c.m, old)
-	}
-	c.m[key] = v
-	c.order = append(c.order, key)
-	c.size += len(v)
-}
-
-// defaultInspectEntries bounds the inspected pages remembered.
-const defaultInspectEntries = 4096
-
-// inspectCache remembers what site.Inspect found in page bodies, by their
-// SHA-256; when full it starts over.
-type inspectCache struct {
-	mu    sync.Mutex
-	limit int
-	m     map[[sha256.Size]byte]site.Inspection
-}
-
-func newInspectCache(limit int) *inspectCache {
-	return &inspectCache{limit: limit, m: map[[sha256.Size]byte]site.Inspection{}}
-}
-
-func (c *inspectCache) get(sum [sha256.Size]byte) (site.Inspection, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	in, ok := c.m[sum]
-	return in, ok
-}
-
-func (c *inspectCache) put(sum [sha256.Size]byte, in site.Inspection) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= c.limit {
-		clear(c.m)
-	}
-	c.m[sum] = in
-}
-
 // defaultChangeEntries bounds the paths changeCache remembers.
 const defaultChangeEntries = 16384
 
 // changeCache remembers, by request key, whether the module changed the
 // page it last served there (see Handler.ServeHTTP): a request for a page
-// it changes goes to the next handler as a plain GET at once, and an
-// upstream 304, 412, 416 or 206 for a path known to pass unchanged goes
-// on without another look.
+// it changes goes to the next handler as a plain GET at once, and a
+// request for a path known to pass unchanged goes on as sent (its
+// Accept-Encoding too), its 304, 412, 416 or 206 without another look.
 // Keys are kept as hashes, so long URLs cost no more than short ones; when
 // full it starts over.
 type changeCache struct {
@@ -126,14 +111,16 @@ func newChangeCache(limit int) *changeCache {
 	return &changeCache{limit: limit, m: map[[16]byte]bool{}}
 }
 
-func changeKey(key string) [16]byte {
+// keyHash is the first 16 bytes of SHA-256(key): how changeCache and
+// linkSet keep request keys.
+func keyHash(key string) [16]byte {
 	h := sha256.Sum256([]byte(key))
 	return [16]byte(h[:16])
 }
 
 // get returns what is known of key.
 func (c *changeCache) get(key string) (changes, known bool) {
-	k := changeKey(key)
+	k := keyHash(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	changes, known = c.m[k]
@@ -141,7 +128,7 @@ func (c *changeCache) get(key string) (changes, known bool) {
 }
 
 func (c *changeCache) put(key string, changes bool) {
-	k := changeKey(key)
+	k := keyHash(key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.m[k]; ok && old == changes {

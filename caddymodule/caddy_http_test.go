@@ -178,11 +178,18 @@ func TestCaddySelfBuilding(t *testing.T) {
 // loopback address with storage in a temp dir, and returns the address.
 func runCaddyRoute(t *testing.T, handlers string) string {
 	t.Helper()
+	return runCaddyRouteOn(t, t.TempDir(), handlers)
+}
+
+// runCaddyRouteOn is runCaddyRoute with Caddy's storage in the directory
+// storage.
+func runCaddyRouteOn(t *testing.T, storage, handlers string) string {
+	t.Helper()
 	addr := freeAddr(t)
 	cfg := fmt.Sprintf(`{"admin": {"disabled": true, "config": {"persist": false}}, "logging": {"logs": {"default": {"level": "ERROR"}}},
 	"storage": {"module": "file_system", "root": %q},
 	"apps": {"http": {"servers": {"t": {"listen": [%q], "automatic_https": {"disable": true},
-	"routes": [{"handle": [%s]}]}}}}}`, t.TempDir(), addr, handlers)
+	"routes": [{"handle": [%s]}]}}}}}`, storage, addr, handlers)
 	if err := caddy.Load([]byte(cfg), true); err != nil {
 		t.Fatal(err)
 	}
@@ -337,4 +344,198 @@ func TestCaddyUnchangedKeepsHTTP(t *testing.T) {
 			t.Fatalf("If-None-Match: status %d", resp.StatusCode)
 		}
 	})
+}
+
+// placementRecords counts the page records under Caddy's storage dir.
+func placementRecords(t *testing.T, storage string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(storage, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Base(filepath.Dir(p)) == "pages" {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestCaddyJunkSpellings: file_server answers //post.html, /./post.html
+// and /x/../post.html with /post.html; the module places them all as
+// /post.html, so spellings cannot take placement records of their own.
+// Before the fix: 15 distinct ETags for 20 spellings, each a record until
+// the state was full.
+func TestCaddyJunkSpellings(t *testing.T) {
+	f := newFixture(t)
+	site := t.TempDir()
+	writeFile(t, filepath.Join(site, "post.html"), []byte(html))
+	storage := t.TempDir()
+	addr := runCaddyRouteOn(t, storage, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "file_server", "root": %q}`, f.bundle, site))
+	etags := map[string]bool{}
+	spellings := []string{"/./post.html", "/x/../post.html", "/a/b/../../post.html"}
+	for i := 1; i <= 20; i++ {
+		spellings = append(spellings, strings.Repeat("/", i)+"post.html")
+	}
+	for _, p := range spellings {
+		resp, body := get(t, "GET", "http://"+addr+p, nil)
+		if resp.StatusCode != 200 || !hasComments(body) {
+			t.Fatalf("%s: status %d, blocks %v", p, resp.StatusCode, hasComments(body))
+		}
+		etags[resp.Header.Get("ETag")] = true
+	}
+	// Expected: one page, one ETag, one record.
+	if n := placementRecords(t, storage); len(etags) != 1 || n != 1 {
+		t.Fatalf("%d spellings of /post.html: %d ETags, %d placement records; want 1 and 1", len(spellings), len(etags), n)
+	}
+}
+
+// TestCaddyOwnETagsOnFiles: a request carrying one of our ETags ("lz-…")
+// for a file goes to the upstream as sent: HEAD stays HEAD, and the
+// upstream judges If-Match and Range itself. Before the fix the module
+// asked for the whole file with a GET: HEAD cost a 10 MiB transfer, and
+// If-Match "big-1", "lz-0" with a Range got the whole 200.
+func TestCaddyOwnETagsOnFiles(t *testing.T) {
+	f := newFixture(t)
+	big := make([]byte, 10<<20)
+	rand.Read(big)
+	up, methods := contentUpstream(t, map[string]servedFile{"/big.bin": {big, "application/octet-stream", `"big-1"`}})
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
+		f.bundle, strings.TrimPrefix(up.URL, "http://")))
+	base := "http://" + addr + "/big.bin"
+	tests := []struct {
+		method string
+		hdr    map[string]string
+		// Expected: the upstream's own answer, from one request of the
+		// client's method.
+		status int
+		body   int
+	}{
+		{"HEAD", map[string]string{"If-None-Match": `"lz-0"`}, 200, 0},
+		{"HEAD", map[string]string{"Range": "bytes=0-9", "If-Range": `"lz-0"`}, 200, 0},
+		{"GET", map[string]string{"If-Match": `"lz-0"`}, 412, 0},
+		{"GET", map[string]string{"Range": "bytes=0-9", "If-Match": `"big-1", "lz-0"`}, 206, 10},
+	}
+	for _, tt := range tests {
+		methods()
+		resp, body := get(t, tt.method, base, tt.hdr)
+		if got := methods(); resp.StatusCode != tt.status || len(body) != tt.body || !slices.Equal(got, []string{tt.method + " /big.bin"}) {
+			t.Errorf("%s %v: status %d, %d bytes, upstream got %v", tt.method, tt.hdr, resp.StatusCode, len(body), got)
+		}
+	}
+}
+
+// TestCaddySidecarsOfFiles: precompressed sidecars of files the module
+// does not change are served as without it (before the fix: the identity
+// file, 56,000 bytes instead of the 14-byte br sidecar); a page still
+// gets blocks, whatever the client accepts.
+func TestCaddySidecarsOfFiles(t *testing.T) {
+	f := newFixture(t, "/", "/a.html")
+	site := t.TempDir()
+	js := bytes.Repeat([]byte("console.log('hello world');\n"), 2000)
+	writeFile(t, filepath.Join(site, "app.js"), js)
+	writeFile(t, filepath.Join(site, "app.js.br"), []byte("pretend-brotli"))
+	writeFile(t, filepath.Join(site, "a.html"), []byte(html))
+	writeFile(t, filepath.Join(site, "a.html.br"), []byte("a brotli sidecar the module must never send"))
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q},
+		{"handler": "file_server", "root": %q, "precompressed": {"br": {}}}`, f.bundle, site))
+	for i := range 2 {
+		// Expected: the br sidecar, the first time and after.
+		resp, body := get(t, "GET", "http://"+addr+"/app.js", map[string]string{"Accept-Encoding": "br"})
+		if resp.Header.Get("Content-Encoding") != "br" || string(body) != "pretend-brotli" {
+			t.Fatalf("request %d: Content-Encoding %q, %d bytes", i, resp.Header.Get("Content-Encoding"), len(body))
+		}
+		// Expected: the page with blocks, identity.
+		resp, body = get(t, "GET", "http://"+addr+"/a.html", map[string]string{"Accept-Encoding": "br"})
+		if resp.Header.Get("Content-Encoding") != "" || !hasComments(body) {
+			t.Fatalf("page, request %d: Content-Encoding %q, blocks %v", i, resp.Header.Get("Content-Encoding"), hasComments(body))
+		}
+	}
+}
+
+// TestCaddyMultiRange: a multi-range request for a page not served before
+// gets the whole page with blocks (before the fix: the upstream's
+// multipart/byteranges of the page without them); for a file, the
+// upstream's multipart answer.
+func TestCaddyMultiRange(t *testing.T) {
+	f := newFixture(t, "/", "/a.html")
+	big := make([]byte, 1<<20)
+	rand.Read(big)
+	up, _ := contentUpstream(t, map[string]servedFile{
+		"/b.html":  {[]byte(html), "text/html; charset=utf-8", `"b-1"`},
+		"/big.bin": {big, "application/octet-stream", `"big-1"`},
+	})
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
+		f.bundle, strings.TrimPrefix(up.URL, "http://")))
+	ranges := map[string]string{"Range": "bytes=0-4,10-14"}
+	resp, body := get(t, "GET", "http://"+addr+"/b.html", ranges)
+	if resp.StatusCode != 200 || !hasComments(body) || resp.Header.Get("Accept-Ranges") != "none" {
+		t.Fatalf("page: status %d, %q, blocks %v", resp.StatusCode, resp.Header.Get("Content-Type"), hasComments(body))
+	}
+	resp, _ = get(t, "GET", "http://"+addr+"/big.bin", ranges)
+	if mt := resp.Header.Get("Content-Type"); resp.StatusCode != 206 || !strings.HasPrefix(mt, "multipart/byteranges") {
+		t.Fatalf("file: status %d, %q", resp.StatusCode, mt)
+	}
+}
+
+// TestCaddyHeadOfUnchangedPage: a HEAD of an HTML page the module does not
+// change (robots noarchive, or too large) costs the upstream one HEAD,
+// not a HEAD and a GET each time (before the fix).
+func TestCaddyHeadOfUnchangedPage(t *testing.T) {
+	f := newFixture(t)
+	up, methods := contentUpstream(t, map[string]servedFile{
+		"/noarchive.html": {[]byte(`<html><head><meta name="robots" content="noarchive"></head><body>not archived</body></html>`), "text/html; charset=utf-8", `"n-1"`},
+		"/large.html":     {[]byte("<html><body>" + strings.Repeat("x", 2<<20) + "</body></html>"), "text/html; charset=utf-8", `"l-1"`},
+	})
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
+		f.bundle, strings.TrimPrefix(up.URL, "http://")))
+	for _, p := range []string{"/noarchive.html", "/large.html"} {
+		get(t, "GET", "http://"+addr+p, nil)
+		for range 2 {
+			methods()
+			resp, _ := get(t, "HEAD", "http://"+addr+p, nil)
+			if got := methods(); resp.StatusCode != 200 || !slices.Equal(got, []string{"HEAD " + p}) {
+				t.Fatalf("HEAD %s: status %d, upstream got %v", p, resp.StatusCode, got)
+			}
+		}
+	}
+}
+
+// TestCaddyTrailers: the upstream's trailers (a checksum of its body) are
+// dropped from a page the module changes, never turned into headers
+// (before the fix: X-Checksum became a header), and stay trailers on a
+// held page that goes on unchanged.
+func TestCaddyTrailers(t *testing.T) {
+	f := newFixture(t)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Trailer", "X-Checksum")
+		if r.URL.Path == "/noarchive" {
+			io.WriteString(w, `<html><head><meta name="robots" content="noarchive"></head><body></body></html>`)
+		} else {
+			io.WriteString(w, html)
+		}
+		w.Header().Set("X-Checksum", "abc")
+	}))
+	defer up.Close()
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
+		f.bundle, strings.TrimPrefix(up.URL, "http://")))
+	for _, tt := range []struct {
+		path    string
+		blocks  bool
+		trailer string
+	}{{"/a", true, ""}, {"/noarchive", false, "abc"}} {
+		resp, err := http.Get("http://" + addr + tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if hasComments(b) != tt.blocks || resp.Header.Get("X-Checksum") != "" || resp.Header.Get("Trailer") != "" && tt.blocks ||
+			resp.Trailer.Get("X-Checksum") != tt.trailer {
+			t.Errorf("%s: blocks %v, header X-Checksum %q, Trailer %q, trailer %v", tt.path, hasComments(b),
+				resp.Header.Get("X-Checksum"), resp.Header.Get("Trailer"), resp.Trailer)
+		}
+	}
 }

@@ -57,10 +57,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    copies <n>                  # pages per block before table replicas; default 3
 //	    notice "<text with {date}>" # visible line kept in step with the page's blocks
 //	    max_page_bytes <size>       # pages with blocks stay below; default 960KiB
-//	    max_buffer <size>
+//	    max_buffer <size>           # most bytes held (never more than max_page_bytes); default 4MiB
 //	    query_carriers
 //	    reload_interval <duration>
-//	    overlap <duration>          # previous generation rides along; default 14d
+//	    overlap <duration>|off      # previous generation rides along; default 14d; off (or 0) disables
 //	    crawlers <ua-substring>...  # archive crawlers; default archive.org_bot ia_archiver CCBot heritrix "Internet Archive"
 //	    crawl_session <duration>    # no switch until a crawler has been quiet this long; default 10m
 //	    max_crawl_hold <duration>   # but crawlers hold a switch at most this long; default 1h
@@ -114,7 +114,7 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser) error {
 	case "reload_interval":
 		return durationArg(d, &h.ReloadInterval)
 	case "overlap":
-		return durationArg(d, &h.Overlap)
+		return overlapArg(d, &h.Overlap)
 	case "crawl_session":
 		return durationArg(d, &h.CrawlSession)
 	case "max_crawl_hold":
@@ -235,6 +235,27 @@ func durationArg(d *caddyfile.Dispenser, dst *caddy.Duration) error {
 			return d.Errf("bad %s %q: want a positive duration", name, v)
 		}
 		*dst = caddy.Duration(dur)
+		return nil
+	})
+}
+
+// overlapArg reads overlap: a positive duration, or off (also 0 or a
+// negative duration), which disables it: -1 in JSON, as 0 there means
+// the default.
+func overlapArg(d *caddyfile.Dispenser, dst *caddy.Duration) error {
+	return oneArg(d, func(v string) error {
+		if v == "off" {
+			*dst = -1
+			return nil
+		}
+		dur, err := caddy.ParseDuration(v)
+		if err != nil {
+			return d.Errf("bad overlap %q: want a duration such as 14d, or off", v)
+		}
+		*dst = caddy.Duration(dur)
+		if dur <= 0 {
+			*dst = -1
+		}
 		return nil
 	})
 }

@@ -53,6 +53,13 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			&Handler{Bundle: "/b", Overlap: caddy.Duration(72 * time.Hour), CrawlSession: caddy.Duration(5 * time.Minute),
 				MaxCrawlHold: caddy.Duration(30 * time.Minute), Crawlers: []string{"CCBot", "archive.org_bot"}}, false},
 		{"bad max_crawl_hold", "lazarus {\n max_crawl_hold 0s\n}", &Handler{}, true},
+		// Expected: overlap off, 0 or a negative duration disable the
+		// overlap, as a negative overlap does in JSON (0 there is the
+		// default); before the fix all three were refused.
+		{"overlap off", "lazarus /b {\n overlap off\n}", &Handler{Bundle: "/b", Overlap: -1}, false},
+		{"overlap 0", "lazarus /b {\n overlap 0\n}", &Handler{Bundle: "/b", Overlap: -1}, false},
+		{"overlap negative", "lazarus /b {\n overlap -1s\n}", &Handler{Bundle: "/b", Overlap: -1}, false},
+		{"bad overlap", "lazarus /b {\n overlap soon\n}", &Handler{}, true},
 		{"crawlers without names", "lazarus {\n crawlers\n}", &Handler{}, true},
 		{"build", `lazarus {
 			source /srv/app

@@ -14,19 +14,22 @@
 // it, pass through untouched (Handler.ServeHTTP states the rule).
 //
 // Which blocks a page carries (placer.go): the blocks plan.json lists for
-// its path, if any; else, the first time the path is served, the
-// least-covered blocks of the generation, recorded in Caddy's storage so
-// the same URL gets the same bytes on every instance sharing the storage;
-// once every block has Handler.Copies carriers, one of 256 fixed block sets
-// chosen by a hash of the path, which needs no state. The manifest goes on
-// "/", on the URLs plan.json names for it, and on the pages the root links
-// to that are first served after it. docs/FORMAT.md §14 describes the
-// storage layout.
+// its path, if any; else, the first time the path (in canonical form:
+// links.go) is served, the least-covered blocks of the generation,
+// recorded in Caddy's storage so the same URL gets the same bytes on every
+// instance sharing the storage; once every block has Handler.Copies
+// verified carriers (pages reachable by links from the root: links.go),
+// one of a fixed table of block sets chosen by a hash of the path, which
+// needs no state. The manifest goes on "/", on the URLs plan.json names
+// for it, and on the pages the root links to that are first served after
+// it. docs/FORMAT.md §14 describes the storage layout.
 //
 // Files: handler.go (options, lifecycle), switch.go (generation
-// switches), serve.go (HTTP), recorder.go (holding responses), layout.go
-// (what a page carries, rendering), generation.go (reading bundles),
-// placer.go (live placement), builder.go (self-building), retain.go (which
+// switches), serve.go (HTTP), recorder.go (holding responses), inspect.go
+// (robots and links of a page), links.go (canonical paths, verified
+// pages), layout.go (what a page carries, rendering), generation.go
+// (reading bundles), placer.go (live placement) with placerstore.go (its
+// storage) and priolock.go, builder.go (self-building), retain.go (which
 // built generations stay), mirror.go (the builder's state in storage),
 // cache.go, conditional.go, metrics.go, caddyfile.go (with siteurl.go,
 // site_url from the site address), errors.go (injector errors in the

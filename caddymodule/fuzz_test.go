@@ -70,6 +70,9 @@ func BenchmarkServeHTTP_Planned(b *testing.B) {
 func FuzzPlacementStorage(f *testing.F) {
 	f.Add([]byte(`{"counts":[0,0,0,0],"records":0}`), []byte(`{"path":"/p","blocks":["app/0/1"],"since":"2026-01-01T00:00:00Z"}`))
 	f.Add([]byte(`{"counts":[9,9,9,9],"full":true,"manifest":["/p"]}`), []byte(`{"path":"/p","blocks":["app/9/9"]}`))
+	f.Add([]byte(`{"counts":[0,0,0,0],"unverified_counts":[1,0,0,0],"unverified_records":1,"site":"https://example.org/"}`),
+		[]byte(`{"path":"/p","blocks":["app/0/0"],"unverified":true}`))
+	f.Add([]byte(`{"counts":[0,0,0,0],"unverified_counts":[1]}`), []byte(`{"path":"/p","blocks":[],"unverified":true}`))
 	f.Fuzz(func(t *testing.T, state, record []byte) {
 		g := testGeneration(1, 4, 100)
 		st := newMemStorage()
@@ -77,7 +80,7 @@ func FuzzPlacementStorage(f *testing.F) {
 		st.m[p.prefix+"state"] = state
 		st.m[p.recordKey("/p")] = record
 		for _, key := range []string{"/p", "/q"} {
-			a, err := p.assign(context.Background(), key, true)
+			a, err := p.assign(context.Background(), place(key, key == "/p"))
 			if err != nil {
 				continue
 			}

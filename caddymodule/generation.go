@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,8 @@ type generation struct {
 	id         string
 	time       time.Time
 	previous   string // the generation this one replaced, "" for the first
+	site       string // the site URL its manifest names
+	keyID      string // the key id that signed its manifest, hex ("" unsigned)
 	src        *bundleStore
 	manifest   []byte // armored manifest comment
 	manifestOn map[string]bool
@@ -153,14 +156,17 @@ func (b *bundleStore) loadGeneration(ctx context.Context, id string) (*generatio
 	if err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
-	g := &generation{id: id, time: signed.Manifest.Time, src: b}
+	g := &generation{id: id, time: signed.Manifest.Time, site: signed.Manifest.Site, src: b}
+	if signed.KeyID != [8]byte{} {
+		g.keyID = hex.EncodeToString(signed.KeyID[:])
+	}
 	if prev := signed.Manifest.Previous; prev != nil {
 		g.previous = prev.String()
 	}
 	if g.manifest, err = htmlblock.Armor(htmlblock.KindManifest, env); err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
-	if g.blocks, err = b.indexBlocks(ctx, dir+"blocks"); err != nil {
+	if g.blocks, err = b.indexBlocks(ctx, dir+"blocks", signed.Manifest.Segments); err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
 	if len(g.blocks) == 0 {
@@ -217,42 +223,53 @@ func (g *generation) resolve(refs []string) ([]int, error) {
 	return idx, nil
 }
 
-// indexBlocks lists the blocks/SEG/S.I keys under dir, sorted.
-func (b *bundleStore) indexBlocks(ctx context.Context, dir string) ([]blockFile, error) {
-	keys, err := b.st.List(ctx, b.prefix+dir, true)
-	if err != nil {
-		return nil, err
+// maxGenerationBlocks bounds the blocks a manifest may name.
+const maxGenerationBlocks = 1 << 20
+
+// indexBlocks finds the blocks dir/SEG/S.I of every stripe and shard the
+// manifest's segments name, sorted. A generation is used whole or not at
+// all: a block missing (a copy still in progress, a listing that lags) is
+// an error, so the generation is tried again at the next reload rather
+// than served, and placed, without it. Other files under dir (a
+// temporary file, a stray copy) are never looked at.
+func (b *bundleStore) indexBlocks(ctx context.Context, dir string, segs []manifest.Segment) ([]blockFile, error) {
+	total := 0
+	for _, s := range segs {
+		if s.Stripes < 0 || s.K+s.M <= 0 || s.K+s.M > 1<<16 || s.Stripes > maxGenerationBlocks/(s.K+s.M) {
+			return nil, fmt.Errorf("segment %s: %d stripes of %d+%d blocks", s.Name, s.Stripes, s.K, s.M)
+		}
+		if total += s.Stripes * (s.K + s.M); total > maxGenerationBlocks {
+			return nil, fmt.Errorf("more than %d blocks", maxGenerationBlocks)
+		}
 	}
-	var out []blockFile
-	for _, key := range keys {
-		info, err := b.st.Stat(ctx, key)
-		if err != nil {
-			return nil, err
+	out := make([]blockFile, 0, total)
+	for _, s := range segs {
+		for stripe := range s.Stripes {
+			for shard := range s.K + s.M {
+				ref := manifest.BlockRef{Segment: s.Name, Stripe: uint32(stripe), Shard: uint16(shard)}
+				bf, err := b.statBlock(ctx, dir, ref)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, bf)
+			}
 		}
-		if !info.IsTerminal {
-			continue
-		}
-		bf, err := blockEntry(strings.TrimPrefix(key, b.prefix+dir+"/"), key, info.Size)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, bf)
 	}
 	slices.SortFunc(out, func(a, b blockFile) int { return compareRefs(a.ref, b.ref) })
 	return out, nil
 }
 
-// blockEntry checks one block's name ("SEG/S.I") and size.
-func blockEntry(name, key string, size int64) (blockFile, error) {
-	seg, file, _ := strings.Cut(name, "/")
-	var ref manifest.BlockRef
-	if err := ref.UnmarshalText([]byte(seg + "/" + strings.Replace(file, ".", "/", 1))); err != nil {
-		return blockFile{}, fmt.Errorf("bad block %s: %w", name, err)
+// statBlock finds block ref under dir and checks its size.
+func (b *bundleStore) statBlock(ctx context.Context, dir string, ref manifest.BlockRef) (blockFile, error) {
+	key := fmt.Sprintf("%s%s/%s/%d.%d", b.prefix, dir, ref.Segment, ref.Stripe, ref.Shard)
+	info, err := b.st.Stat(ctx, key)
+	if err != nil {
+		return blockFile{}, fmt.Errorf("block %s: %w", ref, err)
 	}
-	if size <= 0 || size > maxBlockBytes {
-		return blockFile{}, fmt.Errorf("bad block %s: size %d", name, size)
+	if !info.IsTerminal || info.Size <= 0 || info.Size > maxBlockBytes {
+		return blockFile{}, fmt.Errorf("bad block %s: size %d", ref, info.Size)
 	}
-	return blockFile{ref: ref, key: key, size: size}, nil
+	return blockFile{ref: ref, key: key, size: info.Size}, nil
 }
 
 // raw reads block i's bytes.

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -319,4 +321,183 @@ func TestUnreadableBlocks(t *testing.T) {
 			t.Fatalf("status %d, blocks by generation %v; want only %s", w.Code, got, newID)
 		}
 	})
+}
+
+// firstBlock is the path of a block file of the bundle's current
+// generation.
+func firstBlock(t *testing.T, bundle string) string {
+	t.Helper()
+	id, err := bundleAt(bundle).current(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(bundle, "generations", id, "blocks", "app", "0.0")
+}
+
+// TestGenerationNeedsEveryBlock: a generation is used whole or not at
+// all. With a block file missing (a copy in progress) it is not loaded
+// yet, so it is neither served nor placed without that block; stray files
+// under blocks/ are ignored. Before the fix the generation was loaded
+// with 47 of its 48 blocks, its placement state written with 47 counts,
+// and every instance that later read all 48 refused that state: new pages
+// got no blocks for the generation's life.
+func TestGenerationNeedsEveryBlock(t *testing.T) {
+	f := newFixture(t)
+	st := &certmagic.FileStorage{Path: t.TempDir()}
+	blk := firstBlock(t, f.bundle)
+	hidden := filepath.Join(t.TempDir(), "hidden")
+	if err := os.Rename(blk, hidden); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(filepath.Dir(blk), "0.1.tmp"), []byte("a copy in progress"))
+	writeFile(t, filepath.Join(filepath.Dir(blk), "README"), []byte("stray"))
+	a := newHandlerOn(t, f.bundle, st)
+	// Expected: not loaded: the page passes through, nothing is placed.
+	if w := serve(t, a, &page{body: html}, "GET", "/x", nil); hasComments(w.Body.Bytes()) || a.gen.Load() != nil {
+		t.Fatal("a generation with a block missing was served")
+	}
+	if err := os.Rename(hidden, blk); err != nil {
+		t.Fatal(err)
+	}
+	b := newHandlerOn(t, f.bundle, st)
+	for _, h := range []*Handler{a, b} {
+		h.lastCheck.Store(0) // reload now
+		for _, p := range []string{"/y", "/z"} {
+			if w := serve(t, h, &page{body: html}, "GET", p, nil); !hasComments(w.Body.Bytes()) {
+				t.Fatalf("%s: no blocks once the generation is whole (stray files beside it)", p)
+			}
+		}
+	}
+}
+
+// flakyLoads is storage whose next failures Loads of keys containing
+// part fail.
+type flakyLoads struct {
+	certmagic.Storage
+	part     string
+	failures atomic.Int64
+}
+
+func (s *flakyLoads) Load(ctx context.Context, key string) ([]byte, error) {
+	if strings.Contains(key, s.part) && s.failures.Add(-1) >= 0 {
+		return nil, fs.ErrPermission
+	}
+	return s.Storage.Load(ctx, key)
+}
+
+// overlapFixture makes a second generation and returns a handler serving
+// it during the overlap, the previous generation's id and the clock.
+func overlapFixture(t *testing.T, f *fixture, h *Handler) (string, *time.Time) {
+	t.Helper()
+	now := genTime.Add(time.Minute)
+	h.now = func() time.Time { return now }
+	serve(t, h, &page{body: html}, "GET", "/a", nil)
+	oldID := h.gen.Load().id
+	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
+	f.opts.Now = func() time.Time { return genTime.Add(time.Hour) }
+	f.inject(t)
+	now = genTime.Add(2 * time.Hour)
+	return oldID, &now
+}
+
+// TestRidingDropped: a riding block that cannot be read once is read
+// again, and the ride goes on; one that cannot be read again ends the
+// previous generation's ride on this instance, and pages that carried it
+// change with a later Last-Modified. Before the fix one failed read
+// dropped it, and the changed page kept its Last-Modified, so a client
+// validating by date got 304 for bytes it did not have.
+func TestRidingDropped(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	oldID, now := overlapFixture(t, f, h)
+	flaky := &flakyLoads{Storage: h.src.st, part: "generations/" + oldID + "/blocks/"}
+	h.src.st = flaky
+	first := serve(t, h, staticPage(), "GET", "/c", nil)
+	if generations(t, first.Body.Bytes())[oldID] == 0 {
+		t.Fatal("no overlap to test")
+	}
+	// Expected: one failed read: read again, the page unchanged.
+	flaky.failures.Store(1)
+	h.cache, h.pages = newBlockCache(defaultCacheBytes), newBlockCache(defaultPageCacheBytes)
+	if again := serve(t, h, staticPage(), "GET", "/c", nil); again.Header().Get("ETag") != first.Header().Get("ETag") {
+		t.Fatal("one failed read changed the page")
+	}
+	// Expected: failures on every read: the ride ends; the page changes,
+	// later Last-Modified, and If-Modified-Since of the old one gets 200.
+	flaky.failures.Store(1 << 20)
+	*now = now.Add(time.Hour)
+	h.cache, h.pages = newBlockCache(defaultCacheBytes), newBlockCache(defaultPageCacheBytes)
+	serve(t, h, staticPage(), "GET", "/b", nil)
+	second := serve(t, h, staticPage(), "GET", "/c", nil)
+	lm1, _ := http.ParseTime(first.Header().Get("Last-Modified"))
+	lm2, _ := http.ParseTime(second.Header().Get("Last-Modified"))
+	if generations(t, second.Body.Bytes())[oldID] != 0 || !lm2.After(lm1) {
+		t.Fatalf("after the ride ended: old blocks %d, Last-Modified %v (was %v)", generations(t, second.Body.Bytes())[oldID], lm2, lm1)
+	}
+	if w := serve(t, h, staticPage(), "GET", "/c", map[string]string{"If-Modified-Since": first.Header().Get("Last-Modified")}); w.Code != 200 {
+		t.Fatalf("If-Modified-Since of the page before: %d, want 200", w.Code)
+	}
+}
+
+// TestOverlapEndKeepsPagesWithoutRiders: a page with no room for any of
+// the previous generation's blocks keeps its bytes and validators when
+// the overlap ends; before the fix its ETag and Last-Modified changed
+// though its bytes did not.
+func TestOverlapEndKeepsPagesWithoutRiders(t *testing.T) {
+	f := newFixture(t)
+	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
+	f.opts.Now = func() time.Time { return genTime.Add(time.Hour) }
+	f.inject(t) // a second generation, riding the first
+	after := newHandler(t, f.bundle)
+	after.now = func() time.Time { return genTime.Add(time.Hour + DefaultOverlap + time.Hour) }
+	plain := serve(t, after, staticPage(), "GET", "/c", nil)
+	during := newHandler(t, f.bundle)
+	during.now = func() time.Time { return genTime.Add(2 * time.Hour) }
+	during.MaxPageBytes = int64(plain.Body.Len()) + noticeReserve + 10 // no room for a riding block
+	after.MaxPageBytes = during.MaxPageBytes
+	d := serve(t, during, staticPage(), "GET", "/c", nil)
+	a := serve(t, after, staticPage(), "GET", "/c", nil)
+	if !bytes.Equal(d.Body.Bytes(), a.Body.Bytes()) {
+		t.Fatal("the page carries riding blocks: nothing to test")
+	}
+	if d.Header().Get("ETag") != a.Header().Get("ETag") || d.Header().Get("Last-Modified") != a.Header().Get("Last-Modified") {
+		t.Fatalf("same bytes, other validators: during ETag %s LM %s, after ETag %s LM %s", d.Header().Get("ETag"),
+			d.Header().Get("Last-Modified"), a.Header().Get("ETag"), a.Header().Get("Last-Modified"))
+	}
+}
+
+// TestBundlePathSharedBySites: two sites whose bundles sit at the same
+// path on two machines, sharing Caddy's storage, share the default name
+// (a hash of the path) but not their placement: each prunes only its own
+// site's. Before the fix the second site deleted the first one's
+// placement state, and the first one's pages changed blocks.
+func TestBundlePathSharedBySites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bundle")
+	siteA, siteB := newFixture(t).bundle, newFixture(t).bundle
+	st := &certmagic.FileStorage{Path: t.TempDir()}
+	use := func(bundle string) *Handler {
+		t.Helper()
+		os.RemoveAll(path)
+		if err := os.CopyFS(path, os.DirFS(bundle)); err != nil {
+			t.Fatal(err)
+		}
+		h := newHandlerOn(t, path, st)
+		h.PageBudget = 12000 // a few blocks a page, so pages differ
+		return h
+	}
+	a := use(siteA)
+	before := serve(t, a, &page{body: html}, "GET", "/post", nil)
+	b := use(siteB)
+	serve(t, b, &page{body: html}, "GET", "/post", nil)
+	a2 := use(siteA) // a restart, or another instance of site A
+	serve(t, a2, &page{body: html}, "GET", "/other", nil)
+	after := serve(t, a2, &page{body: html}, "GET", "/post", nil)
+	if a.Name != b.Name {
+		t.Fatalf("names %s and %s: the case to test is a shared name", a.Name, b.Name)
+	}
+	// Expected: site A's page keeps its blocks (its record is still
+	// there: /other, placed first now, cannot take them).
+	if !bytes.Equal(before.Body.Bytes(), after.Body.Bytes()) {
+		t.Fatal("site A's placement was deleted by site B")
+	}
 }

@@ -21,7 +21,9 @@ import (
 
 // Defaults of the handler's options.
 const (
-	DefaultPageBudget     = 256 << 10
+	// DefaultPageBudget is the injector's: a page the module fills and one
+	// `lazarus inject` plans carry the same.
+	DefaultPageBudget     = injector.DefaultPageBudget
 	DefaultMaxBuffer      = 4 << 20
 	DefaultReloadInterval = 10 * time.Second
 	// DefaultOverlap is how long the previous generation rides along.
@@ -70,9 +72,9 @@ type Handler struct {
 	// one block is always added), in bytes. Defaults to 256 KiB. Pages
 	// named in the bundle's plan carry what the plan says.
 	PageBudget int64 `json:"page_budget,omitempty"`
-	// Copies is how many pages each block is placed on before new pages
-	// get replicas from a fixed table instead of placement records.
-	// Defaults to 3.
+	// Copies is how many verified pages (linked from the site) each block
+	// is placed on before new pages get replicas from a fixed table
+	// instead of placement records. Defaults to 3.
 	Copies int `json:"copies,omitempty"`
 	// Notice is an optional visible line, such as "Backup updated {date}",
 	// kept in every page that carries blocks, so archives that ignore
@@ -88,11 +90,14 @@ type Handler struct {
 	MaxPageBytes int64 `json:"max_page_bytes,omitempty"`
 	// MaxBuffer is the largest upstream body buffered, in bytes; larger
 	// responses pass through untouched, streamed: at once when their
-	// Content-Length says so, else once the body passes MaxBuffer (what
-	// was held goes first, then the rest), logged. Defaults to 4 MiB.
+	// Content-Length says so, else once the body passes it (what was held
+	// goes first, then the rest), logged. No more than MaxPageBytes is
+	// ever held, as a larger page cannot carry blocks. Defaults to 4 MiB.
 	MaxBuffer int64 `json:"max_buffer,omitempty"`
 	// QueryCarriers lets URLs with a query string carry blocks (chosen by
-	// path and query). Defaults to false: such URLs pass through untouched.
+	// path and query; such pages never count toward coverage, as links are
+	// followed without their queries). Defaults to false: such URLs pass
+	// through untouched.
 	QueryCarriers bool `json:"query_carriers,omitempty"`
 	// ReloadInterval is how often the current generation is re-checked
 	// (a duration: "10s", or nanoseconds). Defaults to 10 seconds.
@@ -102,7 +107,8 @@ type Handler struct {
 	// generation, while the bundle still holds it) beside the new ones,
 	// budget allowing: make-before-break, so the archives always hold one
 	// complete generation. Measured from the generation's time, so every
-	// instance agrees. Defaults to 14 days; a negative value disables it.
+	// instance agrees. Defaults to 14 days; a negative value disables it
+	// (in a Caddyfile: overlap off).
 	Overlap caddy.Duration `json:"overlap,omitempty"`
 	// Crawlers are User-Agent substrings (case-insensitive) of archive
 	// crawlers. While one has been seen within CrawlSession, a new
@@ -131,15 +137,19 @@ type Handler struct {
 	metrics   *metrics
 	cache     *blockCache // armored blocks
 	pages     *blockCache // finished pages by ETag
-	inspected *inspectCache
+	inspected *fifoCache[[sha256.Size]byte, inspection]
+	linked    *linkSet     // paths verified pages link to
 	changes   *changeCache // paths whose pages the module changes, or not
 	gen       atomic.Pointer[generation]
-	prev      atomic.Pointer[generation] // the generation the current one replaced, if still stored
-	crawler   atomic.Int64               // unix nanoseconds of the last archive crawler request
-	lastCheck atomic.Int64               // unix nanoseconds of the last look at current; 0 = never
+	prev      atomic.Pointer[riding] // the generation the current one replaced, if still stored
+	crawler   atomic.Int64           // unix nanoseconds of the last archive crawler request
+	lastCheck atomic.Int64           // unix nanoseconds of the last look at current; 0 = never
 	reloading atomic.Bool
 	holdSince time.Time // when a pending switch was first postponed; zero if none (only reload touches it)
 	now       func() time.Time
+	// streamIdle is how long an upstream that flushed may stay silent
+	// before a held page is sent on unchanged, streamed (recorder.go).
+	streamIdle time.Duration
 }
 
 // CaddyModule returns the Caddy module information.
@@ -224,8 +234,12 @@ func (h *Handler) setDefaults() {
 	}
 	h.cache = newBlockCache(defaultCacheBytes)
 	h.pages = newBlockCache(defaultPageCacheBytes)
-	h.inspected = newInspectCache(defaultInspectEntries)
+	h.inspected = newInspectCache(defaultInspectBytes)
+	h.linked = newLinkSet(defaultLinkEntries)
 	h.changes = newChangeCache(defaultChangeEntries)
+	if h.streamIdle == 0 {
+		h.streamIdle = defaultStreamIdle
+	}
 	if h.metrics == nil {
 		h.metrics = newMetrics(nil)
 	}
@@ -259,6 +273,10 @@ func nameHash(s string) string {
 
 // storagePrefix is where the handler's state lives in Caddy's storage.
 func (h *Handler) storagePrefix() string { return "lazarus/" + h.Name + "/" }
+
+// holdLimit is the most bytes of a response held: MaxBuffer, but no more
+// than MaxPageBytes, as a larger page cannot carry blocks.
+func (h *Handler) holdLimit() int64 { return min(h.MaxBuffer, h.MaxPageBytes) }
 
 // Validate checks the configuration.
 func (h *Handler) Validate() error {

@@ -15,60 +15,62 @@ import (
 // layout is what one page carries: the current generation's assignment
 // and, during the overlap, the previous generation's blocks that fit.
 type layout struct {
-	g, prev   *generation
+	g         *generation
 	cur       *assignment
+	ride      *riding // the previous generation, when its blocks ride along on this page
 	oldBlocks []int
 	since     time.Time // when the page's comments last changed
 }
 
-// layoutFor works out what the page at key carries. The previous
-// generation's blocks ride along until Overlap after the current
-// generation's time; when that ends, pages that carried them change then.
-func (h *Handler) layoutFor(g *generation, key string) (*layout, error) {
-	a, err := g.placer.assign(h.ctx, key, true)
+// layoutFor works out what the page at key carries in room bytes of
+// comments (see placeRequest). The previous generation's blocks that fit
+// beside the current ones ride along until its overlap ends (see
+// riding.end); then pages that carried them change, and their since
+// moves to that end. A page on which none of them fit never carried any:
+// its bytes and validators stay as they are.
+func (h *Handler) layoutFor(g *generation, key string, verified bool, room int64) (*layout, error) {
+	a, err := g.placer.assign(h.ctx, placeRequest{key: key, create: true, verified: verified, room: room})
 	if err != nil {
 		return nil, err
 	}
 	l := &layout{g: g, cur: a, since: a.since}
-	p := h.prev.Load()
-	if p == nil || p.id != g.previous {
+	used, ok := l.fitCurrent(room)
+	if !ok {
+		return nil, errPageTooLarge
+	}
+	r := h.prev.Load()
+	if r == nil || r.g.id != g.previous {
 		return l, nil
 	}
-	old, err := h.riding(g, a, p, key)
+	old, err := h.ridingBlocks(r.g, key, min(h.PageBudget, room)-used)
 	if err != nil || len(old) == 0 {
 		return l, nil // best effort: the previous generation may be gone
 	}
-	if end := g.time.Add(time.Duration(h.Overlap)); h.now().Before(end) {
-		l.prev, l.oldBlocks = p, old
-	} else if end.After(l.since) {
-		l.since = end
+	if end := r.end(g, time.Duration(h.Overlap)); h.now().Before(end) {
+		l.ride, l.oldBlocks = r, old
+	} else {
+		l.moveSince(end)
 	}
 	return l, nil
 }
 
-// riding returns the blocks of p that fit on the page beside a.
-func (h *Handler) riding(g *generation, a *assignment, p *generation, key string) ([]int, error) {
-	used := int64(0)
-	if a.manifest {
-		used += int64(len(g.manifest)) + 1
+// moveSince makes t the time the page's comments last changed, if later.
+func (l *layout) moveSince(t time.Time) {
+	if t.After(l.since) {
+		l.since = t
 	}
-	for _, i := range a.blocks {
-		used += armoredSize(g.blocks[i].size)
-	}
-	pa, err := p.placer.assign(h.ctx, key, false)
+}
+
+// ridingBlocks returns the blocks of p the page at key carries beside
+// the current generation's, in room bytes: p's assignment for key (never
+// a new record) while it fits.
+func (h *Handler) ridingBlocks(p *generation, key string, room int64) ([]int, error) {
+	pa, err := p.placer.assign(h.ctx, placeRequest{key: key})
 	if err != nil {
 		return nil, err
 	}
-	var out []int
-	for _, i := range pa.blocks {
-		size := armoredSize(p.blocks[i].size)
-		if used+size > h.PageBudget {
-			break
-		}
-		out = append(out, i)
-		used += size
-	}
-	return out, nil
+	n, _ := fitting(p, pa.blocks, room)
+	return pa.blocks[:n], nil
 }
 
 // noticeReserve is room kept for the notice element.
@@ -77,26 +79,24 @@ const noticeReserve = 512
 // errPageTooLarge means not even one comment fits under MaxPageBytes.
 var errPageTooLarge = errors.New("page too large for any block under max_page_bytes")
 
-// fit drops riding blocks, then the current generation's blocks, from the
-// end until the comments fit in room bytes (the manifest last). It reports
-// whether anything is left.
-func (l *layout) fit(room int64) bool {
-	cur := *l.cur
-	if cur.manifest {
-		room -= int64(len(l.g.manifest)) + 1
+// fitCurrent drops the current generation's blocks from the end until
+// the comments fit in room bytes (the manifest first), and returns the
+// bytes left in use. It reports whether anything is left.
+func (l *layout) fitCurrent(room int64) (int64, bool) {
+	used := int64(0)
+	if l.cur.manifest {
+		used = int64(len(l.g.manifest)) + 1
 	}
-	if room < 0 {
-		return false
+	if used > room {
+		return 0, false
 	}
-	n, used := fitting(l.g, cur.blocks, room)
-	if n < len(cur.blocks) {
-		cur.blocks, l.oldBlocks = cur.blocks[:n], nil
+	n, size := fitting(l.g, l.cur.blocks, room-used)
+	if n < len(l.cur.blocks) {
+		cur := *l.cur
+		cur.blocks = cur.blocks[:n]
 		l.cur = &cur
-		return n > 0 || cur.manifest
 	}
-	k, _ := fitting(l.prev, l.oldBlocks, room-used)
-	l.oldBlocks = l.oldBlocks[:k]
-	return true
+	return used + size, n > 0 || l.cur.manifest
 }
 
 // fitting returns how many leading blocks of idx fit in room bytes and
@@ -122,8 +122,8 @@ func (l *layout) etag(body [sha256.Size]byte, notice string) string {
 	k.Write(body[:])
 	k.Write([]byte(notice))
 	fmt.Fprintf(k, "\x00%s\x00%v\x00%v", l.g.id, l.cur.manifest, l.cur.blocks)
-	if l.prev != nil {
-		fmt.Fprintf(k, "\x00%s\x00%v", l.prev.id, l.oldBlocks)
+	if l.ride != nil {
+		fmt.Fprintf(k, "\x00%s\x00%v", l.ride.g.id, l.oldBlocks)
 	}
 	return `"lz-` + hex.EncodeToString(k.Sum(nil))[:32] + `"`
 }
@@ -132,25 +132,23 @@ func (l *layout) etag(body [sha256.Size]byte, notice string) string {
 // changed. Finished pages are cached under the ETag, bounded in bytes, so
 // the HTML is parsed once per page version, not once per request. A block
 // of g that cannot be read is errBlockUnavailable.
-func (h *Handler) render(g *generation, key string, sum [sha256.Size]byte, body []byte) ([]byte, string, time.Time, error) {
-	l, err := h.layoutFor(g, key)
+func (h *Handler) render(g *generation, key string, verified bool, sum [sha256.Size]byte, body []byte) ([]byte, string, time.Time, error) {
+	l, err := h.layoutFor(g, key, verified, h.MaxPageBytes-int64(len(body))-noticeReserve)
 	if err != nil {
 		return nil, "", time.Time{}, err
-	}
-	if !l.fit(h.MaxPageBytes - int64(len(body)) - noticeReserve) {
-		return nil, "", time.Time{}, errPageTooLarge
 	}
 	notice := h.noticeText(l.since)
 	etag := l.etag(sum, notice)
 	if out, ok := h.pages.get(etag); ok {
 		return out, etag, l.since, nil
 	}
-	riding := l.prev != nil
+	riding := l.ride != nil
 	comments, err := h.comments(l)
 	if err != nil {
 		return nil, "", time.Time{}, err
 	}
-	if riding && l.prev == nil { // the riding blocks were left off
+	if riding && l.ride == nil { // the riding blocks were left off: the page is another
+		notice = h.noticeText(l.since)
 		etag = l.etag(sum, notice)
 	}
 	out, err := h.inject(body, notice, comments)
@@ -175,9 +173,10 @@ func (h *Handler) noticeText(since time.Time) string {
 var errBlockUnavailable = errors.New("lazarus block unavailable")
 
 // comments reads the layout's comments: the manifest, the current
-// generation's blocks, then the previous generation's. If a riding block
-// cannot be read, the previous generation is dropped (it is extra) and
-// left off this layout; a current block that cannot be read is
+// generation's blocks, then the previous generation's. A riding block
+// that cannot be read, twice, ends the previous generation's ride (it is
+// extra: see dropPrevious) and is left off this layout, whose since moves
+// to that end; a current block that cannot be read is
 // errBlockUnavailable.
 func (h *Handler) comments(l *layout) ([][]byte, error) {
 	var out [][]byte
@@ -189,10 +188,16 @@ func (h *Handler) comments(l *layout) ([][]byte, error) {
 		return nil, fmt.Errorf("%w: generation %s: %w", errBlockUnavailable, l.g.id, err)
 	}
 	out = append(out, cur...)
-	old, err := h.armored(l.prev, l.oldBlocks)
+	if l.ride == nil {
+		return out, nil
+	}
+	old, err := h.armored(l.ride.g, l.oldBlocks)
+	if err != nil { // once more: a storage hiccup should not end the ride
+		old, err = h.armored(l.ride.g, l.oldBlocks)
+	}
 	if err != nil {
-		h.dropPrevious(l.prev, err)
-		l.prev, l.oldBlocks = nil, nil
+		l.moveSince(h.dropPrevious(l.ride, err))
+		l.ride, l.oldBlocks = nil, nil
 		return out, nil
 	}
 	return append(out, old...), nil

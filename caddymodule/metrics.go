@@ -34,7 +34,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		skipped: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "pages_skipped_total",
 			Help: "Eligible HTML pages served without blocks, by reason."}, []string{"site", "reason"}),
 		carriers: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: sub, Name: "block_carriers",
-			Help: "Pages known to carry each block of the current generation (planned or recorded; table pages add more): min, median, max over blocks."}, []string{"site", "stat"}),
+			Help: "Verified pages (planned, or linked from the site) known to carry each block of the current generation (table pages add more): min, median, max over blocks."}, []string{"site", "stat"}),
 		builds: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "builds_total",
 			Help: "Background generation builds, by result: new, unchanged, failed."}, []string{"site", "result"}),
 	}

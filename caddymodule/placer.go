@@ -2,13 +2,11 @@ package caddymodule
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"maps"
 	"slices"
@@ -20,12 +18,12 @@ import (
 
 // Limits of the live placement state.
 const (
-	// tableSize is the number of distinct block sets pages get once every
-	// block has enough carriers.
-	tableSize = 256
-	// maxRecords bounds the pages a generation remembers; beyond it every
-	// new page gets a table entry.
+	// maxRecords bounds the verified pages a generation gives records;
+	// beyond it every new page gets a table entry.
 	maxRecords = 50000
+	// maxUnverified bounds the records of pages no verified page links
+	// to (see linkSet); beyond it such pages get table entries.
+	maxUnverified = 10000
 	// maxManifestPages bounds the pages linked from the root that carry
 	// the manifest.
 	maxManifestPages = 32
@@ -35,72 +33,80 @@ const (
 
 // assignment is what one page carries of a generation.
 type assignment struct {
-	blocks   []int     // indices into generation.blocks, in comment order
-	manifest bool      // the manifest comment too
-	since    time.Time // when the page got these blocks
+	blocks     []int     // indices into generation.blocks, in comment order
+	manifest   bool      // the manifest comment too
+	since      time.Time // when the page got these blocks
+	unverified bool      // a record not counted toward coverage (yet)
+}
+
+// placeRequest is a page asking what it carries.
+type placeRequest struct {
+	key string
+	// create makes a record for a page that has none; false only looks
+	// (the previous generation riding along): an unknown page gets its
+	// table entry.
+	create bool
+	// verified says the page counts toward coverage: "/", a planned page
+	// or one a verified page links to (Handler.verified).
+	verified bool
+	// room is the most bytes of comments the page can take under
+	// MaxPageBytes; a new record holds no more, so only blocks a page
+	// really carries are counted.
+	room int64
 }
 
 // placer assigns blocks to the pages a generation's plan does not name, as
 // they are first served. The first time a path is seen it gets the
 // least-covered blocks (ties: by shard, then segment, then stripe, so one
 // page holds one block of many stripes rather than many of one) up to the
-// page budget, and keeps them: the assignment is a record in storage, so
-// every Caddy instance sharing the storage serves the same blocks on the
-// same URL. Once every block has Copies carriers (or maxRecords pages have
-// records), new paths get one of tableSize fixed block sets chosen by a
-// hash of the path, which needs no state: an endless URL space costs
-// nothing.
+// page budget and the room the page has, and keeps them: the assignment is
+// a record in storage, so every Caddy instance sharing the storage serves
+// the same blocks on the same URL.
 //
-// Storage layout under prefix (lazarus/NAME/placement/GENERATION/):
+// Only verified pages (placeRequest.verified) count toward coverage:
+// pages nothing on the site links to (any URL a catch-all route answers)
+// get records too, but at most maxUnverified of them, counted apart, so
+// they can neither use up the records nor make the state full. A record
+// made unverified is counted once a verified request for it comes. Once
+// every block has Copies verified carriers (or maxRecords verified pages
+// have records), new paths get one of the table's fixed block sets chosen
+// by a hash of the path, which needs no state: an endless URL space
+// costs nothing. The table has enough entries for every block to be in
+// Copies of them (see tableSize).
 //
-//	state                       {"counts": [...], "records": N, "full": bool, "manifest": [...], "manifest_set": bool}
-//	pages/HEX                   {"path": ..., "blocks": ["seg/stripe/shard"...], "manifest": bool, "since": time}
-//
-// where HEX is the first 32 hex digits of SHA-256(path). Records and the
-// state change only under the storage lock named prefix+"lock".
+// Storage layout under prefix (lazarus/NAME/placement/GENERATION/): see
+// placerstore.go. Records and the state change only under the storage
+// lock named prefix+"lock".
 type placer struct {
-	st     certmagic.Storage
-	prefix string
-	g      *generation
-	budget int64
-	copies int
-	now    func() time.Time
-	order  []int // block indices, least-covered tie order
-	rank   []int // position of each block in order
+	st            certmagic.Storage
+	prefix        string
+	g             *generation
+	budget        int64
+	copies        int
+	now           func() time.Time
+	order         []int // block indices, least-covered tie order
+	rank          []int // position of each block in order
+	tableLen      int   // entries of the fixed table
+	maxUnverified int   // records of unverified pages made at most (maxUnverified)
 
 	// writing serializes changes to the shared state (and the storage
-	// reads they depend on); mu guards the fields below it, and is never
-	// held across storage I/O, so pages already known are answered while
-	// a new page's record is being made.
-	writing  sync.Mutex
-	mu       sync.RWMutex
-	known    map[string]*assignment
-	missed   map[string]bool // paths without a record, asked with create false
-	full     bool
-	manifest map[string]bool
-	manSet   bool
-	onChange func(counts []int) // told the coverage whenever the state is read or written
-}
-
-// placerState is the shared state of a generation's placement.
-type placerState struct {
-	Counts      []int    `json:"counts"`
-	Records     int      `json:"records"`
-	Full        bool     `json:"full"`
-	Manifest    []string `json:"manifest"`
-	ManifestSet bool     `json:"manifest_set"`
-}
-
-// pageRecord is one page's assignment in storage.
-type pageRecord struct {
-	Path     string    `json:"path"`
-	Blocks   []string  `json:"blocks"`
-	Manifest bool      `json:"manifest"`
-	Since    time.Time `json:"since"`
+	// reads they depend on), verified pages first; mu guards the fields
+	// below it, and is never held across storage I/O, so pages already
+	// known are answered while a new page's record is being made.
+	writing        *prioLock
+	mu             sync.RWMutex
+	known          map[string]*assignment
+	missed         map[string]bool // paths without a record, asked with create false
+	full           bool
+	unverifiedFull bool // maxUnverified records made
+	manifest       map[string]bool
+	manSet         bool
+	onChange       func(counts []int) // told the coverage whenever the state is read or written
 }
 
 func newPlacer(st certmagic.Storage, prefix string, g *generation, budget int64, copies int, now func() time.Time) *placer {
-	p := &placer{st: st, prefix: prefix, g: g, budget: budget, copies: copies, now: now, known: map[string]*assignment{}, missed: map[string]bool{}, manifest: map[string]bool{}}
+	p := &placer{st: st, prefix: prefix, g: g, budget: budget, copies: copies, now: now,
+		writing: newPrioLock(), known: map[string]*assignment{}, missed: map[string]bool{}, manifest: map[string]bool{}}
 	p.order = make([]int, len(g.blocks))
 	for i := range p.order {
 		p.order[i] = i
@@ -113,52 +119,60 @@ func newPlacer(st certmagic.Storage, prefix string, g *generation, budget int64,
 	for pos, i := range p.order {
 		p.rank[i] = pos
 	}
+	p.tableLen, p.maxUnverified = tableSize(g, budget, copies), maxUnverified
 	return p
 }
 
-// assign returns what the page at key carries. With create false (the
-// previous generation riding along) no new record is made: an unknown page
-// gets its table entry.
-func (p *placer) assign(ctx context.Context, key string, create bool) (*assignment, error) {
-	if idx, ok := p.g.pages[key]; ok {
-		return &assignment{blocks: idx, manifest: p.g.manifestOn[key], since: p.g.time}, nil
+// tableSize is the number of fixed block sets: enough that each block is
+// in copies of them. An entry holds at least b = ⌊budget / largest
+// armored block⌋ consecutive blocks of the tie order (at least 1, at most
+// all n), and entries start every n/T blocks, so T = ⌈copies·n/b⌉ entries
+// cover every block copies times. It depends only on the generation and the options,
+// so every instance agrees.
+func tableSize(g *generation, budget int64, copies int) int {
+	largest := int64(1)
+	for _, b := range g.blocks {
+		largest = max(largest, armoredSize(b.size))
 	}
-	if a, done := p.cached(key); done {
-		return a, nil
-	}
-	if a, err := p.loadRecord(ctx, key); err != nil || a != nil {
-		return a, err
-	}
-	if !create {
-		p.mu.Lock()
-		if len(p.missed) >= maxRecords {
-			clear(p.missed)
-		}
-		p.missed[key] = true
-		p.mu.Unlock()
-		return p.table(key), nil
-	}
-	p.writing.Lock()
-	defer p.writing.Unlock()
-	if a, done := p.cached(key); done { // made while we waited
-		return a, nil
-	}
-	return p.create(ctx, key)
+	per := min(max(1, budget/largest), int64(max(1, len(g.blocks)))) // an entry holds each block once at most
+	n := int64(len(g.blocks)) * int64(max(1, copies))
+	return int(max(1, (n+per-1)/per))
 }
 
-// cached answers from memory: a known record, or the table once full (or
-// for a path already found to have no record). done is false when storage
-// must be asked.
-func (p *placer) cached(key string) (a *assignment, done bool) {
+// assign returns what the page q.key carries.
+func (p *placer) assign(ctx context.Context, q placeRequest) (*assignment, error) {
+	if idx, ok := p.g.pages[q.key]; ok {
+		return &assignment{blocks: idx, manifest: p.g.manifestOn[q.key], since: p.g.time}, nil
+	}
+	q.verified = q.verified || p.isManifestPage(q.key)
+	if a, done := p.cached(q); done {
+		return a, nil
+	}
+	a, err := p.loadRecord(ctx, q.key)
+	switch {
+	case err != nil:
+		return nil, err
+	case a != nil && !p.verifies(q, a):
+		return a, nil
+	case a == nil && !q.create:
+		p.miss(q.key)
+		return p.table(q.key), nil
+	case a == nil && p.tableOnly(q):
+		return p.table(q.key), nil
+	}
+	p.writing.lock(q.verified)
+	defer p.writing.unlock()
+	if a, done := p.cached(q); done { // made while we waited
+		return a, nil
+	}
+	return p.create(ctx, q)
+}
+
+// isManifestPage reports whether key carries the manifest.
+func (p *placer) isManifestPage(key string) bool {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	if a, ok := p.known[key]; ok {
-		return a, true
-	}
-	if p.full && !p.manifestPage(key) || p.missed[key] {
-		return p.table(key), true
-	}
-	return nil, false
+	return p.manifestPage(key)
 }
 
 // manifestPage reports whether key carries the manifest. The caller holds
@@ -167,8 +181,53 @@ func (p *placer) manifestPage(key string) bool {
 	return key == "/" || p.g.manifestOn[key] || p.manifest[key]
 }
 
-// create makes the record of a new page under the storage lock.
-func (p *placer) create(ctx context.Context, key string) (*assignment, error) {
+// cached answers from memory: a known record, or the table once full (or
+// for a path already found to have no record, when only looking). done is
+// false when storage must be asked, or a record must be counted.
+func (p *placer) cached(q placeRequest) (a *assignment, done bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if a, ok := p.known[q.key]; ok {
+		return a, !p.verifiesLocked(q, a)
+	}
+	if p.full && !p.manifestPage(q.key) || !q.create && p.missed[q.key] {
+		return p.table(q.key), true
+	}
+	return nil, false
+}
+
+// verifies reports whether q makes the unverified record a count.
+func (p *placer) verifies(q placeRequest, a *assignment) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.verifiesLocked(q, a)
+}
+
+func (p *placer) verifiesLocked(q placeRequest, a *assignment) bool {
+	return a.unverified && q.verified && q.create && !p.full
+}
+
+// tableOnly reports whether an unverified page without a record gets its
+// table entry because maxUnverified records were made (as last seen).
+func (p *placer) tableOnly(q placeRequest) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return !q.verified && p.unverifiedFull
+}
+
+// miss remembers that a path looked up with create false has no record.
+func (p *placer) miss(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.missed) >= maxRecords {
+		clear(p.missed)
+	}
+	p.missed[key] = true
+}
+
+// create makes the record of a new page, or counts an unverified one now
+// verified, under the storage lock. The caller holds p.writing.
+func (p *placer) create(ctx context.Context, q placeRequest) (*assignment, error) {
 	unlock, err := p.lock(ctx)
 	if err != nil {
 		return nil, err
@@ -178,63 +237,131 @@ func (p *placer) create(ctx context.Context, key string) (*assignment, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a, err := p.loadRecord(ctx, key); err != nil || a != nil { // another instance was first
-		return a, err
+	a, err := p.loadRecord(ctx, q.key) // another instance may have been first
+	switch {
+	case err != nil:
+		return nil, err
+	case a != nil && a.unverified && q.verified && !st.Full:
+		return p.verify(ctx, st, q.key, a)
+	case a != nil:
+		return a, nil
 	}
-	p.mu.RLock()
-	manifest := p.manifestPage(key)
-	p.mu.RUnlock()
-	if st.Full && !manifest {
-		return p.table(key), p.becomeFull(ctx)
+	manifest := p.isManifestPage(q.key)
+	switch {
+	case st.Full && !manifest:
+		return p.table(q.key), p.becomeFull(ctx)
+	case !q.verified && st.UnverifiedRecords >= p.maxUnverified:
+		return p.table(q.key), nil
 	}
-	a := p.leastCovered(st.Counts, manifest)
-	if err := p.storeRecord(ctx, key, a); err != nil {
+	if a = p.leastCovered(st, manifest, q.room); a == nil {
+		return nil, errPageTooLarge
+	}
+	a.unverified = !q.verified
+	if err := p.storeRecord(ctx, q.key, a); err != nil {
 		return nil, err
 	}
-	for _, i := range a.blocks {
-		st.Counts[i]++
+	return a, p.commit(ctx, st, q.key, a)
+}
+
+// verify counts the unverified record a of key as verified.
+func (p *placer) verify(ctx context.Context, st *placerState, key string, a *assignment) (*assignment, error) {
+	v := *a
+	v.unverified = false
+	if err := p.storeRecord(ctx, key, &v); err != nil {
+		return nil, err
 	}
-	st.Records++
+	st.count(a, -1)
+	return &v, p.commit(ctx, st, key, &v)
+}
+
+// commit counts the record a of key in st, stores the state and
+// remembers a; once every block has Copies verified carriers the state is
+// full.
+func (p *placer) commit(ctx context.Context, st *placerState, key string, a *assignment) error {
+	st.count(a, +1)
 	st.Full = st.Records >= maxRecords || slices.Min(st.Counts) >= p.copies
 	if err := p.storeState(ctx, st); err != nil {
-		return nil, err
+		return err
 	}
 	p.remember(key, a)
 	if st.Full {
-		return a, p.becomeFull(ctx)
+		return p.becomeFull(ctx)
 	}
-	return a, nil
+	return nil
 }
 
-// leastCovered picks blocks for a new page: fewest carriers first, while
-// they fit the budget (the manifest's share taken off), at least one.
-func (p *placer) leastCovered(counts []int, manifest bool) *assignment {
-	cand := slices.Clone(p.order)
-	slices.SortStableFunc(cand, func(a, b int) int { return cmp.Compare(counts[a], counts[b]) })
-	room := p.budget
+// leastCovered picks blocks for a new page: fewest verified carriers
+// first, then fewest unverified ones, then the tie order, while they fit
+// the budget (at least one) and the page's room (strictly), the
+// manifest's share taken off both. It is nil when nothing fits the room.
+// The blocks come off a heap, so a record costs O(n + k log n) for k
+// blocks of n, not a sort of all n.
+func (p *placer) leastCovered(st *placerState, manifest bool, room int64) *assignment {
+	budget := p.budget
 	if manifest {
-		room -= int64(len(p.g.manifest)) + 1
+		share := int64(len(p.g.manifest)) + 1
+		budget, room = budget-share, room-share
+	}
+	if room < 0 {
+		return nil
 	}
 	a := &assignment{manifest: manifest, since: p.now().UTC().Truncate(time.Second)}
-	for _, i := range cand {
+	cand := &coverageHeap{idx: slices.Clone(p.order), st: st, rank: p.rank}
+	heap.Init(cand)
+	for cand.Len() > 0 {
+		i := heap.Pop(cand).(int)
 		size := armoredSize(p.g.blocks[i].size)
-		if len(a.blocks) > 0 && size > room {
+		if size > room || len(a.blocks) > 0 && size > budget {
 			break
 		}
 		a.blocks = append(a.blocks, i)
-		room -= size
+		budget, room = budget-size, room-size
+	}
+	if len(a.blocks) == 0 && !manifest {
+		return nil
 	}
 	return a
 }
 
+// coverageHeap orders block indices by verified carriers, unverified
+// carriers, then position in the tie order.
+type coverageHeap struct {
+	idx  []int
+	st   *placerState
+	rank []int
+}
+
+func (h *coverageHeap) Len() int { return len(h.idx) }
+
+func (h *coverageHeap) Less(x, y int) bool {
+	a, b := h.idx[x], h.idx[y]
+	return cmp.Or(cmp.Compare(h.st.Counts[a], h.st.Counts[b]), cmp.Compare(h.st.UnverifiedCounts[a], h.st.UnverifiedCounts[b]),
+		cmp.Compare(h.rank[a], h.rank[b])) < 0
+}
+
+func (h *coverageHeap) Swap(x, y int) { h.idx[x], h.idx[y] = h.idx[y], h.idx[x] }
+
+func (h *coverageHeap) Push(v any) { h.idx = append(h.idx, v.(int)) }
+
+func (h *coverageHeap) Pop() any {
+	v := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return v
+}
+
 // table returns the fixed block set of key's table entry: consecutive
 // blocks of the tie order, starting at the entry's share of it, while
-// they fit the budget. It depends only on the generation and key.
+// they fit the budget. It depends only on the generation, the options
+// and key.
 func (p *placer) table(key string) *assignment {
 	h := sha256.Sum256([]byte(p.g.id + "\x00" + key))
-	t := binary.BigEndian.Uint64(h[:8]) % tableSize
+	t := binary.BigEndian.Uint64(h[:8]) % uint64(p.tableLen)
+	return p.tableEntry(int(t * uint64(len(p.order)) / uint64(p.tableLen)))
+}
+
+// tableEntry is the table entry starting at position at of the tie order.
+func (p *placer) tableEntry(at int) *assignment {
 	n := len(p.order)
-	at := int(t * uint64(n) / tableSize)
 	a := &assignment{since: p.g.time}
 	room := p.budget
 	for j := range n {
@@ -258,8 +385,8 @@ func (p *placer) noteRoot(ctx context.Context, links []string) error {
 	if done {
 		return nil
 	}
-	p.writing.Lock()
-	defer p.writing.Unlock()
+	p.writing.lock(true)
+	defer p.writing.unlock()
 	unlock, err := p.lock(ctx)
 	if err != nil {
 		return err
@@ -275,11 +402,7 @@ func (p *placer) noteRoot(ctx context.Context, links []string) error {
 			st.Manifest = append(st.Manifest, l)
 		}
 	}
-	if err := p.storeState(ctx, st); err != nil {
-		return err
-	}
-	p.adopt(st)
-	return nil
+	return p.storeState(ctx, st)
 }
 
 // becomeFull loads every record: from now on they and the table answer
@@ -315,131 +438,8 @@ func (p *placer) remember(key string, a *assignment) {
 
 // refresh reads the shared state (the manifest pages, the coverage).
 func (p *placer) refresh(ctx context.Context) error {
-	p.writing.Lock()
-	defer p.writing.Unlock()
+	p.writing.lock(true)
+	defer p.writing.unlock()
 	_, err := p.loadState(ctx)
 	return err
-}
-
-// loadState reads the shared state, or starts it: counts from the plan.
-// The caller holds p.writing.
-func (p *placer) loadState(ctx context.Context) (*placerState, error) {
-	v, err := p.st.Load(ctx, p.prefix+"state")
-	st := &placerState{}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		st.Counts = make([]int, len(p.g.blocks))
-		for _, idx := range p.g.pages {
-			for _, i := range idx {
-				st.Counts[i]++
-			}
-		}
-	case err != nil:
-		return nil, err
-	case len(v) > maxStateBytes:
-		return nil, fmt.Errorf("placement state: %d bytes", len(v))
-	default:
-		if err := json.Unmarshal(v, st); err != nil {
-			return nil, fmt.Errorf("placement state: %w", err)
-		}
-		if len(st.Counts) != len(p.g.blocks) {
-			return nil, fmt.Errorf("placement state: %d counts for %d blocks", len(st.Counts), len(p.g.blocks))
-		}
-	}
-	p.adopt(st)
-	return st, nil
-}
-
-// adopt takes what an instance caches from the shared state.
-func (p *placer) adopt(st *placerState) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.manSet = st.ManifestSet
-	for _, l := range st.Manifest {
-		p.manifest[l] = true
-	}
-	if p.onChange != nil {
-		p.onChange(st.Counts)
-	}
-}
-
-func (p *placer) storeState(ctx context.Context, st *placerState) error {
-	v, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	if err := p.st.Store(ctx, p.prefix+"state", v); err != nil {
-		return err
-	}
-	p.adopt(st)
-	return nil
-}
-
-func (p *placer) recordKey(path string) string {
-	h := sha256.Sum256([]byte(path))
-	return p.prefix + "pages/" + hex.EncodeToString(h[:16])
-}
-
-// loadRecord returns the stored assignment of key, nil if none.
-func (p *placer) loadRecord(ctx context.Context, key string) (*assignment, error) {
-	rec, err := p.readRecord(ctx, p.recordKey(key))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if rec.Path != key { // a SHA-256 prefix collision: treat as unknown
-		return nil, fmt.Errorf("placement record for %q holds %q", key, rec.Path)
-	}
-	a, err := p.resolve(rec)
-	if err != nil {
-		return nil, err
-	}
-	p.remember(key, a)
-	return a, nil
-}
-
-func (p *placer) readRecord(ctx context.Context, skey string) (*pageRecord, error) {
-	v, err := p.st.Load(ctx, skey)
-	if err != nil {
-		return nil, err
-	}
-	if len(v) > maxRecordBytes {
-		return nil, fmt.Errorf("placement record %s: %d bytes", skey, len(v))
-	}
-	rec := &pageRecord{}
-	if err := json.Unmarshal(v, rec); err != nil {
-		return nil, fmt.Errorf("placement record %s: %w", skey, err)
-	}
-	return rec, nil
-}
-
-func (p *placer) resolve(rec *pageRecord) (*assignment, error) {
-	idx, err := p.g.resolve(rec.Blocks)
-	if err != nil {
-		return nil, fmt.Errorf("placement record for %q: %w", rec.Path, err)
-	}
-	return &assignment{blocks: idx, manifest: rec.Manifest, since: rec.Since}, nil
-}
-
-func (p *placer) storeRecord(ctx context.Context, key string, a *assignment) error {
-	rec := pageRecord{Path: key, Manifest: a.manifest, Since: a.since}
-	for _, i := range a.blocks {
-		rec.Blocks = append(rec.Blocks, p.g.blocks[i].ref.String())
-	}
-	v, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	return p.st.Store(ctx, p.recordKey(key), v)
-}
-
-// lock takes the storage lock of the generation's placement.
-func (p *placer) lock(ctx context.Context) (func(), error) {
-	name := p.prefix + "lock"
-	if err := p.st.Lock(ctx, name); err != nil {
-		return nil, fmt.Errorf("placement lock: %w", err)
-	}
-	return func() { p.st.Unlock(context.WithoutCancel(ctx), name) }, nil
 }

@@ -2,6 +2,7 @@ package caddymodule
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,13 +33,28 @@ func newTestPlacer(st certmagic.Storage, g *generation, budget int64, copies int
 	return newPlacer(st, "lazarus/t/placement/"+g.id+"/", g, budget, copies, func() time.Time { return genTime.Add(time.Hour) })
 }
 
-func mustAssign(t *testing.T, p *placer, key string, create bool) *assignment {
+// roomy is a page's room for comments when it does not matter.
+const roomy = 1 << 40
+
+// mustAssign places the verified page key with room to spare.
+func mustAssign(t testing.TB, p *placer, key string, create bool) *assignment {
 	t.Helper()
-	a, err := p.assign(context.Background(), key, create)
+	return mustPlace(t, p, placeRequest{key: key, create: create, verified: true, room: roomy})
+}
+
+// mustPlace places the page q asks for.
+func mustPlace(t testing.TB, p *placer, q placeRequest) *assignment {
+	t.Helper()
+	a, err := p.assign(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return a
+}
+
+// place is q for a new page, verified or not, with room to spare.
+func place(key string, verified bool) placeRequest {
+	return placeRequest{key: key, create: true, verified: verified, room: roomy}
 }
 
 // records counts the stored page records.
@@ -143,7 +159,7 @@ func TestPlacementConcurrent(t *testing.T) {
 	for w, p := range []*placer{a, b} {
 		wg.Go(func() {
 			for i := range n {
-				x, err := p.assign(context.Background(), fmt.Sprintf("/x%d", i), true)
+				x, err := p.assign(context.Background(), place(fmt.Sprintf("/x%d", i), true))
 				if err != nil {
 					t.Error(err)
 					return
@@ -203,7 +219,7 @@ func TestPlacementBadState(t *testing.T) {
 	p := newTestPlacer(&certmagic.FileStorage{Path: dir}, g, 1<<20, 3)
 	for _, bad := range []string{"{", `{"counts": [1, 2]}`} {
 		writeFile(t, filepath.Join(dir, "lazarus/t/placement", g.id, "state"), []byte(bad))
-		if _, err := p.assign(context.Background(), "/new"+bad, true); err == nil {
+		if _, err := p.assign(context.Background(), place("/new"+bad, true)); err == nil {
 			t.Fatalf("state %q accepted", bad)
 		}
 	}
@@ -213,12 +229,12 @@ func TestPlacementBadState(t *testing.T) {
 func BenchmarkAssign_Known(b *testing.B) {
 	g := testGeneration(20, 10, 1000)
 	p := newTestPlacer(&certmagic.FileStorage{Path: b.TempDir()}, g, 8*armoredSize(1000), 3)
-	if _, err := p.assign(context.Background(), "/a", true); err != nil {
+	if _, err := p.assign(context.Background(), place("/a", true)); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		p.assign(context.Background(), "/a", true)
+		p.assign(context.Background(), place("/a", true))
 	}
 }
 
@@ -230,8 +246,190 @@ func BenchmarkAssign_New(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		if _, err := p.assign(context.Background(), fmt.Sprintf("/n%d", i), true); err != nil {
+		if _, err := p.assign(context.Background(), place(fmt.Sprintf("/n%d", i), true)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestTableCoversEveryBlock: the fixed table has enough entries for every
+// block to be in Copies of them, whatever the generation's size (it had
+// 256, which hold only 256 × blocks-per-page blocks: 768 with defaults),
+// and every instance computes the same table.
+func TestTableCoversEveryBlock(t *testing.T) {
+	for _, tt := range []struct {
+		stripes, width int
+		size, budget   int64
+		copies         int
+	}{
+		{16, 250, 48 << 10, DefaultPageBudget, 3}, // 4,000 blocks of 48 KiB, 3 per page
+		{2, 4, 1000, 1 << 20, 3},                  // a generation smaller than one page's budget
+		{40, 250, 48 << 10, 100 << 10, 2},         // 10,000 blocks, 2 per page
+		{3, 7, 5000, 1000, 1},                     // a budget under one block: one per page
+	} {
+		g := testGeneration(tt.stripes, tt.width, tt.size)
+		p := newTestPlacer(newMemStorage(), g, tt.budget, tt.copies)
+		in := make([]int, len(g.blocks))
+		for t := range p.tableLen {
+			at := t * len(p.order) / p.tableLen
+			a := p.tableEntry(at)
+			for _, i := range a.blocks {
+				in[i]++
+			}
+		}
+		// Expected: each block in at least copies table entries.
+		if lo := slices.Min(in); lo < tt.copies {
+			t.Errorf("%d blocks, budget %d, copies %d: %d table entries; a block is in %d of them", len(g.blocks), tt.budget, tt.copies, p.tableLen, lo)
+		}
+		if q := newTestPlacer(newMemStorage(), g, tt.budget, tt.copies); !slices.Equal(q.table("/x").blocks, p.table("/x").blocks) {
+			t.Error("two instances disagree on a table entry")
+		}
+	}
+}
+
+// realCoverage places the verified pages /post/0 … /post/n-1 and returns
+// how many of them carry each block.
+func realCoverage(t *testing.T, p *placer, n int) []int {
+	t.Helper()
+	counts := make([]int, len(p.g.blocks))
+	for i := range n {
+		for _, b := range mustPlace(t, p, place(fmt.Sprintf("/post/%d", i), true)).blocks {
+			counts[b]++
+		}
+	}
+	return counts
+}
+
+// TestJunkPathsDoNotTakeCoverage: requests for paths nothing links to (a
+// catch-all route answers any URL) get records, but not counted: the
+// site's real, linked pages still get the least-covered blocks, so every
+// block ends up on the same number of real pages as without the junk.
+// Measured before the fix (junk counted, a 256-entry table): 3,000 real
+// pages after 4,000 junk requests carried 768 of 4,000 blocks, and no
+// stripe could be rebuilt from them.
+func TestJunkPathsDoNotTakeCoverage(t *testing.T) {
+	const stripes, width, real, junk = 8, 125, 750, 1000 // 1,000 blocks of 48 KiB, 3 per page
+	g := testGeneration(stripes, width, 48<<10)
+	clean := realCoverage(t, newTestPlacer(newMemStorage(), g, DefaultPageBudget, DefaultCopies), real)
+	p := newTestPlacer(newMemStorage(), g, DefaultPageBudget, DefaultCopies)
+	for i := range junk {
+		mustPlace(t, p, place(fmt.Sprintf("/junk%d", i), false))
+	}
+	attacked := realCoverage(t, p, real)
+	// Expected: 750 pages × 3 blocks over 1,000 blocks: every block on 2
+	// or 3 real pages, junk first or not.
+	t.Logf("real pages per block: without junk %d..%d, after %d junk requests %d..%d", slices.Min(clean), slices.Max(clean), junk,
+		slices.Min(attacked), slices.Max(attacked))
+	if lo := slices.Min(attacked); lo < slices.Min(clean) || lo < 2 {
+		t.Fatalf("after junk requests a block is on %d real pages, without them %d", lo, slices.Min(clean))
+	}
+	st, err := p.loadState(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Records != real || st.UnverifiedRecords != junk || st.Full {
+		t.Fatalf("state: %d verified and %d unverified records, full %v", st.Records, st.UnverifiedRecords, st.Full)
+	}
+}
+
+// TestUnverifiedRecordsBounded: past maxUnverified records of unverified
+// pages, such pages get table entries and make no record (storage and
+// lock time stay bounded), while linked pages still get records; a page
+// recorded unverified counts once a verified request for it comes, and
+// keeps its blocks.
+func TestUnverifiedRecordsBounded(t *testing.T) {
+	dir := t.TempDir()
+	g := testGeneration(4, 5, 1000)
+	p := newTestPlacer(&certmagic.FileStorage{Path: dir}, g, 2*armoredSize(1000), 3)
+	p.maxUnverified = 5
+	first := mustPlace(t, p, place("/junk0", false))
+	for i := 1; i < 20; i++ {
+		mustPlace(t, p, place(fmt.Sprintf("/junk%d", i), false))
+	}
+	// Expected: 5 unverified records, the other 15 junk paths none.
+	if n := records(t, dir, g); n != 5 {
+		t.Fatalf("%d records after 20 unverified pages, want 5", n)
+	}
+	if a := mustPlace(t, p, place("/linked", true)); a.unverified || records(t, dir, g) != 6 {
+		t.Fatalf("a verified page: unverified %v, %d records", a.unverified, records(t, dir, g))
+	}
+	// Expected: /junk0, now linked, keeps its blocks and counts.
+	again := mustPlace(t, p, place("/junk0", true))
+	st, err := p.loadState(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(again.blocks, first.blocks) || again.unverified || st.Records != 2 || st.UnverifiedRecords != 4 {
+		t.Fatalf("verified later: blocks %v (had %v), unverified %v; state %d verified, %d unverified", again.blocks, first.blocks, again.unverified, st.Records, st.UnverifiedRecords)
+	}
+	if fresh := newTestPlacer(&certmagic.FileStorage{Path: dir}, g, 2*armoredSize(1000), 3); !slices.Equal(mustPlace(t, fresh, place("/junk0", false)).blocks, first.blocks) {
+		t.Fatal("another instance serves other blocks")
+	}
+}
+
+// TestRecordHoldsOnlyWhatFits: a new record holds only the blocks that
+// fit in the page's room, so coverage counts what pages really carry
+// (20 large pages were counted with 144 blocks while they carried 60,
+// and the state called itself full); a page with no room gets no record.
+func TestRecordHoldsOnlyWhatFits(t *testing.T) {
+	g := testGeneration(8, 6, 1000)
+	p := newTestPlacer(newMemStorage(), g, 4*armoredSize(1000), 3)
+	a := mustPlace(t, p, placeRequest{key: "/big", create: true, verified: true, room: armoredSize(1000) + 10})
+	st, err := p.loadState(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, c := range st.Counts {
+		sum += c
+	}
+	// Expected: one block fits, one is recorded and counted.
+	if len(a.blocks) != 1 || sum != 1 {
+		t.Fatalf("%d blocks recorded, %d counted; want 1 and 1", len(a.blocks), sum)
+	}
+	if _, err := p.assign(context.Background(), placeRequest{key: "/huge", create: true, verified: true, room: 10}); !errors.Is(err, errPageTooLarge) {
+		t.Fatalf("no room: %v, want errPageTooLarge", err)
+	}
+}
+
+// TestVerifiedFirst: while records of unverified pages queue for the
+// placement lock, a verified page waiting for it goes next.
+func TestVerifiedFirst(t *testing.T) {
+	l := newPrioLock()
+	l.lock(false)
+	var mu sync.Mutex
+	var order []string
+	var wg sync.WaitGroup
+	take := func(name string, urgent bool) {
+		defer wg.Done()
+		l.lock(urgent)
+		mu.Lock()
+		order = append(order, name)
+		mu.Unlock()
+		l.unlock()
+	}
+	for i := range 3 {
+		wg.Add(1)
+		go take(fmt.Sprint("junk", i), false)
+	}
+	waitFor(t, func() bool { return l.waiting() == 3 })
+	wg.Add(1)
+	go take("linked", true)
+	waitFor(t, func() bool { return l.waiting() == 4 })
+	l.unlock()
+	wg.Wait()
+	// Expected: the verified page goes first of the four.
+	if order[0] != "linked" {
+		t.Fatalf("order %v", order)
+	}
+}
+
+// waitFor polls cond until it holds, for at most 10 seconds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached")
 		}
 	}
 }

@@ -1,15 +1,20 @@
 package caddymodule
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
 // liveHeap returns the bytes of live heap objects after a collection.
@@ -21,8 +26,8 @@ func liveHeap() uint64 {
 }
 
 // TestCaddyUnknownLengthStaysBounded: reverse_proxy relays 64 MiB of HTML
-// without Content-Length; the module holds at most max_buffer (4 MiB) of
-// it and streams the rest, so when the upstream has written its last byte
+// without Content-Length; the module holds at most max_buffer (4 MiB;
+// max_page_bytes, 960 KiB, caps it) of it and streams the rest, so when the upstream has written its last byte
 // the live heap has grown by far less than the body (the margin is wide:
 // buffering it all adds 64 MiB or more). The client gets the upstream's
 // bytes unchanged.
@@ -68,8 +73,9 @@ func TestCaddyUnknownLengthStaysBounded(t *testing.T) {
 }
 
 // TestBufferPoolDropsGrownBuffers: a buffer that grew past
-// maxPooledBuffer (a 3 MiB page: buffered, too large for blocks) is left
-// to the garbage collector, not kept in the pool for the next request.
+// maxPooledBuffer (a 3 MiB page, held up to max_page_bytes, then streamed
+// on) is left to the garbage collector, not kept in the pool for the next
+// request.
 func TestBufferPoolDropsGrownBuffers(t *testing.T) {
 	f := newFixture(t)
 	h := newHandler(t, f.bundle)
@@ -84,4 +90,78 @@ func TestBufferPoolDropsGrownBuffers(t *testing.T) {
 			t.Fatalf("the pool holds a buffer of %d bytes, over %d", b.Cap(), maxPooledBuffer)
 		}
 	}
+}
+
+// streamingUpstream writes an HTML head, flushes, and writes the rest only
+// once release is closed (a report's progress page).
+func streamingUpstream(release chan struct{}, hdr http.Header) caddyhttp.Handler {
+	return caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		maps.Copy(w.Header(), hdr)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, "<html><body><p>working…</p>\n")
+		if err := http.NewResponseController(w).Flush(); err != nil {
+			return err
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		io.WriteString(w, "<p>done</p></body></html>")
+		return nil
+	})
+}
+
+// TestStreamingHTML: an HTML page the upstream flushes and then keeps
+// open reaches the client, unchanged, once the upstream has been silent
+// for streamIdle after a flush, or at once when it says Incremental: ?1;
+// before the fix it was held to the end (the client timed out waiting
+// for headers). A page whose upstream flushes between writes without
+// pausing still gets blocks.
+func TestStreamingHTML(t *testing.T) {
+	f := newFixture(t)
+	for _, tt := range []struct {
+		name string
+		idle time.Duration
+		hdr  http.Header
+	}{
+		{"silent after a flush", 100 * time.Millisecond, nil},
+		{"Incremental", time.Hour, http.Header{"Incremental": {"?1"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHandler(t, f.bundle)
+			h.streamIdle = tt.idle
+			release := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if err := h.ServeHTTP(w, r, streamingUpstream(release, tt.hdr)); err != nil {
+					t.Error(err)
+				}
+			}))
+			defer srv.Close()
+			c := &http.Client{Timeout: 10 * time.Second}
+			resp, err := c.Get(srv.URL + "/report")
+			if err != nil {
+				close(release)
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			br := bufio.NewReader(resp.Body)
+			line, err := br.ReadString('\n')
+			close(release) // only now: the first line came while the upstream waited
+			if err != nil || line != "<html><body><p>working…</p>\n" {
+				t.Fatalf("first line %q, %v", line, err)
+			}
+			rest, _ := io.ReadAll(br)
+			if string(rest) != "<p>done</p></body></html>" {
+				t.Fatalf("rest %q: want the upstream's bytes unchanged", rest)
+			}
+		})
+	}
+	t.Run("flushes between writes", func(t *testing.T) {
+		h := newHandler(t, f.bundle)
+		h.streamIdle = time.Hour
+		w := serve(t, h, &page{body: html, flushes: 3}, "GET", "/a", nil)
+		if !hasComments(w.Body.Bytes()) {
+			t.Fatal("a page flushed between writes got no blocks")
+		}
+	})
 }

@@ -3,11 +3,17 @@ package caddymodule
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"fmt"
 	"iter"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -53,4 +59,54 @@ func TestRecoverFromServedPages(t *testing.T) {
 		pages[u] = serve(t, h, &page{body: html}, "GET", u, nil).Body.Bytes()
 	}
 	checkRecover(t, f, pages)
+}
+
+// TestRecoverDespiteJunkSpellings: a bundle planned for pages not known
+// yet (as self-building makes), a site of 300 linked posts behind
+// file_server. Spellings of one post (//post0.html, ///post0.html, …)
+// requested first are placed as that post, so the posts still hold the
+// whole backup. Before the fix 3,000 junk spellings took every record,
+// the 700 real pages then got 256 fixed block sets, and recovery failed.
+func TestRecoverDespiteJunkSpellings(t *testing.T) {
+	dir := t.TempDir()
+	noise := make([]byte, 1<<20) // 512 blocks of 4 KiB, one per page
+	rand.Read(noise)
+	writeFile(t, filepath.Join(dir, "src/app/data.bin"), noise)
+	owner, server, err := keys.Generate(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := injector.DefaultOptions()
+	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
+	o.ServerKey, o.SiteURL, o.MaxBlockBytes, o.PageBudget = server.Marshal(), "https://example.org/", 4096, 8192
+	o.BundleDir, o.StateDir, o.Carriers = filepath.Join(dir, "bundle"), filepath.Join(dir, "state"), 16
+	o.Now = func() time.Time { return genTime }
+	if _, err := injector.Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	const posts, junk = 300, 2000
+	site := t.TempDir()
+	var index strings.Builder
+	index.WriteString("<html><body>")
+	for i := range posts {
+		writeFile(t, filepath.Join(site, fmt.Sprintf("post%d.html", i)), []byte(html))
+		fmt.Fprintf(&index, `<a href="/post%d.html">%d</a>`, i, i)
+	}
+	index.WriteString("</body></html>")
+	writeFile(t, filepath.Join(site, "index.html"), []byte(index.String()))
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q, "page_budget": 8192}, {"handler": "file_server", "root": %q}`, o.BundleDir, site))
+	for i := range junk {
+		get(t, "GET", "http://"+addr+strings.Repeat("/", 2+i%20)+fmt.Sprintf("post%d.html", i/20), nil)
+	}
+	pages := map[string][]byte{}
+	for _, p := range append([]string{"/"}, func() (out []string) {
+		for i := range posts {
+			out = append(out, fmt.Sprintf("/post%d.html", i))
+		}
+		return out
+	}()...) {
+		_, pages["https://example.org"+p] = get(t, "GET", "http://"+addr+p, nil)
+	}
+	// Expected: the root and the posts restore the file.
+	checkRecoverFiles(t, owner.Marshal(), pages, map[string]string{"app/data.bin": filepath.Join(dir, "src/app/data.bin")})
 }

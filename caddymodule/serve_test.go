@@ -3,11 +3,19 @@ package caddymodule
 import (
 	"bytes"
 	"cmp"
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
 func TestInjectIdempotent(t *testing.T) {
@@ -48,10 +56,12 @@ func TestInjectIdempotent(t *testing.T) {
 	}
 }
 
-// TestUpstreamRequest: the next handler sees the client's request but for
-// Accept-Encoding, unless the module answers it: the request carries one
-// of our ETags, the page is one the module changed before, or it turns out
-// to be one now (then the last request is a plain GET for the whole page).
+// TestUpstreamRequest: the next handler sees the client's request as
+// sent, Accept-Encoding included, unless the module answers it: the page
+// is one the module changed before, or it turns out to be one now (then
+// the last request is a plain identity GET for the whole page). One of our ETags in the
+// request changes nothing: next judges it (it never matches next's own),
+// so a file keeps its Range, conditionals and HEAD.
 func TestUpstreamRequest(t *testing.T) {
 	f := newFixture(t)
 	h := newHandler(t, f.bundle)
@@ -64,7 +74,7 @@ func TestUpstreamRequest(t *testing.T) {
 		up                 *page
 		hdr                map[string]string
 		// Expected: the last request next got: its method and whether the
-		// client's Range and conditionals were left on.
+		// client's Accept-Encoding, Range and conditionals were left on.
 		wantMethod string
 		kept       bool
 	}{
@@ -73,7 +83,9 @@ func TestUpstreamRequest(t *testing.T) {
 		{"404", "GET", "", &page{body: html, status: 404}, cond, "GET", true},
 		{"HTML 200", "GET", "", &page{body: html}, cond, "GET", true},
 		{"HEAD of HTML", "HEAD", "", &page{body: html}, cond, "GET", false},
-		{"our ETag", "GET", "", &page{body: html}, ours, "GET", false},
+		{"our ETag", "GET", "", &page{body: html}, ours, "GET", true},
+		{"our ETag, not HTML", "GET", "", &page{body: "x", header: png}, ours, "GET", true},
+		{"our ETag, HEAD, not HTML", "HEAD", "", &page{body: "x", header: png}, ours, "HEAD", true},
 		{"our ETag, HEAD", "HEAD", "", &page{body: html}, ours, "GET", false},
 		{"page changed before", "HEAD", "/known", &page{body: html}, cond, "GET", false},
 	}
@@ -82,7 +94,7 @@ func TestUpstreamRequest(t *testing.T) {
 			path := cmp.Or(tt.path, "/p"+strconv.Itoa(i))
 			serve(t, h, tt.up, tt.method, path, tt.hdr)
 			got := tt.up.got
-			if got.Method != tt.wantMethod || got.Header.Get("Accept-Encoding") != "" {
+			if got.Method != tt.wantMethod || (got.Header.Get("Accept-Encoding") != "") != tt.kept {
 				t.Fatalf("next got %s with Accept-Encoding %q", got.Method, got.Header.Get("Accept-Encoding"))
 			}
 			for _, name := range revalidation {
@@ -259,5 +271,176 @@ func TestDynamicPageValidators(t *testing.T) {
 	}
 	if w := serve(t, h, changed, "GET", "/a", map[string]string{"If-None-Match": first.Header().Get("ETag")}); w.Code != 200 {
 		t.Fatalf("changed page after If-None-Match of the old one: status %d", w.Code)
+	}
+}
+
+// nonced is an upstream page that differs on every request (a CSRF
+// token, a timestamp), padded with links to size bytes.
+type nonced struct {
+	n     int
+	links string
+}
+
+func newNonced(size int) *nonced {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "<a href=/%s/%d>.</a>", strings.Repeat("p", 40), i)
+	}
+	return &nonced{links: b.String()}
+}
+
+func (v *nonced) ServeHTTP(w http.ResponseWriter, r *http.Request) error {
+	v.n++
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, "<html><body><input type=hidden name=csrf value=%d>%s</body></html>", v.n, v.links)
+	return nil
+}
+
+// TestInspectCacheBounded: what the module remembers of inspected pages
+// is bounded in bytes (links kept as 16-byte hashes), and a page too large
+// to carry blocks is not inspected at all. Before the fix a 3 MiB page
+// changing on every request added 3.3 MiB of live heap per request, up to
+// 4,096 entries, and was tokenized each time.
+func TestInspectCacheBounded(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	huge := newNonced(3 << 20)
+	for range 3 {
+		serve(t, h, huge, "GET", "/huge", nil)
+	}
+	// Expected: over MaxPageBytes: never inspected.
+	if n := len(h.inspected.m); n != 0 {
+		t.Fatalf("a page too large for blocks was inspected: %d cache entries", n)
+	}
+	page := newNonced(900 << 10) // under max_page_bytes, ~20,000 links
+	for range 24 {
+		serve(t, h, page, "GET", "/x", nil)
+	}
+	per := 0
+	for _, in := range h.inspected.m {
+		per = max(per, in.size())
+	}
+	t.Logf("24 versions of a %d KiB page: inspect cache %d KiB in %d entries, at most %d KiB each",
+		len(page.links)>>10, h.inspected.size>>10, len(h.inspected.m), per>>10)
+	// Expected: the cache within its bound, an entry far smaller than the
+	// page's links (kept as strings, they took over 1 MiB a version).
+	if h.inspected.size > defaultInspectBytes || per > len(page.links)/2 {
+		t.Fatalf("inspect cache %d bytes (bound %d), an entry of %d bytes", h.inspected.size, defaultInspectBytes, per)
+	}
+}
+
+// TestHoldAtMostMaxPageBytes: a page of unknown length stops being held
+// once it passes max_page_bytes (it could carry no block), not only at
+// max_buffer: before the fix each request for a 3.5 MiB page held all of
+// it (64 slow clients: +328 MiB of heap, against 4 MiB without the
+// module).
+func TestHoldAtMostMaxPageBytes(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	w := httptest.NewRecorder()
+	chunk := []byte("<p>" + strings.Repeat("x", 64<<10) + "</p>\n")
+	held := int64(-1) // bytes written when the client first got some
+	up := caddyhttp.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) error {
+		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+		rw.Write([]byte("<html><body>"))
+		written := int64(12)
+		for written < 3500<<10 {
+			n, _ := rw.Write(chunk)
+			written += int64(n)
+			if held < 0 && w.Body.Len() > 0 {
+				held = written
+			}
+		}
+		rw.Write([]byte("</body></html>"))
+		return nil
+	})
+	if err := h.ServeHTTP(w, httptest.NewRequest("GET", "/big", nil), up); err != nil {
+		t.Fatal(err)
+	}
+	// Expected: streamed on once past max_page_bytes (960 KiB), not held whole.
+	if held < 0 || held > h.MaxPageBytes+int64(len(chunk)) {
+		t.Fatalf("the client got its first byte after %d bytes of a %d-byte page (max_page_bytes %d)", held, w.Body.Len(), h.MaxPageBytes)
+	}
+}
+
+// TestRootLinksFromRootURL: the pages the root links to (which carry the
+// manifest) are resolved against "/", even when the same body was first
+// served at another URL (a single-page app): before the fix they were
+// /deep/dir/about.html and /deep/dir/blog/.
+func TestRootLinksFromRootURL(t *testing.T) {
+	f := newFixture(t)
+	spa := &page{body: `<html><body><a href="about.html">about</a> <a href="blog/">blog</a></body></html>`}
+	h := newHandler(t, f.bundle)
+	serve(t, h, spa, "GET", "/deep/dir/", nil)
+	serve(t, h, spa, "GET", "/", nil)
+	p := h.gen.Load().placer
+	p.mu.RLock()
+	got := slices.Sorted(maps.Keys(p.manifest))
+	p.mu.RUnlock()
+	if want := []string{"/about.html", "/blog/"}; !slices.Equal(got, want) {
+		t.Fatalf("manifest pages %v, want %v", got, want)
+	}
+}
+
+// failingWrites is storage whose writes and locks fail (a full or
+// read-only disk, a storage backend unreachable for writes).
+type failingWrites struct{ *memStorage }
+
+func (failingWrites) Lock(context.Context, string) error          { return fs.ErrPermission }
+func (failingWrites) Store(context.Context, string, []byte) error { return fs.ErrPermission }
+
+// TestPlacementWriteFailureNoStore: when a new page's placement cannot be
+// recorded, the page goes out without blocks like one whose blocks cannot
+// be read: marked no-store, so no cache keeps it (before the fix it went
+// out cacheable).
+func TestPlacementWriteFailureNoStore(t *testing.T) {
+	f := newFixture(t)
+	h := newHandlerOn(t, f.bundle, failingWrites{newMemStorage()})
+	w := serve(t, h, staticPage(), "GET", "/new-page", nil)
+	if w.Code != 200 || hasComments(w.Body.Bytes()) || w.Header().Get("Cache-Control") != "no-store" || strings.HasPrefix(w.Header().Get("ETag"), `"lz-`) {
+		t.Fatalf("status %d, blocks %v, Cache-Control %q, ETag %q", w.Code, hasComments(w.Body.Bytes()), w.Header().Get("Cache-Control"), w.Header().Get("ETag"))
+	}
+	// Expected: the planned pages need no write and still carry blocks.
+	if w := serve(t, h, staticPage(), "GET", "/a", nil); !hasComments(w.Body.Bytes()) {
+		t.Fatal("a planned page lost its blocks")
+	}
+}
+
+// TestRecordsCountServedBlocks: the blocks counted for a page are those it
+// carries: a large page, with room for one block, gets a record of one
+// block. Before the fix 20 pages of 940 KiB served 60 blocks while 144
+// were counted and the placement called itself full.
+func TestRecordsCountServedBlocks(t *testing.T) {
+	f := newFixture(t)
+	h := newHandler(t, f.bundle)
+	var links strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&links, `<a href="/big%d">.</a>`, i)
+	}
+	serve(t, h, &page{body: "<html><body>" + links.String() + "</body></html>"}, "GET", "/", nil)
+	big := &page{body: "<html><body>" + strings.Repeat("x", 940<<10) + "</body></html>"}
+	served := 0
+	for i := range 20 {
+		served += strings.Count(serve(t, h, big, "GET", fmt.Sprintf("/big%d", i), nil).Body.String(), "<!-- lazarus block 1")
+	}
+	g := h.gen.Load()
+	st, err := g.placer.loadState(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := 0
+	for _, c := range st.Counts {
+		counted += c
+	}
+	for _, idx := range g.pages { // the plan's pages count too
+		counted -= len(idx)
+	}
+	root, _ := g.placer.loadRecord(context.Background(), "/")
+	if root != nil {
+		counted -= len(root.blocks)
+	}
+	// Expected: counted = served.
+	if served == 0 || counted != served || st.Records != 20 {
+		t.Fatalf("20 large pages carry %d blocks; %d counted, %d verified records", served, counted, st.Records)
 	}
 }

@@ -1,9 +1,11 @@
 package caddymodule
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,7 +81,11 @@ func (h *Handler) use(g, cur *generation) {
 		h.logger.Warn("reading lazarus placement state", zap.String("generation", g.id), zap.Error(err))
 	}
 	prev := h.loadPrevious(g, cur)
-	h.prev.Store(prev)
+	if prev != nil {
+		h.prev.Store(&riding{g: prev})
+	} else {
+		h.prev.Store(nil)
+	}
 	h.gen.Store(g)
 	h.metrics.blocks.WithLabelValues(h.Name).Set(float64(len(g.blocks)))
 	h.logger.Info("loaded lazarus generation", zap.String("generation", g.id),
@@ -116,13 +122,43 @@ func (h *Handler) switchLag() time.Duration {
 	return time.Duration(h.MaxCrawlHold) + 2*time.Duration(h.ReloadInterval) + time.Minute
 }
 
-// dropPrevious stops the previous generation p riding along, when its
-// blocks cannot be read: it is extra, and pages go on with the current
-// generation's blocks alone.
-func (h *Handler) dropPrevious(p *generation, err error) {
-	if h.prev.CompareAndSwap(p, nil) {
-		h.logger.Warn("the previous lazarus generation can no longer be read; pages stop carrying it", zap.String("generation", p.id), zap.Error(err))
+// riding is the generation the current one replaced, riding along on
+// the pages beside it until its overlap ends.
+type riding struct {
+	g *generation
+	// dropped is when it stopped riding early, its blocks unreadable;
+	// zero while it rides.
+	dropped time.Time
+}
+
+// end is when r stops riding beside g: overlap after g's time, or when it
+// was dropped if earlier.
+func (r *riding) end(g *generation, overlap time.Duration) time.Time {
+	end := g.time.Add(overlap)
+	if !r.dropped.IsZero() && r.dropped.Before(end) {
+		end = r.dropped
 	}
+	return end
+}
+
+// dropPrevious ends the ride of the previous generation r, whose blocks
+// cannot be read: it is extra, and pages go on with the current
+// generation's blocks alone. It returns when the ride ended: now, or
+// when another request ended it. Pages that carried its blocks change
+// then, so their Last-Modified moves there (a client validating by date
+// gets the new bytes); other instances, which could read the blocks,
+// keep them until the overlap ends, and the ride is not resumed here
+// before the next switch.
+func (h *Handler) dropPrevious(r *riding, err error) time.Time {
+	ended := &riding{g: r.g, dropped: h.now().UTC().Truncate(time.Second)}
+	if h.prev.CompareAndSwap(r, ended) {
+		h.logger.Warn("the previous lazarus generation can no longer be read; pages stop carrying it", zap.String("generation", r.g.id), zap.Error(err))
+		return ended.dropped
+	}
+	if now := h.prev.Load(); now != nil && now.g == r.g && !now.dropped.IsZero() {
+		return now.dropped
+	}
+	return ended.dropped
 }
 
 // loadPrevious returns the generation g replaced: cur if it is that one,
@@ -154,7 +190,11 @@ func (h *Handler) attachPlacer(g *generation) {
 
 // prunePlacement deletes the placement state of generations the bundle
 // no longer holds (other instances may still serve any it holds), other
-// than the current and previous one.
+// than the current and previous one, and only that of this site and key:
+// two sites that share storage and a name (bundle mode, one bundle path
+// on two machines) each keep their own. A state that names neither (made
+// before states named them) is deleted as before; one signed by another
+// key of the same site (before a key rotation) is kept.
 func (h *Handler) prunePlacement(cur, prev *generation) {
 	keep, err := h.src.generations(h.ctx)
 	if err != nil {
@@ -165,9 +205,38 @@ func (h *Handler) prunePlacement(cur, prev *generation) {
 	if prev != nil {
 		keep = append(keep, prev.id)
 	}
-	if err := pruneExcept(h.ctx, h.storage, h.storagePrefix()+"placement", keep...); err != nil {
-		h.logger.Warn("deleting old lazarus placement state", zap.Error(err))
+	dir := h.storagePrefix() + "placement"
+	keys, err := h.storage.List(h.ctx, dir, false)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		h.logger.Warn("listing old lazarus placement state", zap.Error(err))
 	}
+	for _, k := range keys {
+		if slices.Contains(keep, strings.TrimPrefix(k, dir+"/")) || !h.ownPlacement(k, cur) {
+			continue
+		}
+		if err := h.storage.Delete(h.ctx, k); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			h.logger.Warn("deleting old lazarus placement state", zap.String("key", k), zap.Error(err))
+		}
+	}
+}
+
+// ownPlacement reports whether the placement state under dir belongs to
+// cur's site and key, or names none (made before states named them, or
+// records left without a state). An unreadable state is not ours to
+// delete.
+func (h *Handler) ownPlacement(dir string, cur *generation) bool {
+	v, err := h.storage.Load(h.ctx, dir+"/state")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return true
+	case err != nil:
+		return false
+	}
+	var st placerState
+	if len(v) > maxStateBytes || json.Unmarshal(v, &st) != nil {
+		return true
+	}
+	return st.Site == "" && st.KeyID == "" || st.Site == cur.site && st.KeyID == cur.keyID
 }
 
 // crawling reports whether an archive crawler was seen within CrawlSession.

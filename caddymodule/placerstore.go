@@ -1,0 +1,189 @@
+package caddymodule
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+)
+
+// The placement of a generation in storage, under the placer's prefix
+// (lazarus/NAME/placement/GENERATION/):
+//
+//	state      placerState as JSON
+//	pages/HEX  pageRecord as JSON, HEX = the first 32 hex digits of SHA-256(path)
+//	lock       the storage lock every change is made under
+
+// placerState is the shared state of a generation's placement.
+type placerState struct {
+	// Counts are the verified pages carrying each block, in the order of
+	// generation.blocks (planned pages count).
+	Counts []int `json:"counts"`
+	// UnverifiedCounts are the unverified pages carrying each block.
+	UnverifiedCounts []int `json:"unverified_counts,omitempty"`
+	// Records and UnverifiedRecords count the page records of each kind.
+	Records           int `json:"records"`
+	UnverifiedRecords int `json:"unverified_records,omitempty"`
+	// Full is set once every block has Copies verified carriers or
+	// maxRecords verified pages have records.
+	Full        bool     `json:"full"`
+	Manifest    []string `json:"manifest"`
+	ManifestSet bool     `json:"manifest_set"`
+	// Site and KeyID are the site URL and signer key id (hex) of the
+	// generation's manifest: a handler prunes only the placement of its
+	// own site and key (see Handler.prunePlacement).
+	Site  string `json:"site,omitempty"`
+	KeyID string `json:"key_id,omitempty"`
+}
+
+// count adds n (+1 or -1) records of a to the state.
+func (st *placerState) count(a *assignment, n int) {
+	counts, records := st.Counts, &st.Records
+	if a.unverified {
+		counts, records = st.UnverifiedCounts, &st.UnverifiedRecords
+	}
+	for _, i := range a.blocks {
+		counts[i] += n
+	}
+	*records += n
+}
+
+// pageRecord is one page's assignment in storage.
+type pageRecord struct {
+	Path       string    `json:"path"`
+	Blocks     []string  `json:"blocks"`
+	Manifest   bool      `json:"manifest"`
+	Since      time.Time `json:"since"`
+	Unverified bool      `json:"unverified,omitempty"`
+}
+
+// loadState reads the shared state, or starts it: counts from the plan.
+// The caller holds p.writing.
+func (p *placer) loadState(ctx context.Context) (*placerState, error) {
+	v, err := p.st.Load(ctx, p.prefix+"state")
+	st := &placerState{}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		st.Counts, st.Site, st.KeyID = make([]int, len(p.g.blocks)), p.g.site, p.g.keyID
+		for _, idx := range p.g.pages {
+			for _, i := range idx {
+				st.Counts[i]++
+			}
+		}
+	case err != nil:
+		return nil, err
+	case len(v) > maxStateBytes:
+		return nil, fmt.Errorf("placement state: %d bytes", len(v))
+	default:
+		if err := json.Unmarshal(v, st); err != nil {
+			return nil, fmt.Errorf("placement state: %w", err)
+		}
+	}
+	if st.UnverifiedCounts == nil { // none yet, or a state made before they were counted
+		st.UnverifiedCounts = make([]int, len(p.g.blocks))
+	}
+	if len(st.Counts) != len(p.g.blocks) || len(st.UnverifiedCounts) != len(p.g.blocks) {
+		return nil, fmt.Errorf("placement state: %d and %d counts for %d blocks", len(st.Counts), len(st.UnverifiedCounts), len(p.g.blocks))
+	}
+	p.adopt(st)
+	return st, nil
+}
+
+// adopt takes what an instance caches from the shared state.
+func (p *placer) adopt(st *placerState) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.manSet = st.ManifestSet
+	p.unverifiedFull = st.UnverifiedRecords >= p.maxUnverified
+	for _, l := range st.Manifest {
+		p.manifest[l] = true
+	}
+	if p.onChange != nil {
+		p.onChange(st.Counts)
+	}
+}
+
+func (p *placer) storeState(ctx context.Context, st *placerState) error {
+	v, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	if err := p.st.Store(ctx, p.prefix+"state", v); err != nil {
+		return err
+	}
+	p.adopt(st)
+	return nil
+}
+
+func (p *placer) recordKey(path string) string {
+	h := sha256.Sum256([]byte(path))
+	return p.prefix + "pages/" + hex.EncodeToString(h[:16])
+}
+
+// loadRecord returns the stored assignment of key, nil if none.
+func (p *placer) loadRecord(ctx context.Context, key string) (*assignment, error) {
+	rec, err := p.readRecord(ctx, p.recordKey(key))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rec.Path != key { // a SHA-256 prefix collision: treat as unknown
+		return nil, fmt.Errorf("placement record for %q holds %q", key, rec.Path)
+	}
+	a, err := p.resolve(rec)
+	if err != nil {
+		return nil, err
+	}
+	p.remember(key, a)
+	return a, nil
+}
+
+func (p *placer) readRecord(ctx context.Context, skey string) (*pageRecord, error) {
+	v, err := p.st.Load(ctx, skey)
+	if err != nil {
+		return nil, err
+	}
+	if len(v) > maxRecordBytes {
+		return nil, fmt.Errorf("placement record %s: %d bytes", skey, len(v))
+	}
+	rec := &pageRecord{}
+	if err := json.Unmarshal(v, rec); err != nil {
+		return nil, fmt.Errorf("placement record %s: %w", skey, err)
+	}
+	return rec, nil
+}
+
+func (p *placer) resolve(rec *pageRecord) (*assignment, error) {
+	idx, err := p.g.resolve(rec.Blocks)
+	if err != nil {
+		return nil, fmt.Errorf("placement record for %q: %w", rec.Path, err)
+	}
+	return &assignment{blocks: idx, manifest: rec.Manifest, since: rec.Since, unverified: rec.Unverified}, nil
+}
+
+func (p *placer) storeRecord(ctx context.Context, key string, a *assignment) error {
+	rec := pageRecord{Path: key, Manifest: a.manifest, Since: a.since, Unverified: a.unverified}
+	for _, i := range a.blocks {
+		rec.Blocks = append(rec.Blocks, p.g.blocks[i].ref.String())
+	}
+	v, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return p.st.Store(ctx, p.recordKey(key), v)
+}
+
+// lock takes the storage lock of the generation's placement.
+func (p *placer) lock(ctx context.Context) (func(), error) {
+	name := p.prefix + "lock"
+	if err := p.st.Lock(ctx, name); err != nil {
+		return nil, fmt.Errorf("placement lock: %w", err)
+	}
+	return func() { p.st.Unlock(context.WithoutCancel(ctx), name) }, nil
+}
