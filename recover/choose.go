@@ -49,6 +49,18 @@ func statusByLayout(status []codec.SegmentStatus) map[block.Layout]codec.Segment
 
 // complete returns the targets of m if all its data segments are rebuilt.
 func complete(m *manifest.Signed, done map[block.Layout]codec.SegmentStatus) ([]target, bool) {
+	ts := dataTargets(m, done)
+	for _, t := range ts {
+		if t.err != nil {
+			return nil, false
+		}
+	}
+	return ts, len(ts) > 0
+}
+
+// dataTargets returns a target per data segment of m, with why it cannot
+// be restored yet, if so.
+func dataTargets(m *manifest.Signed, done map[block.Layout]codec.SegmentStatus) []target {
 	var ts []target
 	for i := range m.Manifest.Segments {
 		seg := &m.Manifest.Segments[i]
@@ -56,15 +68,19 @@ func complete(m *manifest.Signed, done map[block.Layout]codec.SegmentStatus) ([]
 			continue
 		}
 		l, err := codec.SegmentLayout(m, seg)
-		if err != nil {
-			return nil, false
+		t := target{layout: l, tarSize: seg.TarSize}
+		st, ok := done[l]
+		switch {
+		case err != nil:
+			t.err = fmt.Errorf("segment %q: %w", seg.Name, err)
+		case !ok:
+			t.err = fmt.Errorf("segment %q: no block found", seg.Name)
+		case !st.Done():
+			t.err = st.Err()
 		}
-		if st, ok := done[l]; !ok || !st.Done() {
-			return nil, false
-		}
-		ts = append(ts, target{layout: l, tarSize: seg.TarSize})
+		ts = append(ts, t)
 	}
-	return ts, len(ts) > 0
+	return ts
 }
 
 // perSegment falls back to the newest complete version of each segment
@@ -156,22 +172,9 @@ func newerSeen(manifests []*manifest.Signed, status []codec.SegmentStatus, o *Op
 // shortOf says which data segments of m are not complete, and why.
 func shortOf(m *manifest.Signed, done map[block.Layout]codec.SegmentStatus) string {
 	var why []string
-	for i := range m.Manifest.Segments {
-		seg := &m.Manifest.Segments[i]
-		if seg.Kind != "data" {
-			continue
-		}
-		l, err := codec.SegmentLayout(m, seg)
-		if err != nil {
-			why = append(why, fmt.Sprintf("segment %q: %v", seg.Name, err))
-			continue
-		}
-		st, ok := done[l]
-		switch {
-		case !ok:
-			why = append(why, fmt.Sprintf("segment %q: no block found", seg.Name))
-		case !st.Done():
-			why = append(why, st.Err().Error())
+	for _, t := range dataTargets(m, done) {
+		if t.err != nil {
+			why = append(why, t.err.Error())
 		}
 	}
 	if len(why) == 0 {

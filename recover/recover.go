@@ -50,7 +50,7 @@ type SourceReport struct {
 	Captures int    `json:"captures"`        // captures listed (or streamed)
 	Fetched  int    `json:"fetched"`         // captures fetched and scanned
 	Failed   int    `json:"failed"`          // captures that could not be fetched
-	Error    string `json:"error,omitempty"` // why it could not be listed or read (wholly, or past Captures); else the last fetch error
+	Error    string `json:"error,omitempty"` // why it could not be listed or read (wholly, or past Captures); else the first fetch error
 }
 
 // source returns the report of src, adding it on first use.

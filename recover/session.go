@@ -215,7 +215,7 @@ func (s *session) drain(ctx context.Context) error {
 			s.rep.problem("%s %s: %v", q.src.Name(), q.c.URL, err)
 			sr := s.rep.source(q.src)
 			sr.Failed++
-			if sr.Fetched == 0 {
+			if sr.Error == "" {
 				sr.Error = err.Error()
 			}
 			continue
