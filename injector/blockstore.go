@@ -25,15 +25,18 @@ type blockStore struct {
 	f     *os.File
 	size  int64
 	index map[segRef][2]int64 // offset, length
+	check func() error        // called before each block; an error stops encode
 }
 
-func newBlockStore(dir string) (*blockStore, error) {
+// newBlockStore makes a store in dir; check is called before each block
+// is encoded, and its error stops the encoding.
+func newBlockStore(dir string, check func() error) (*blockStore, error) {
 	f, err := os.CreateTemp(dir, "blocks-*")
 	if err != nil {
 		return nil, err
 	}
 	os.Remove(f.Name())
-	return &blockStore{f: f, index: map[segRef][2]int64{}}, nil
+	return &blockStore{f: f, index: map[segRef][2]int64{}, check: check}, nil
 }
 
 func (s *blockStore) close() { s.f.Close() }
@@ -48,6 +51,9 @@ func (s *blockStore) encode(sealed *codec.Sealed, seg *segmentInfo, signer *keys
 	}
 	origin := codec.Generation{ID: seg.Generation, Time: seg.Time}
 	return sealed.Encode(origin, p, signer, func(b *block.Block, enc []byte) error {
+		if err := s.check(); err != nil {
+			return err
+		}
 		ref := manifest.BlockRef{Segment: b.Name, Stripe: b.Stripe, Shard: b.Shard}
 		if raw != nil {
 			if err := raw(ref, enc); err != nil {

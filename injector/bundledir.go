@@ -2,6 +2,7 @@ package injector
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,10 +38,11 @@ func (r *run) writeBundle() error {
 	}
 	dir := filepath.Join(gens, r.gen.ID.String())
 	if _, err := os.Stat(dir); os.IsNotExist(err) {
-		if err := r.buildBundleGeneration(gens, dir); err != nil {
+		n, err := r.buildBundleGeneration(gens, dir)
+		if err != nil {
 			return err
 		}
-		r.res.Written++
+		r.res.Written += n
 	}
 	wrote, err := writeIfChanged(filepath.Join(r.o.BundleDir, bundleCurrent), []byte(r.gen.ID.String()+"\n"), 0o644, nil)
 	if wrote {
@@ -52,44 +54,52 @@ func (r *run) writeBundle() error {
 	return r.pruneBundle(gens)
 }
 
-func (r *run) buildBundleGeneration(gens, dir string) error {
+// buildBundleGeneration writes the generation's directory under a
+// temporary name, renamed into place when complete, and returns how many
+// files it holds. Stopped by an error or Abort, it leaves nothing.
+func (r *run) buildBundleGeneration(gens, dir string) (int, error) {
 	tmp, err := os.MkdirTemp(gens, ".tmp-")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer os.RemoveAll(tmp)
 	if err := os.WriteFile(filepath.Join(tmp, "manifest"), r.gen.Envelope, 0o644); err != nil {
-		return err
+		return 0, err
 	}
 	plan, err := json.MarshalIndent(bundlePlan{Manifest: r.gen.Manifests, Pages: r.gen.Pages}, "", "  ")
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "plan.json"), plan, 0o644); err != nil {
-		return err
+		return 0, err
 	}
-	store, err := newBlockStore(r.tmp)
+	files := 2
+	store, err := newBlockStore(r.tmp, r.aborted)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer store.close()
 	for i := range r.gen.Segments {
 		s := &r.gen.Segments[i]
 		if err := os.MkdirAll(filepath.Join(tmp, "blocks", s.Name), 0o755); err != nil {
-			return err
+			return 0, err
 		}
 		err := r.encodeSegment(store, s, map[manifest.BlockRef]bool{}, func(ref manifest.BlockRef, raw []byte) error {
 			name := strconv.FormatUint(uint64(ref.Stripe), 10) + "." + strconv.FormatUint(uint64(ref.Shard), 10)
+			files++
 			return os.WriteFile(filepath.Join(tmp, "blocks", s.Name, name), raw, 0o644)
 		})
+		if errors.Is(err, ErrWriteInterrupted) {
+			return 0, err
+		}
 		if err != nil {
-			return fmt.Errorf("bundle: %w", err)
+			return 0, fmt.Errorf("bundle: %w", err)
 		}
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
+		return 0, err
 	}
-	return os.Rename(tmp, dir)
+	return files, os.Rename(tmp, dir)
 }
 
 // pruneBundle removes generation directories the state no longer keeps.

@@ -45,7 +45,7 @@ func TestRunCancelled(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			o.Progress = func(p Progress) {
-				if p.Phase == PhaseWrite {
+				if p.Phase == PhaseSave {
 					cancel()
 				}
 			}

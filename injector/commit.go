@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
@@ -15,10 +16,27 @@ type pendingSegment struct {
 	id   manifest.Digest
 }
 
+// unfinishedFile, in the state directory, names the generation whose
+// outputs a run is writing: made before the new state is saved, removed
+// once the outputs are written. A run that finds it naming the generation
+// it keeps knows an earlier run stopped in between, and reports that it
+// completed the outputs.
+const unfinishedFile = "unfinished"
+
+// readUnfinished returns the generation an earlier run saved and did not
+// finish writing, or "".
+func readUnfinished(dir string) string {
+	raw, _ := os.ReadFile(filepath.Join(dir, unfinishedFile))
+	return strings.TrimSpace(string(raw))
+}
+
 // commit saves the new segment versions and the new state before any page
 // changes, so pages are always derived from a saved state: a run that is
 // interrupted while writing pages is completed by the next run.
 func (r *run) commit() error {
+	if err := os.WriteFile(filepath.Join(r.o.StateDir, unfinishedFile), []byte(r.gen.ID.String()+"\n"), 0o600); err != nil {
+		return err
+	}
 	for _, sealed := range r.fresh {
 		if err := sealed.Save(segmentPath(r.o.StateDir, sealed.ID)); err != nil {
 			return err

@@ -50,14 +50,14 @@ func (o *Options) runDump(ctx context.Context, d Dump, tmp string, dumps map[str
 	case ctx.Err() != nil:
 		return bundle.Entry{}, interrupted(ctx)
 	case dctx.Err() == context.DeadlineExceeded:
-		err = fmt.Errorf("timed out after %v", o.DumpTimeout)
+		err = dumpTimeout(o.DumpTimeout)
 	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg != "" {
 			msg = "; its stderr ends: " + lastLines(msg, 3)
 		}
-		return bundle.Entry{}, fmt.Errorf("%w: %s (%q): %v%s", ErrDump, d.Name, d.Command, err, msg)
+		return bundle.Entry{}, fmt.Errorf("%w: %s (%q): %w%s", ErrDump, d.Name, d.Command, err, msg)
 	}
 	if err := out.Close(); err != nil {
 		return bundle.Entry{}, err
@@ -67,6 +67,15 @@ func (o *Options) runDump(ctx context.Context, d Dump, tmp string, dumps map[str
 	}
 	return bundle.FileEntry(d.Name, out.Name())
 }
+
+// dumpTimeout is the error of a dump that outlived DumpTimeout;
+// errors.Is finds context.DeadlineExceeded in it.
+type dumpTimeout time.Duration
+
+func (d dumpTimeout) Error() string { return fmt.Sprintf("timed out after %v", time.Duration(d)) }
+
+// Is reports whether target is context.DeadlineExceeded.
+func (d dumpTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // dumpCommand returns "sh -c command" in a process group of its own. When
 // ctx is done the whole group is killed, so pipelines and background jobs

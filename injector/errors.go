@@ -16,8 +16,14 @@ var (
 	// ErrLocked means another run holds the state directory.
 	ErrLocked = errors.New("the state directory is locked by another run")
 	// ErrDump means a dump command failed (non-zero exit, signal or
-	// timeout); nothing was changed.
+	// timeout); nothing was changed. The error also wraps the command's
+	// *exec.ExitError when it exited or was killed, and
+	// context.DeadlineExceeded when it ran out of time.
 	ErrDump = errors.New("dump command failed")
+	// ErrWriteInterrupted means Options.Abort stopped a run while it wrote
+	// its outputs: the new state is saved, no temporary file is left, each
+	// output file is old or new, and the next run completes them.
+	ErrWriteInterrupted = errors.New("stopped while writing the outputs")
 	// ErrTooFewPages is wrapped when the site has fewer carrier pages than
 	// one stripe needs at the chosen redundancy; nothing was changed.
 	ErrTooFewPages = placement.ErrTooFewPages

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"os"
+	"path/filepath"
 
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
@@ -18,7 +19,9 @@ import (
 // are killed with everything they started) and Run returns an error
 // wrapping the context's cause, having changed nothing. From then on the
 // run finishes writing the outputs, which are derived from the saved
-// state; were it killed there, the next run would complete them.
+// state, unless Options.Abort stops it between two files (see
+// ErrWriteInterrupted); were it stopped or killed there, the next run
+// completes them and says so (Result.Completed).
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
@@ -33,7 +36,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{o: &o, st: st, tmp: ws.tmp, res: &Result{DryRun: o.DryRun}}
+	r := &run{o: &o, st: st, tmp: ws.tmp, unfinished: readUnfinished(o.StateDir)}
+	r.res = &Result{DryRun: o.DryRun, Segments: []SegmentResult{}, Pages: []PageResult{}, Excluded: []string{}}
 	defer r.closeSealed()
 	if err := r.build(ctx); err != nil {
 		return nil, err
@@ -43,20 +47,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 // run is the state of one Run.
 type run struct {
-	o       *Options
-	st      *state
-	tmp     string
-	res     *Result
-	sealer  *keys.Sealer
-	key     stateKey                 // keys the content hashes in the state
-	newKey  bool                     // key is a new random one for commit to save
-	fresh   map[string]*codec.Sealed // new segment versions by name
-	listing *pendingSegment          // a new listing segment's ciphertext, in tmp until commit
-	files   []manifest.File          // the listing's files
-	pages   []pageInfo
-	gen     generationInfo
-	old     map[string][]placement.OldRef // URL → previous generations' blocks kept
-	added   map[string]int                // URL → bytes the plan adds (manifest reserve included)
+	o          *Options
+	st         *state
+	tmp        string
+	unfinished string // the generation an earlier run saved but did not finish writing, or ""
+	res        *Result
+	sealer     *keys.Sealer
+	key        stateKey                 // keys the content hashes in the state
+	newKey     bool                     // key is a new random one for commit to save
+	fresh      map[string]*codec.Sealed // new segment versions by name
+	listing    *pendingSegment          // a new listing segment's ciphertext, in tmp until commit
+	files      []manifest.File          // the listing's files
+	pages      []pageInfo
+	gen        generationInfo
+	old        map[string][]placement.OldRef // URL → previous generations' blocks kept
+	added      map[string]int                // URL → bytes the plan adds (manifest reserve included)
 }
 
 func (r *run) build(ctx context.Context) error {
@@ -87,17 +92,21 @@ func (r *run) build(ctx context.Context) error {
 	if r.o.DryRun {
 		return nil
 	}
-	r.o.progress(Progress{Phase: PhaseWrite, Total: int64(len(r.pages))})
+	r.o.progress(Progress{Phase: PhaseSave})
 	if ctx.Err() != nil { // the last moment to stop without a trace
 		return interrupted(ctx)
 	}
 	if err := r.commit(); err != nil {
 		return err
 	}
+	r.o.progress(Progress{Phase: PhaseWrite, Total: int64(len(r.pages))})
 	if err := testHookAfterCommit(); err != nil {
 		return err
 	}
-	return r.write()
+	if err := r.write(); err != nil {
+		return err
+	}
+	return os.Remove(filepath.Join(r.o.StateDir, unfinishedFile))
 }
 
 // planAll discovers the pages and plans the generation.

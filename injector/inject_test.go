@@ -136,8 +136,8 @@ func TestInterruptedRunIsCompleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.New || res.Written == 0 {
-		t.Fatalf("second run: new=%v written=%d; want the saved generation written out", res.New, res.Written)
+	if res.New || !res.Completed || res.Written == 0 {
+		t.Fatalf("second run: new=%v completed=%v written=%d; want the saved generation written out", res.New, res.Completed, res.Written)
 	}
 	if _, err := os.Stat(filepath.Join(f.dir, "site/.lazarus-tmp-123")); !os.IsNotExist(err) {
 		t.Fatal("stale temporary file left behind")

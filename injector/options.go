@@ -76,6 +76,14 @@ type Options struct {
 	Notice string           // optional visible line, "{date}" replaced, changed only when blocks change
 	DryRun bool             // plan and report, write nothing (not even the state directory)
 	Now    func() time.Time // defaults to time.Now
+	// Abort, if not nil, stops a run in its write phase when it is closed
+	// (before the new state is saved, Run's ctx stops a run; after that a
+	// done ctx lets the run finish writing). The run stops between two
+	// files, removes every temporary file it wrote, leaves each output file
+	// old or new, and returns an error wrapping ErrWriteInterrupted; the
+	// next run completes the outputs (Result.Completed). Defaults to nil:
+	// a run that saved its state always finishes writing.
+	Abort <-chan struct{}
 	// Progress, if not nil, is called as the run moves on (see Progress);
 	// from the goroutine that called Run. Defaults to nil: no reports.
 	Progress func(Progress)

@@ -19,9 +19,10 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/site"
 )
 
-// write encodes the blocks the plan needs and writes the outputs.
+// write encodes the blocks the plan needs and writes the outputs. A
+// closed Options.Abort stops it between two files (see aborted).
 func (r *run) write() error {
-	store, err := newBlockStore(r.tmp)
+	store, err := newBlockStore(r.tmp, r.aborted)
 	if err != nil {
 		return err
 	}
@@ -47,6 +48,22 @@ func (r *run) write() error {
 		return r.writeBundle()
 	}
 	return nil
+}
+
+// aborted returns an error wrapping ErrWriteInterrupted once Options.Abort
+// is closed, else nil.
+func (r *run) aborted() error {
+	select {
+	case <-r.o.Abort:
+	default:
+		return nil
+	}
+	files := "no file written yet"
+	if r.res.Written > 0 {
+		files = fmt.Sprintf("%d of its files written", r.res.Written)
+	}
+	return fmt.Errorf("%w of generation %s (%s, no temporary file left); the state is saved and the next run completes them",
+		ErrWriteInterrupted, r.gen.ID, files)
 }
 
 // encodeBlocks encodes every block a page carries, current and old, from
@@ -140,15 +157,21 @@ func (r *run) pageComments(store *blockStore, url string, mc []byte) ([][]byte, 
 // writeSite rewrites the pages whose comments change; every other page
 // keeps its bytes and mtime. Changed pages get a new mtime (and their
 // sitemap lastmod), so servers announce the change to crawlers. All pages
-// are replaced in one crash-safe batch.
+// are replaced in one crash-safe batch; stopped (Abort, an error) before
+// the batch is renamed into place, it removes its temporary files and
+// changes no page.
 func (r *run) writeSite(store *blockStore, mc []byte) error {
 	now := r.o.Now()
 	changed := map[string]time.Time{}
 	var b batch
 	defer b.abort()
 	dirs := map[string]bool{}
+	staged := 0
 	for i, p := range r.pages {
 		r.o.progress(Progress{Phase: PhaseWrite, Name: p.URL, Done: int64(i), Total: int64(len(r.pages))})
+		if err := r.aborted(); err != nil {
+			return err
+		}
 		if p.File == "" {
 			continue
 		}
@@ -166,13 +189,17 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 		}
 		if res.Changed {
 			changed[p.URL] = now
-			r.res.Written++
+			staged++
 		}
 		r.addPage(res)
+	}
+	if err := r.aborted(); err != nil {
+		return err
 	}
 	if err := b.commit(); err != nil {
 		return err
 	}
+	r.res.Written += staged
 	if len(changed) == 0 {
 		return nil
 	}
@@ -223,6 +250,9 @@ func (r *run) addPage(res PageResult) {
 func (r *run) writeSnippets(store *blockStore, mc []byte) error {
 	for i, p := range r.pages {
 		r.o.progress(Progress{Phase: PhaseWrite, Name: p.URL, Done: int64(i), Total: int64(len(r.pages))})
+		if err := r.aborted(); err != nil {
+			return err
+		}
 		comments, _, err := r.pageComments(store, p.URL, mc)
 		if err != nil {
 			return err

@@ -17,7 +17,8 @@ const (
 	PhaseDump    Phase = "dump"    // running dump Name; Done/Total count dumps
 	PhasePack    Phase = "pack"    // packing and encrypting; Done/Total count content bytes
 	PhasePlan    Phase = "plan"    // discovering pages, placing blocks, signing the manifest
-	PhaseWrite   Phase = "write"   // encoding blocks and writing outputs; Done/Total count pages
+	PhaseSave    Phase = "save"    // saving the new state: the last moment a done ctx stops the run
+	PhaseWrite   Phase = "write"   // the state is saved; encoding blocks and writing outputs (only Options.Abort stops it); Done/Total count pages
 	PhaseDone    Phase = "done"    // finished (also after an error)
 )
 

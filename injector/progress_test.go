@@ -32,7 +32,7 @@ func TestProgress(t *testing.T) {
 			lastWrite = p
 		}
 	}
-	want := []Phase{PhaseCollect, PhaseDump, PhasePack, PhasePlan, PhaseWrite, PhaseDone}
+	want := []Phase{PhaseCollect, PhaseDump, PhasePack, PhasePlan, PhaseSave, PhaseWrite, PhaseDone}
 	if !slices.Equal(phases, want) {
 		t.Errorf("phases %v, want %v", phases, want)
 	}

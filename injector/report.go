@@ -13,6 +13,7 @@ import (
 // report fills the result from the plan.
 func (r *run) report() {
 	r.res.Generation = r.gen.ID.String()
+	r.res.Completed = !r.res.New && r.unfinished == r.res.Generation
 	for _, s := range r.gen.Segments {
 		_, changed := r.fresh[s.Name]
 		if s.Kind == block.KindListing.String() {

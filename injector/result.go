@@ -5,10 +5,11 @@ type Result struct {
 	Generation string          `json:"generation"`         // the current generation id
 	Previous   string          `json:"previous,omitempty"` // the generation it replaced, if new
 	New        bool            `json:"new"`                // a new generation was made
+	Completed  bool            `json:"completed"`          // unchanged, and this run completed outputs an interrupted run left unwritten (see Run)
 	DryRun     bool            `json:"dry_run"`
 	Segments   []SegmentResult `json:"segments"`
 	Pages      []PageResult    `json:"pages"`         // carrier pages and pages whose comments changed
-	Written    int             `json:"pages_written"` // pages, snippets and sitemap files rewritten
+	Written    int             `json:"pages_written"` // files written: pages, snippets, the sitemap, bundle files
 	Warnings   []string        `json:"warnings,omitempty"`
 	Carriers   int             `json:"carriers"`       // carrier pages available
 	Excluded   []string        `json:"excluded_pages"` // pages that cannot carry blocks, with the reason

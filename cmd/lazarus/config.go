@@ -13,9 +13,11 @@ import (
 )
 
 // injectConfig is the --config file of inject: the same settings as the
-// flags, with the flag names in snake_case. Relative paths are relative to
-// the config file. Unknown keys and bad values are errors; settings the
-// file leaves out keep the injector's defaults (see apply).
+// flags, with the flag names in snake_case, except the command-line-only
+// flags (cliOnly). Relative paths are relative to the config file.
+// Unknown keys and bad values are errors; settings the file leaves out
+// keep the injector's defaults (see apply). docs/recipes/lazarus.toml
+// lists every setting.
 //
 //	site_url = "https://example.org/"
 //	key = "/etc/lazarus/server.key"
@@ -68,6 +70,10 @@ func (s *tomlSize) UnmarshalTOML(v any) error {
 	return fmt.Errorf("size must be a number or a string like \"48KiB\", not %T", v)
 }
 
+// cliOnly are the flags with no setting in the file, each about one run:
+// a dry_run left in a file would make every scheduled run write nothing.
+var cliOnly = map[string]string{"dry_run": "--dry-run", "json": "--json", "config": "--config"}
+
 func loadInjectConfig(path string) (*injectConfig, error) {
 	var c injectConfig
 	md, err := toml.DecodeFile(path, &c)
@@ -78,6 +84,9 @@ func loadInjectConfig(path string) (*injectConfig, error) {
 		keys := make([]string, len(und))
 		for i, k := range und {
 			keys[i] = k.String()
+			if flag, ok := cliOnly[keys[i]]; ok {
+				return nil, fmt.Errorf("config %s: %s is not a setting: %s, --json and --config are for one run, given on the command line only", path, keys[i], flag)
+			}
 		}
 		return nil, fmt.Errorf("config %s: unknown setting %s", path, strings.Join(keys, ", "))
 	}

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/demo"
 )
@@ -28,5 +31,65 @@ func TestDemo(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(keep, p)); err != nil {
 			t.Errorf("--keep: %v", err)
 		}
+	}
+}
+
+// TestDemoInterrupted: Ctrl-C or SIGTERM while the demo serves its site
+// (pausing there, see installTestHooks) stops it: the exit code of the
+// signal, a message in the demo's words, and no temporary directory
+// left behind (it holds owner.key).
+func TestDemoInterrupted(t *testing.T) {
+	bin, err := exec.LookPath("lazarus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sig  os.Signal
+		code int
+		want string
+	}{
+		{os.Interrupt, exitInterrupted, "lazarus: error: demo interrupted (interrupt signal received); the server was stopped and its temporary directory, keys included, was removed\n"},
+		{syscall.SIGTERM, exitTerminated, "lazarus: error: demo interrupted (terminated signal received); the server was stopped and its temporary directory, keys included, was removed\n"},
+	} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			tmp := filepath.Join(dir, "tmp")
+			if err := os.Mkdir(tmp, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, "demo")
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "LAZARUS_TEST_PAUSE_DEMO="+dir)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			if !waitFile(filepath.Join(dir, "ready"), 60*time.Second, done) {
+				cmd.Process.Kill()
+				t.Fatalf("the demo never served its site; stderr:\n%s", stderr.String())
+			}
+			if keys, _ := filepath.Glob(filepath.Join(tmp, "lazarus-demo-*", "keys", "owner.key")); len(keys) != 1 {
+				t.Fatalf("owner.key in the temporary directory: %v", keys)
+			}
+			if err := cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(200 * time.Millisecond)
+			writeTestFile(t, filepath.Join(dir, "go"), "")
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still running 30s after the signal; stderr:\n%s", stderr.String())
+			}
+			if code := exitCode(err); code != c.code || stderr.String() != c.want {
+				t.Errorf("exit %v, want %d; stderr:\n%s", err, c.code, stderr.String())
+			}
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				t.Errorf("%s left in the temporary directory", left[0].Name())
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"strings"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -16,6 +17,10 @@ import (
 func injectFailed(w io.Writer, err error, o injector.Options, sig *interrupt) int {
 	var oe *injector.OptionsError
 	switch {
+	case errors.Is(err, injector.ErrWriteInterrupted):
+		errorf(w, "interrupted again (%v): %v", context.Cause(sig.again), err)
+		hintf(w, "run the same command again to complete the pages")
+		return sig.code()
 	case sig.stopped() && errors.Is(err, context.Canceled):
 		errorf(w, "interrupted (%v); nothing was changed", context.Cause(sig.ctx))
 		return sig.code()
@@ -81,13 +86,29 @@ func runHint(err error, o injector.Options) string {
 	case errors.Is(err, injector.ErrLocked):
 		return "wait for the other run to finish; nothing was changed"
 	case errors.Is(err, injector.ErrDump):
-		return fmt.Sprintf("fix the dump command (run it by hand to see), or give it longer than --dump-timeout %v; nothing was changed", o.DumpTimeout)
+		return dumpHint(err, o)
 	case errors.As(err, &be):
 		return budgetHint(be, o)
 	case errors.Is(err, injector.ErrTooFewPages):
 		return fmt.Sprintf("link more pages from the root page, or lower --redundancy (now %g); nothing was changed", o.Redundancy)
 	}
 	return ""
+}
+
+// dumpHint says what to do about a failed dump: a command the shell did
+// not find is most often a PATH problem (cron's is /usr/bin:/bin), a
+// timeout wants more time, anything else a look at the command.
+func dumpHint(err error, o injector.Options) string {
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() == 127:
+		return "the shell did not find a command of the dump (exit 127); if it runs by hand, PATH is the difference: " +
+			"cron and systemd do not use your login shell's PATH (cron's is /usr/bin:/bin), so " +
+			"set PATH in the crontab or the unit, or give the command by its absolute path (see docs/DEPLOY.md); nothing was changed"
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("give the dump longer than --dump-timeout %v, or make it faster; nothing was changed", o.DumpTimeout)
+	}
+	return "fix the dump command (run it by hand, as the same user, to see); nothing was changed"
 }
 
 // budgetHint turns a BudgetError's numbers into flags to change.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -11,7 +12,8 @@ import (
 )
 
 // listFlag is a repeatable flag. Values from the config file are replaced
-// by the first value given on the command line.
+// by the first value given on the command line: a list flag replaces the
+// file's list (documented in injectUsage and the README).
 type listFlag struct {
 	vals    []string
 	fromCLI bool
@@ -41,8 +43,19 @@ const injectUsage = `Usage: lazarus inject [--config FILE] [flags]
 
 Packs, encrypts and erasure-codes the server side and embeds it in the site's pages.
 Each --include and --dump is a segment; lazarus recover --out OUT restores segment NAME as OUT/NAME.
+Outputs: --site DIR rewrites the site's .html pages in place, also when --bundle or --snippets
+is given (to leave the pages alone, list them with --urls FILE instead of --site).
+
+Settings come from the defaults, then --config FILE (the flags' names in snake_case; the
+source's docs/recipes/lazarus.toml shows every one), then the flags: a flag overrides the
+file, and a list flag (--include, --exclude, --dump) replaces the file's whole list.
+--dry-run, --json and --config are given on the command line only.
+
 Exit codes: 0 done (new generation or unchanged), 1 error (nothing changed), 2 usage error,
 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM (nothing changed).
+A signal after the new state is saved lets the run finish the pages (exit 0, with a warning);
+a second one stops it between two pages, leaving no temporary file: exit 130 or 143, and the
+next run completes the pages.
 
 Examples:
   # a static site, before publishing it
@@ -53,6 +66,9 @@ Examples:
   # the same settings from a file (flags override it); show the plan, write nothing
   lazarus inject --config /etc/lazarus/lazarus.toml --dry-run
 
+  # the file's settings, but preserve only /srv/app (replaces the file's include list)
+  lazarus inject --config /etc/lazarus/lazarus.toml --include /srv/app
+
   # generations for the Caddy module, planned for the pages listed in urls.txt
   lazarus inject --bundle /var/lib/lazarus/bundle --urls urls.txt --site-url https://example.org/ \
       --key server.key --include /srv/app
@@ -60,9 +76,13 @@ Examples:
 Flags:
 `
 
+// testHookInject, if set, sees the options of a run just before it
+// starts (tests use it to pause the write phase).
+var testHookInject func(*injector.Options)
+
 func runInject(args []string, stdout, stderr io.Writer) int {
 	c := &injectCmd{stderr: stderr}
-	if code, ok := c.parse(args, stderr); !ok {
+	if code, ok := c.parse(args, stdout, stderr); !ok {
 		return code
 	}
 	opts, err := c.options()
@@ -72,10 +92,19 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 	}
 	sig := notifyInterrupt()
 	defer sig.stop()
-	opts.Progress = injectProgress(stderr)
+	status := newInjectStatus(stderr)
+	opts.Progress, opts.Abort = status.report, sig.again.Done()
+	if testHookInject != nil {
+		testHookInject(&opts)
+	}
+	stopWatch := status.watch(sig)
 	res, err := injector.Run(sig.ctx, opts)
+	stopWatch()
 	if err != nil {
 		return injectFailed(stderr, err, opts, sig)
+	}
+	if sig.stopped() && !opts.DryRun {
+		fmt.Fprintf(stderr, "lazarus: warning: %v after the new state was saved: the run finished writing the pages instead of stopping, and succeeded\n", context.Cause(sig.ctx))
 	}
 	if c.jsonOut {
 		enc := json.NewEncoder(stdout)
@@ -89,7 +118,7 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 
 // parse starts from the injector's defaults, applies the config file named
 // by --config (if any), then the flags, which override it.
-func (c *injectCmd) parse(args []string, stderr io.Writer) (int, bool) {
+func (c *injectCmd) parse(args []string, stdout, stderr io.Writer) (int, bool) {
 	c.opts = injector.DefaultOptions()
 	if path := configArg(args); path != "" {
 		cfg, err := loadInjectConfig(path)
@@ -104,7 +133,7 @@ func (c *injectCmd) parse(args []string, stderr io.Writer) (int, bool) {
 		}
 		c.cfg = *cfg
 	}
-	return parseFlags(c.flags(), args, stderr)
+	return parseFlags(c.flags(), args, stdout, stderr)
 }
 
 // configArg finds --config's value before the flags are parsed.
@@ -132,7 +161,7 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	}
 	o, cfg := &c.opts, &c.cfg
 	c.include.vals, c.exclude.vals, c.dump.vals = cfg.Include, cfg.Exclude, cfg.dumps()
-	fs.String("config", "", "TOML `FILE` with the same settings (flags override it)")
+	fs.String("config", "", "TOML `FILE` with the same settings (flags override it; a list flag replaces its list)")
 	fs.Var(&c.include, "include", "`PATH[=NAME]` to preserve, a directory or file, restored as NAME (default: its base name; repeatable)")
 	fs.Var(&c.exclude, "exclude", "gitignore-style `GLOB` to leave out (repeatable)")
 	fs.Var(&c.dump, "dump", "`NAME=COMMAND` whose output is preserved as file NAME (repeatable)")
@@ -147,13 +176,13 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.Var(sizeFlag{&o.MaxPageBytes}, "max-page-bytes", "pages with blocks stay below this `SIZE`")
 	fs.Float64Var(&o.Redundancy, "redundancy", o.Redundancy, "parity blocks per data block")
 	fs.IntVar(&o.KeepPrevious, "keep-previous", o.KeepPrevious, "previous generations kept beside the new one while the budget allows")
-	fs.StringVar(&o.SiteDir, "site", o.SiteDir, "static site `DIR` whose .html pages are rewritten in place")
+	fs.StringVar(&o.SiteDir, "site", o.SiteDir, "static site `DIR` whose .html pages are rewritten in place (with --bundle or --snippets too)")
 	fs.StringVar(&o.BundleDir, "bundle", o.BundleDir, "`DIR` to write generations into for the Caddy module (needs --site or --urls)")
 	fs.StringVar(&o.SnippetsDir, "snippets", o.SnippetsDir, "`DIR` to write one include file per page into (needs --site or --urls)")
 	fs.StringVar(&cfg.URLs, "urls", cfg.URLs, "`FILE` of page paths (one per line) for --bundle or --snippets without --site")
-	fs.StringVar(&cfg.State, "state", cfg.State, "state `DIR` (default: under $XDG_STATE_HOME/lazarus)")
+	fs.StringVar(&cfg.State, "state", cfg.State, "state `DIR` (default: $XDG_STATE_HOME/lazarus/HASH, $XDG_STATE_HOME defaulting to ~/.local/state)")
 	fs.StringVar(&o.Notice, "notice", o.Notice, "visible line kept in a data-lazarus-notice element, e.g. 'Updated {date}'")
-	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan without writing anything (not even the state directory)")
-	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan without writing anything (not even the state directory); command line only")
+	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON; command line only")
 	return fs
 }

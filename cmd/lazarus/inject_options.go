@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -48,7 +49,11 @@ func (c *injectCmd) options() (injector.Options, error) {
 	}
 	o.StateDir = c.cfg.State
 	if o.StateDir == "" {
-		o.StateDir = defaultStateDir(o)
+		dir, err := defaultStateDir(o)
+		if err != nil {
+			return o, err
+		}
+		o.StateDir = dir
 	}
 	return o, nil
 }
@@ -97,10 +102,17 @@ func readURLList(path string) ([]string, error) {
 
 // defaultStateDir is $XDG_STATE_HOME/lazarus/<hash of the outputs and
 // site URL>, so each site has its own state outside the served tree.
-func defaultStateDir(o injector.Options) string {
+// XDG_STATE_HOME defaults to $HOME/.local/state; with neither (a system
+// service) it is an error, never a directory relative to where the run
+// happens to start.
+func defaultStateDir(o injector.Options) (string, error) {
 	base := os.Getenv("XDG_STATE_HOME")
-	if base == "" {
-		home, _ := os.UserHomeDir()
+	if !filepath.IsAbs(base) { // relative: invalid, to be ignored (XDG Base Directory spec)
+		home := os.Getenv("HOME")
+		if !filepath.IsAbs(home) {
+			return "", errors.New("no state directory: give --state DIR (state in the config file); " +
+				"the default, under $XDG_STATE_HOME or $HOME/.local/state, needs one of them set to an absolute path")
+		}
 		base = filepath.Join(home, ".local", "state")
 	}
 	h := sha256.New()
@@ -112,7 +124,7 @@ func defaultStateDir(o injector.Options) string {
 		fmt.Fprintf(h, "%s\x00", abs)
 	}
 	fmt.Fprintf(h, "%s", o.SiteURL)
-	return filepath.Join(base, "lazarus", hex.EncodeToString(h.Sum(nil))[:16])
+	return filepath.Join(base, "lazarus", hex.EncodeToString(h.Sum(nil))[:16]), nil
 }
 
 // sourceDateEpoch honours SOURCE_DATE_EPOCH (reproducible-builds.org): a

@@ -9,23 +9,16 @@ import (
 
 // printInject prints a run's result for people.
 func printInject(w io.Writer, r *injector.Result, stateDir string) {
-	verb := "unchanged"
-	switch {
-	case r.New && r.Previous != "":
-		verb = "new, replaces " + r.Previous
-	case r.New:
-		verb = "new"
-	}
 	if r.DryRun {
 		fmt.Fprint(w, "dry run: nothing written\n")
 	}
-	fmt.Fprintf(w, "generation %s (%s)\n", r.Generation, verb)
+	fmt.Fprintf(w, "generation %s (%s)\n", r.Generation, generationVerb(r))
 	for _, s := range r.Segments {
 		state := "unchanged"
 		if s.Changed {
 			state = "changed"
 		}
-		what := fmt.Sprintf("%6d entries %10s →", s.Files, formatSize(s.TarBytes))
+		what := fmt.Sprintf("%6d %-7s %10s →", s.Files, plural(s.Files, "entry", "entries"), formatSize(s.TarBytes))
 		if s.Files == 0 && s.TarBytes == 0 {
 			what = fmt.Sprintf("%25s", "file listing →")
 		}
@@ -40,10 +33,43 @@ func printInject(w io.Writer, r *injector.Result, stateDir string) {
 		}
 		most = max(most, p.AddedBytes)
 	}
-	fmt.Fprintf(w, "  %d carrier pages, %d blocks placed, manifest on %d pages, at most %s added to a page\n", r.Carriers, blocks, manifests, formatSize(int64(most)))
-	fmt.Fprintf(w, "  %d files written; %d pages cannot carry blocks (see --json)\n", r.Written, len(r.Excluded))
+	fmt.Fprintf(w, "  %s, %s placed, manifest on %s, at most %s added to a page\n",
+		count(r.Carriers, "carrier page", "carrier pages"), count(blocks, "block", "blocks"), count(manifests, "page", "pages"), formatSize(int64(most)))
+	excluded := "every page can carry blocks"
+	if n := len(r.Excluded); n > 0 {
+		excluded = fmt.Sprintf("%s (see --json)", count(n, "page cannot carry blocks", "pages cannot carry blocks"))
+	}
+	fmt.Fprintf(w, "  %s written; %s\n", count(r.Written, "file", "files"), excluded)
 	for _, wmsg := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", wmsg)
 	}
 	fmt.Fprintf(w, "  state: %s\n", stateDir)
+}
+
+// generationVerb says whether the generation is new, and what the run
+// did with an unchanged one.
+func generationVerb(r *injector.Result) string {
+	switch {
+	case r.New && r.Previous != "":
+		return "new, replaces " + r.Previous
+	case r.New:
+		return "new"
+	case r.Completed && r.DryRun:
+		return "unchanged; a real run completes the pages an interrupted run left unwritten"
+	case r.Completed:
+		return "unchanged; completed the pages an interrupted run left unwritten"
+	}
+	return "unchanged"
+}
+
+// count is "1 file", "2 files", "0 files".
+func count(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, one, many))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +33,7 @@ func TestInjectDefaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		cmd := &injectCmd{stderr: io.Discard}
-		if _, ok := cmd.parse(c.args, io.Discard); !ok {
+		if _, ok := cmd.parse(c.args, io.Discard, io.Discard); !ok {
 			t.Fatalf("%q: not parsed", c.args)
 		}
 		want := d
@@ -52,8 +54,83 @@ func TestInjectConfigBadValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stderr strings.Builder
-	code, ok := (&injectCmd{stderr: &stderr}).parse([]string{"--config", conf}, &stderr)
+	code, ok := (&injectCmd{stderr: &stderr}).parse([]string{"--config", conf}, io.Discard, &stderr)
 	if ok || code != exitUsage || !strings.Contains(stderr.String(), `dump_timeout "soon"`) {
 		t.Errorf("code %d, ok %v, stderr %q; want a usage error naming dump_timeout", code, ok, stderr.String())
+	}
+}
+
+// TestExampleConfig: docs/recipes/lazarus.toml names every setting, its
+// commented-out lines parse, and the defaults they show are the real
+// ones. (recipes.txt runs the file as written.)
+func TestExampleConfig(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/recipes/lazarus.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ := reflect.TypeFor[injectConfig]()
+	for i := range typ.NumField() {
+		key := typ.Field(i).Tag.Get("toml")
+		if !regexp.MustCompile(`(?m)^#?(` + key + ` = |\[` + key + `\]$)`).Match(raw) {
+			t.Errorf("setting %s is missing", key)
+		}
+	}
+	// Expected: with every line uncommented the file parses; the sizes,
+	// redundancy, generations kept and dump timeout it shows as defaults
+	// are injector.DefaultOptions.
+	all := regexp.MustCompile(`(?m)^#([a-z_]+ = |\[dump\])`).ReplaceAll(raw, []byte("$1"))
+	all = regexp.MustCompile(`(?m)^(key|passphrase_file|public) = .*\n`).ReplaceAll(all, nil) // mutually exclusive
+	conf := filepath.Join(t.TempDir(), "all.toml")
+	if err := os.WriteFile(conf, all, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := &injectCmd{stderr: io.Discard}
+	var stderr strings.Builder
+	if _, ok := cmd.parse([]string{"--config", conf}, io.Discard, &stderr); !ok {
+		t.Fatalf("every setting uncommented: %s", stderr.String())
+	}
+	d, got := injector.DefaultOptions(), cmd.opts
+	if got.MaxBlockBytes != d.MaxBlockBytes || got.PageBudget != d.PageBudget || got.MaxPageBytes != d.MaxPageBytes ||
+		got.Redundancy != d.Redundancy || got.KeepPrevious != d.KeepPrevious || got.DumpTimeout != d.DumpTimeout || got.AllOrNothing || got.Public {
+		t.Errorf("the defaults shown differ from the real ones: %+v", got)
+	}
+	if len(cmd.cfg.Exclude) == 0 || len(cmd.cfg.Dump) == 0 || cmd.cfg.Notice == "" || cmd.cfg.URLs == "" {
+		t.Errorf("commented settings not read: %+v", cmd.cfg)
+	}
+}
+
+// TestListFlagReplacesConfig: a list flag replaces the config file's list
+// (as inject -h and the README say); other settings of the file stay.
+func TestListFlagReplacesConfig(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "lazarus.toml")
+	body := "include = [\"/srv/a\", \"/srv/b\"]\nexclude = [\"*.log\"]\nnotice = \"n\"\n[dump]\ndb = \"true\"\n"
+	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := &injectCmd{stderr: io.Discard}
+	if _, ok := cmd.parse([]string{"--config", conf, "--include", "/srv/c", "--include", "/srv/d=d2"}, io.Discard, io.Discard); !ok {
+		t.Fatal("not parsed")
+	}
+	if got := cmd.include.vals; !reflect.DeepEqual(got, []string{"/srv/c", "/srv/d=d2"}) {
+		t.Errorf("includes %q, want the flags' only", got)
+	}
+	if cmd.exclude.vals[0] != "*.log" || cmd.dump.vals[0] != "db=true" || cmd.opts.Notice != "n" {
+		t.Errorf("the file's other settings were lost: %q %q %q", cmd.exclude.vals, cmd.dump.vals, cmd.opts.Notice)
+	}
+}
+
+// TestConfigCommandLineOnly: dry_run, json and config are refused in the
+// file with a message naming the flag, not as unknown settings.
+func TestConfigCommandLineOnly(t *testing.T) {
+	for key, flag := range cliOnly {
+		conf := filepath.Join(t.TempDir(), "lazarus.toml")
+		if err := os.WriteFile(conf, []byte(key+" = true\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var stderr strings.Builder
+		code, ok := (&injectCmd{stderr: io.Discard}).parse([]string{"--config", conf}, io.Discard, &stderr)
+		if ok || code != exitUsage || !strings.Contains(stderr.String(), key+" is not a setting: "+flag) {
+			t.Errorf("%s: code %d, stderr %q", key, code, stderr.String())
+		}
 	}
 }

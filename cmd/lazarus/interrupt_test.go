@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 )
 
@@ -206,5 +209,191 @@ func TestRecoverInterrupted(t *testing.T) {
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupted || time.Since(start) > 3*time.Second ||
 		!strings.Contains(stderr.String(), "run the same command again to resume") {
 		t.Fatalf("exit %v after %v; stderr:\n%s", err, time.Since(start).Round(time.Millisecond), stderr.String())
+	}
+}
+
+// TestInjectInterruptedWhileWriting: real signals that come after inject
+// saved its new state, while it writes the pages of a 300-page site. The
+// run pauses at page 100 (pauseWrite), a hundred pages staged as
+// temporary files beside them, until the test's signals have come.
+func TestInjectInterruptedWhileWriting(t *testing.T) {
+	bin, err := exec.LookPath("lazarus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]struct {
+		signals []os.Signal
+		code    int
+		stderr  []string
+	}{
+		// Expected: the run finishes the pages, says so, and succeeds.
+		"once": {[]os.Signal{os.Interrupt}, exitOK, []string{
+			"lazarus: interrupt signal received after the new state was saved: finishing the pages; a second Ctrl-C (or SIGTERM) stops between two pages, and the next run completes them",
+			"lazarus: warning: interrupt signal received after the new state was saved: the run finished writing the pages instead of stopping, and succeeded",
+		}},
+		// Expected: the second Ctrl-C stops it between two pages; the
+		// staged pages are removed, none is changed, the state is saved.
+		"twice": {[]os.Signal{os.Interrupt, os.Interrupt}, exitInterrupted, []string{
+			"lazarus: stopping between two pages and removing the temporary files",
+			"lazarus: error: interrupted again (interrupt signal received): stopped while writing the outputs of generation ",
+			"no temporary file left); the state is saved and the next run completes them",
+			"lazarus: hint: run the same command again to complete the pages",
+		}},
+		// Expected: as twice, with SIGTERM first (systemctl stop): 143.
+		"SIGTERM then Ctrl-C": {[]os.Signal{syscall.SIGTERM, os.Interrupt}, exitTerminated, []string{
+			"lazarus: error: interrupted again (interrupt signal received): stopped while writing",
+		}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := interruptSiteN(t, 300)
+			site := filepath.Join(dir, "site")
+			before := treeState(t, site)
+			args := []string{"inject", "--site", "site", "--site-url", "https://example.org/", "--key", "keys/server.key", "--state", "state", "--include", "app"}
+			cmd := exec.Command(bin, args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "LAZARUS_TEST_PAUSE_WRITE="+dir)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			if !waitFile(filepath.Join(dir, "ready"), 60*time.Second, done) {
+				cmd.Process.Kill()
+				t.Fatalf("the run never reached page 100; stderr:\n%s", stderr.String())
+			}
+			if temps := tempFilesIn(t, site); len(temps) < 50 {
+				t.Fatalf("%d pages staged at page 100, want about 100", len(temps))
+			}
+			for _, s := range c.signals {
+				if err := cmd.Process.Signal(s); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(200 * time.Millisecond) // two signals in a row may merge into one
+			}
+			writeTestFile(t, filepath.Join(dir, "go"), "")
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still running 30s after the signals; stderr:\n%s", stderr.String())
+			}
+			if code := exitCode(err); code != c.code {
+				t.Fatalf("exit %v, want %d; stderr:\n%s", err, c.code, stderr.String())
+			}
+			for _, want := range c.stderr {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+				}
+			}
+			if temps := tempFilesIn(t, site); len(temps) > 0 {
+				t.Fatalf("%d temporary files left in the site, such as %s", len(temps), temps[0])
+			}
+			if _, err := os.Stat(filepath.Join(dir, "state", "state.json")); err != nil {
+				t.Fatalf("the state was not saved: %v", err)
+			}
+			if c.code == exitOK {
+				if !strings.Contains(stdout.String(), "(new)") || !strings.Contains(stdout.String(), "301 files written") {
+					t.Errorf("stdout:\n%s", stdout.String())
+				}
+				return
+			}
+			if after := treeState(t, site); after != before {
+				t.Error("pages changed")
+			}
+			// The next run completes the pages, and says so.
+			next := exec.Command(bin, args...)
+			next.Dir = dir
+			out, err := next.Output()
+			if err != nil || !strings.Contains(string(out), "(unchanged; completed the pages an interrupted run left unwritten)") ||
+				!strings.Contains(string(out), "301 files written") {
+				t.Fatalf("next run: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// interruptSiteN is interruptSite with n linked pages.
+func interruptSiteN(t *testing.T, n int) string {
+	t.Helper()
+	dir := interruptSite(t)
+	links := ""
+	for i := range n {
+		writeTestFile(t, filepath.Join(dir, "site", fmt.Sprintf("p%d.html", i)), fmt.Sprintf("<html><body><p>%d</p></body></html>\n", i))
+		links += fmt.Sprintf("<a href=\"p%d.html\">%d</a>\n", i, i)
+	}
+	writeTestFile(t, filepath.Join(dir, "site", "index.html"), "<html><body>\n"+links+"</body></html>\n")
+	return dir
+}
+
+// tempFilesIn lists inject's temporary files under root.
+func tempFilesIn(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasPrefix(d.Name(), ".lazarus-tmp-") {
+			out = append(out, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// exitCode is a finished command's exit code; -1 if a signal killed it.
+func exitCode(err error) int {
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		return exitErr.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// installTestHooks sets the CLI's test hooks that the environment asks
+// for, in the lazarus command testscript.Main runs:
+// LAZARUS_TEST_PAUSE_WRITE=DIR pauses inject's write phase (pauseWrite).
+// LAZARUS_TEST_PAUSE_DEMO=DIR pauses the demo once its server runs.
+func installTestHooks() {
+	if dir := os.Getenv("LAZARUS_TEST_PAUSE_WRITE"); dir != "" {
+		testHookInject = func(o *injector.Options) { o.Progress = pauseWrite(o.Progress, dir) }
+	}
+	if dir := os.Getenv("LAZARUS_TEST_PAUSE_DEMO"); dir != "" {
+		demoServer = func(site, bundle, storage string) (string, func() error, error) {
+			url, stop, err := serveWithCaddy(site, bundle, storage)
+			pause(dir)
+			return url, stop, err
+		}
+	}
+}
+
+// pauseWrite wraps a progress function: at page 100 of the write phase it
+// creates the file DIR/ready and waits (30 s at most) until DIR/go
+// exists, so a test's signals land there however fast the run. It
+// neither catches nor blocks signals: what they do is the CLI's doing.
+func pauseWrite(next func(injector.Progress), dir string) func(injector.Progress) {
+	return func(p injector.Progress) {
+		next(p)
+		if p.Phase != injector.PhaseWrite || p.Done != 100 {
+			return
+		}
+		pause(dir)
+	}
+}
+
+// pause creates DIR/ready and waits until DIR/go exists, 30 s at most.
+func pause(dir string) {
+	os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(filepath.Join(dir, "go")); err == nil {
+			return
+		}
 	}
 }

@@ -37,7 +37,7 @@ func runKeygen(args []string, stdout, stderr io.Writer) int {
 	}
 	dir := fs.String("o", "", "`DIR` to write owner.key and server.key into (required)")
 	classic := fs.Bool("classic", false, "use a classic X25519 age key instead of the post-quantum hybrid default")
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if *dir == "" {

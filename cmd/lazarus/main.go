@@ -7,14 +7,17 @@
 //	lazarus inject [flags]       preserve the server side inside the site's pages
 //	lazarus recover [flags]      rebuild the server side from archived pages
 //	lazarus demo [--keep DIR]    the whole story, locally, in one command
-//	lazarus version              print the version and format versions
-//	lazarus help COMMAND         a command's flags and examples
+//	lazarus version              print the version and format versions (also --version)
+//	lazarus help COMMAND         a command's flags and examples (also COMMAND -h)
 //
-// Exit codes: 0 success, 1 error, 2 usage error, 3 partial result; inject
-// exits 130 when Ctrl-C (SIGINT) and 143 when SIGTERM stopped it.
+// Help that is asked for goes to stdout; usage errors go to stderr.
+// Exit codes: 0 success, 1 error, 2 usage error, 3 partial result;
+// inject, recover and demo exit 130 when Ctrl-C (SIGINT) and 143 when
+// SIGTERM stopped them.
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -61,9 +64,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	case args[0] == "help" && len(args) > 1:
 		return help(args[1:], stdout, stderr)
-	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
-		usage(stderr)
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
+		usage(stdout)
 		return exitOK
+	case args[0] == "-version" || args[0] == "--version":
+		return runVersion(args[1:], stdout, stderr)
 	}
 	if c, ok := findCommand(args[0]); ok {
 		return c.run(args[1:], stdout, stderr)
@@ -73,11 +78,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-// help prints a command's own help, as "lazarus CMD -h" does.
+// help prints a command's own help on stdout, as "lazarus CMD -h" does.
 func help(args []string, stdout, stderr io.Writer) int {
-	c, ok := findCommand(args[0])
-	if !ok || len(args) > 1 {
+	if len(args) > 1 {
 		errorf(stderr, "help takes one command name, not %q", strings.Join(args, " "))
+		usage(stderr)
+		return exitUsage
+	}
+	if args[0] == "help" {
+		usage(stdout)
+		return exitOK
+	}
+	c, ok := findCommand(args[0])
+	if !ok {
+		errorf(stderr, "unknown command %q", args[0])
 		usage(stderr)
 		return exitUsage
 	}
@@ -100,6 +114,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'lazarus help COMMAND' (or 'lazarus COMMAND -h') for a command's flags and examples.")
+	fmt.Fprintln(w, "'lazarus --version' is 'lazarus version'.")
 	fmt.Fprintln(w, "Exit codes: 0 success, 1 error, 2 usage error, 3 partial result,")
 	fmt.Fprintln(w, "130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM.")
 }
@@ -112,14 +127,19 @@ func hintf(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "lazarus: hint: "+format+"\n", args...)
 }
 
-// parseFlags parses a subcommand's flags, mapping -h to success and any
-// other problem (including stray arguments) to a usage error.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, false
-		}
+// parseFlags parses a subcommand's flags. Help asked for with -h, -help
+// or --help goes to stdout and succeeds; any other problem (including
+// stray arguments) is a usage error, explained on stderr.
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
+	var out bytes.Buffer
+	fs.SetOutput(&out)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		io.Copy(stdout, &out)
+		return exitOK, false
+	}
+	io.Copy(stderr, &out)
+	if err != nil {
 		return exitUsage, false
 	}
 	if fs.NArg() > 0 {

@@ -22,7 +22,10 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"lazarus": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"lazarus": func() {
+			installTestHooks()
+			os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		},
 	})
 }
 

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -18,8 +20,10 @@ const (
 	logEvery = 5 * time.Second
 )
 
-// progressLine shows a run's progress on stderr.
+// progressLine shows a run's progress on stderr; safe for concurrent use
+// (notes come from the goroutine that watches for signals).
 type progressLine struct {
+	mu    sync.Mutex
 	w     io.Writer
 	tty   bool
 	start time.Time
@@ -43,6 +47,8 @@ func (p *progressLine) elapsed() time.Duration { return time.Since(p.start).Roun
 // show prints line, unless one was printed too recently; final lines are
 // always shown (and end the terminal line).
 func (p *progressLine) show(line string, final bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	every := logEvery
 	if p.tty {
 		every = ttyEvery
@@ -65,10 +71,24 @@ func (p *progressLine) show(line string, final bool) {
 // end finishes a terminal line left open, so what follows starts on a
 // line of its own.
 func (p *progressLine) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endLocked()
+}
+
+func (p *progressLine) endLocked() {
 	if p.open {
 		fmt.Fprintln(p.w)
 		p.open = false
 	}
+}
+
+// note prints a line of its own, below a terminal line left open.
+func (p *progressLine) note(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endLocked()
+	fmt.Fprintln(p.w, line)
 }
 
 // recoverProgress shows captures fetched and stripes rebuilt.
@@ -85,17 +105,66 @@ func recoverProgress(w io.Writer) func(lzrecover.Progress) {
 	}
 }
 
-// injectProgress shows what inject is doing: listing includes, running a
-// dump, packing (bytes of content), planning, writing (pages).
-func injectProgress(w io.Writer) func(injector.Progress) {
-	pl := newProgressLine(w)
-	return func(p injector.Progress) {
-		if p.Phase == injector.PhaseDone {
-			pl.end()
+// injectStatus shows what inject is doing: listing includes, running a
+// dump, packing (bytes of content), planning, writing (pages); and
+// remembers the phase, so a signal is answered in the words of the moment.
+type injectStatus struct {
+	pl    *progressLine
+	mu    sync.Mutex
+	phase injector.Phase
+}
+
+func newInjectStatus(w io.Writer) *injectStatus {
+	return &injectStatus{pl: newProgressLine(w)}
+}
+
+// report is the run's injector.Options.Progress.
+func (s *injectStatus) report(p injector.Progress) {
+	s.mu.Lock()
+	s.phase = p.Phase
+	s.mu.Unlock()
+	if p.Phase == injector.PhaseDone {
+		s.pl.end()
+		return
+	}
+	s.pl.show(fmt.Sprintf("lazarus: %s, %s elapsed", injectStep(p), s.pl.elapsed()), false)
+}
+
+// writing reports whether the run saved its new state and writes its
+// outputs, which a first signal no longer stops.
+func (s *injectStatus) writing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.phase == injector.PhaseWrite
+}
+
+// watch says at once what a first signal does once the run is writing
+// its outputs (it goes on) and what a second one does. The returned
+// function stops watching; nothing is printed after it returns.
+func (s *injectStatus) watch(sig *interrupt) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case <-sig.ctx.Done():
+		case <-done:
 			return
 		}
-		pl.show(fmt.Sprintf("lazarus: %s, %s elapsed", injectStep(p), pl.elapsed()), false)
-	}
+		if !sig.stopped() || !s.writing() {
+			return
+		}
+		s.pl.note(fmt.Sprintf("lazarus: %v after the new state was saved: finishing the pages; "+
+			"a second Ctrl-C (or SIGTERM) stops between two pages, and the next run completes them", context.Cause(sig.ctx)))
+		select {
+		case <-sig.again.Done():
+			s.pl.note("lazarus: stopping between two pages and removing the temporary files")
+		case <-done:
+		}
+	})
+	return sync.OnceFunc(func() {
+		close(done)
+		wg.Wait()
+	})
 }
 
 // injectStep says in words what a progress report is about.
@@ -109,6 +178,8 @@ func injectStep(p injector.Progress) string {
 		return fmt.Sprintf("packing and encrypting: %s of %s", formatSize(p.Done), formatSize(p.Total))
 	case injector.PhasePlan:
 		return "finding carrier pages and placing blocks"
+	case injector.PhaseSave:
+		return "saving the new state"
 	case injector.PhaseWrite:
 		if p.Total == 0 {
 			return "writing"

@@ -70,7 +70,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.allowUnsigned, "allow-unsigned", false, "accept unsigned data, which ANYONE could have made")
 	fs.BoolVar(&c.force, "force", false, "overwrite existing files in --out")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the report as JSON")
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	o, err := c.options()
@@ -80,6 +80,11 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	}
 	sig := notifyInterrupt()
 	defer sig.stop()
+	// The journal survives a kill: a second signal need not wait for the
+	// first to be acted on.
+	sig.exitOnSecond(func() {
+		errorf(stderr, "interrupted again (%v); what was fetched is journaled in %s: run the same command again to resume", context.Cause(sig.again), o.StateDir)
+	})
 	o.Progress = recoverProgress(stderr)
 	rep, err := lzrecover.Recover(sig.ctx, o)
 	if sig.stopped() && errors.Is(err, context.Canceled) {

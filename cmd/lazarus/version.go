@@ -10,9 +10,22 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
+const versionUsage = `Usage: lazarus version   (or: lazarus --version)
+
+Prints the program's version (a release tag, or devel-<commit> for a build
+from a checkout) and the versions of the block and manifest formats it
+writes and reads; recover refuses blocks and manifests of newer formats.
+Exit codes: 0 printed, 2 usage error.
+
+Examples:
+  lazarus version
+  # lazarus v1.2.0 (block format 1, manifest format 1)
+`
+
 func runVersion(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lazarus version", flag.ContinueOnError)
-	if code, ok := parseFlags(fs, args, stderr); !ok {
+	fs.Usage = func() { fmt.Fprint(fs.Output(), versionUsage) }
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	fmt.Fprintf(stdout, "lazarus %s (block format %d, manifest format %d)\n", programVersion(), block.Version, manifest.Version)

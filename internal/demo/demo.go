@@ -58,7 +58,10 @@ func (s *story) done() {
 }
 
 // Run plays the whole story and returns an error if any step fails or any
-// recovered file differs from the original.
+// recovered file differs from the original. A done ctx stops it within
+// the step at hand (or at the next step) with an error wrapping the
+// context's cause; either way the web server is stopped and the temporary
+// directory (not a Keep directory) removed before Run returns.
 func Run(ctx context.Context, o Options) error {
 	if o.Out == nil {
 		o.Out = io.Discard
@@ -75,6 +78,9 @@ func Run(ctx context.Context, o Options) error {
 	d := &run{dir: dir, s: s, server: o.Serve}
 	defer d.stopServer()
 	for _, step := range []func(context.Context) error{d.create, d.keys, d.inject, d.serve, d.crawl, d.lose, d.recover, d.verify} {
+		if ctx.Err() != nil {
+			return fmt.Errorf("stopped: %w", context.Cause(ctx))
+		}
 		if err := step(ctx); err != nil {
 			return err
 		}
@@ -175,8 +181,8 @@ func (d *run) inject(ctx context.Context) error {
 	}
 	d.s.say("generation %s", d.res.Generation)
 	for _, seg := range d.res.Segments {
-		d.s.say("segment %-9s %3d entries → %6s encrypted → %d stripe(s) of %d data + %d parity blocks of %s",
-			seg.Name, seg.Files, human(seg.Ciphertext), seg.Stripes, seg.K, seg.M, human(int64(seg.ShardSize)))
+		d.s.say("segment %-9s %3d %-7s → %6s encrypted → %d stripe(s) of %d data + %d parity blocks of %s",
+			seg.Name, seg.Files, plural(seg.Files, "entry", "entries"), human(seg.Ciphertext), seg.Stripes, seg.K, seg.M, human(int64(seg.ShardSize)))
 	}
 	d.s.say("%d blocks spread over %d pages; the manifest on the root page", blocks, len(d.res.Pages))
 	d.s.done()
@@ -231,7 +237,7 @@ func (d *run) recover(ctx context.Context) error {
 	})
 	if rep != nil {
 		for _, seg := range rep.Segments {
-			d.s.say("segment %-9s %s: %d files, %s", seg.Name, seg.Status, seg.Files, human(seg.Bytes))
+			d.s.say("segment %-9s %s: %d %s, %s", seg.Name, seg.Status, seg.Files, plural(seg.Files, "file", "files"), human(seg.Bytes))
 		}
 		d.s.say("%d captures read, %d good blocks, %d rejected", rep.Pages, rep.Blocks, rep.Rejected)
 	}
@@ -294,6 +300,14 @@ func treeSize(dir string) (n int, b int64) {
 		return nil
 	})
 	return n, b
+}
+
+// plural is one for 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func human(b int64) string {
