@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestRestoredLayout: every segment S restores as OUT/S: a directory
@@ -64,5 +65,32 @@ func TestAllOrNothingLayout(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(out, path)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestSiteLosesPages: a page is removed while the preserved content stays
+// the same. The unchanged segment's earlier coding needs more pages than
+// are left, so it is coded anew (a new generation, same content) instead
+// of every later run failing until the content changes.
+func TestSiteLosesPages(t *testing.T) {
+	f := newFixture(t, 2, 3)
+	o := f.options()
+	first, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(f.dir, "site/p1.html"))
+	f.write(t, "site/index.html", "<html><body><a href=\"p0.html\">0</a></body></html>\n")
+	o.Now = func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }
+	second, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatalf("after losing a page: %v", err)
+	}
+	if !second.New || second.Generation == first.Generation {
+		t.Fatalf("want a new generation, got %+v", second)
+	}
+	rep, _ := f.recover(t)
+	if rep.Generation != second.Generation {
+		t.Fatalf("recovered generation %s, want %s", rep.Generation, second.Generation)
 	}
 }

@@ -1,6 +1,7 @@
 package injector
 
 import (
+	"errors"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -18,32 +19,53 @@ import (
 const manifestReserve = 16<<10 + 1
 
 // plan chooses the generation (new or unchanged), the coding parameters and
-// the placement, and signs the manifest.
+// the placement, and signs the manifest. When the pages can no longer take
+// an unchanged segment's earlier coding (the site lost pages, say), the
+// unchanged segments are coded anew: a new generation, same ciphertext.
 func (r *run) plan(segs []segmentInfo) error {
 	prev := r.st.current()
 	changed := r.changed(segs)
-	r.gen = generationInfo{ID: newGenerationID(), Time: r.o.Now().UTC().Truncate(time.Second)}
-	if !changed {
-		r.gen.ID, r.gen.Time = prev.ID, prev.Time
+	p, planned, err := r.placeAs(segs, changed, false)
+	var be *placement.BudgetError
+	if errors.As(err, &be) && be.Fixed {
+		changed = true
+		p, planned, err = r.placeAs(segs, true, true)
 	}
-	for i := range segs {
-		if _, isNew := r.fresh[segs[i].Name]; isNew {
-			segs[i].Generation, segs[i].Time = r.gen.ID, r.gen.Time
-		}
+	if err != nil {
+		return err
 	}
 	r.res.New = changed
 	if changed && prev != nil {
 		r.res.Previous = prev.ID.String()
 	}
+	r.apply(p, planned)
+	return r.sign(prev, changed)
+}
+
+// placeAs places a copy of segs for a new generation (changed) or the
+// current one; recode drops the earlier coding of unchanged segments. It
+// returns the plan and the segments as placed.
+func (r *run) placeAs(segs []segmentInfo, changed, recode bool) (*placement.Plan, []segmentInfo, error) {
+	prev := r.st.current()
+	segs = slices.Clone(segs)
+	r.gen = generationInfo{ID: newGenerationID(), Time: r.o.Now().UTC().Truncate(time.Second)}
+	if !changed {
+		r.gen.ID, r.gen.Time = prev.ID, prev.Time
+	}
+	for i := range segs {
+		_, isNew := r.fresh[segs[i].Name]
+		if recode && !isNew {
+			segs[i].K, segs[i].M, segs[i].ShardSize, segs[i].Stripes = 0, 0, 0, 0
+		}
+		if isNew || recode {
+			segs[i].Generation, segs[i].Time = r.gen.ID, r.gen.Time
+		}
+	}
 	if !changed {
 		segs = append(segs, prev.listingSegments()...)
 	}
 	p, err := r.place(segs, nil)
-	if err != nil {
-		return err
-	}
-	r.apply(p, segs)
-	return r.sign(prev, changed)
+	return p, segs, err
 }
 
 // carriers turns the pages into placement carriers with their capacity:
