@@ -43,7 +43,7 @@ const (
 type Build struct {
 	// Sources are the files and directories preserved. At least one
 	// source or dump is required.
-	Sources []Source `json:"sources,omitempty"`
+	Sources []Include `json:"sources,omitempty"`
 	// Excludes are gitignore-style patterns, relative to each source root.
 	Excludes []string `json:"excludes,omitempty"`
 	// Dumps are commands (run with sh -c) whose standard output is
@@ -76,9 +76,9 @@ type Build struct {
 	Redundancy float64 `json:"redundancy,omitempty"`
 }
 
-// Source is one file or directory to preserve and its segment (by default
-// its base name).
-type Source struct {
+// Include is one file or directory to preserve (a Caddyfile `source`) and
+// its segment (by default its base name), as injector.Include.
+type Include struct {
 	Path    string `json:"path"`
 	Segment string `json:"segment,omitempty"`
 }
@@ -310,7 +310,7 @@ func (b *builder) build(ctx context.Context) (string, error) {
 // run pulls the injector state, runs the injector into a scratch bundle
 // and publishes: the generation's files, then the state, then current.
 // A crash at any point leaves storage serving the last good generation.
-func (b *builder) run(ctx context.Context) (*injector.Result, error) {
+func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 	stateDir := filepath.Join(b.work, "state")
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return nil, err

@@ -40,7 +40,7 @@ func newBuildFixture(t *testing.T) *buildFixture {
 	f.owner = owner.Marshal()
 	writeFile(t, filepath.Join(dir, "server.key"), server.Marshal())
 	f.build = Build{
-		Sources: []Source{{Path: filepath.Join(f.src, "app")}}, Key: filepath.Join(dir, "server.key"),
+		Sources: []Include{{Path: filepath.Join(f.src, "app")}}, Key: filepath.Join(dir, "server.key"),
 		SiteURL: "https://example.org/", MaxBlockBytes: 2048, Carriers: 8,
 		Dumps: []Dump{{Name: "db", Command: "cat " + filepath.Join(f.src, "db.sql")}},
 	}
@@ -204,7 +204,7 @@ func benchBuilder(b *testing.B) (*Handler, *time.Time) {
 	writeFile(b, filepath.Join(dir, "server.key"), server.Marshal())
 	now := time.Now()
 	h := &Handler{Name: "bench", storage: &certmagic.FileStorage{Path: filepath.Join(dir, "storage")}, now: func() time.Time { return now },
-		Build: &Build{Sources: []Source{{Path: filepath.Join(runtime.GOROOT(), "src", "crypto")}}, Key: filepath.Join(dir, "server.key"), SiteURL: "https://example.org/"}}
+		Build: &Build{Sources: []Include{{Path: filepath.Join(runtime.GOROOT(), "src", "crypto")}}, Key: filepath.Join(dir, "server.key"), SiteURL: "https://example.org/"}}
 	if err := h.setup(); err != nil {
 		b.Fatal(err)
 	}
@@ -257,7 +257,7 @@ func TestBuildConfigErrors(t *testing.T) {
 		edit func(*Build)
 		want string
 	}{
-		{"missing source", func(b *Build) { b.Sources = append(b.Sources, Source{Path: "/nonexistent/app"}) }, "source: lstat /nonexistent/app"},
+		{"missing source", func(b *Build) { b.Sources = append(b.Sources, Include{Path: "/nonexistent/app"}) }, "source: lstat /nonexistent/app"},
 		{"bad segment name", func(b *Build) { b.Sources[0].Segment = "bad/name" }, `segment name "bad/name"`},
 		{"not a key file", func(b *Build) { b.Key = filepath.Join(f.src, "db.sql") }, "key: " + filepath.Join(f.src, "db.sql")},
 		{"empty passphrase file", func(b *Build) {

@@ -148,7 +148,7 @@ func (h *Handler) unmarshalBuildOption(d *caddyfile.Dispenser) error {
 		if len(args) < 1 || len(args) > 2 {
 			return d.ArgErr()
 		}
-		b.Sources = append(b.Sources, Source{Path: args[0], Segment: append(args[1:], "")[0]})
+		b.Sources = append(b.Sources, Include{Path: args[0], Segment: append(args[1:], "")[0]})
 	case "exclude":
 		args := d.RemainingArgs()
 		if len(args) == 0 {

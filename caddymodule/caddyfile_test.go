@@ -75,7 +75,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			name shop
 			copies 5
 		}`, &Handler{Name: "shop", Copies: 5, Build: &Build{
-			Sources:  []Source{{Path: "/srv/app"}, {Path: "/etc/app", Segment: "config"}},
+			Sources:  []Include{{Path: "/srv/app"}, {Path: "/etc/app", Segment: "config"}},
 			Excludes: []string{"*.log", "tmp/"}, Dumps: []Dump{{Name: "db", Command: "sqlite3 /var/db.sqlite .dump"}},
 			Key: "/k/server.key", SiteURL: "https://example.org/", Every: caddy.Duration(30 * time.Minute),
 			Carriers: 64, MaxBlockBytes: 16 << 10, Redundancy: 2}}, false},
@@ -109,7 +109,7 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	build := func(b Build) *Handler { return &Handler{Name: "n", Build: &b} }
-	ok := Build{Sources: []Source{{Path: "/a"}}, Key: "k", SiteURL: "https://example.org/"}
+	ok := Build{Sources: []Include{{Path: "/a"}}, Key: "k", SiteURL: "https://example.org/"}
 	bad := []*Handler{{}, {Bundle: "b", PageBudget: -1}, {Bundle: "b", MaxBuffer: -1}, {Bundle: "b", ReloadInterval: -1}, {Bundle: "b", Name: "n", MaxCrawlHold: -1},
 		{Bundle: "b", Name: "../x"}, {Bundle: "b", Name: "n", Build: &ok}, // bundle and build
 		build(Build{Key: "k", SiteURL: ok.SiteURL}),                                           // nothing to build from

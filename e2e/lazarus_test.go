@@ -89,7 +89,7 @@ func (s serverSide) injectOptions(t *testing.T) (injector.Options, []byte) {
 }
 
 // logResult reports an inject run's segments and pages.
-func logResult(t *testing.T, res *injector.Result) {
+func logResult(t *testing.T, res *injector.Report) {
 	t.Helper()
 	blocks, bytes := 0, 0
 	for _, s := range res.Segments {

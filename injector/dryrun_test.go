@@ -93,7 +93,7 @@ func pageSize(t *testing.T, f *fixture, url string) int {
 	return int(info.Size())
 }
 
-func addedBytes(r *Result) map[string]int {
+func addedBytes(r *Report) map[string]int {
 	out := map[string]int{}
 	for _, p := range r.Pages {
 		if p.AddedBytes > 0 {

@@ -21,8 +21,8 @@ import (
 // run finishes writing the outputs, which are derived from the saved
 // state, unless Options.Abort stops it between two files (see
 // ErrWriteInterrupted); were it stopped or killed there, the next run
-// completes them and says so (Result.Completed).
-func Run(ctx context.Context, o Options) (*Result, error) {
+// completes them and says so (Report.Completed).
+func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	r := &run{o: &o, st: st, tmp: ws.tmp, unfinished: readUnfinished(o.StateDir)}
-	r.res = &Result{DryRun: o.DryRun, Segments: []SegmentResult{}, Pages: []PageResult{}, Excluded: []string{}}
+	r.res = &Report{DryRun: o.DryRun, Segments: []SegmentReport{}, Pages: []PageReport{}, Excluded: []string{}}
 	defer r.closeSealed()
 	if err := r.build(ctx); err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ type run struct {
 	st         *state
 	tmp        string
 	unfinished string // the generation an earlier run saved but did not finish writing, or ""
-	res        *Result
+	res        *Report
 	sealer     *keys.Sealer
 	key        stateKey                 // keys the content hashes in the state
 	newKey     bool                     // key is a new random one for commit to save

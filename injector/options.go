@@ -81,7 +81,7 @@ type Options struct {
 	// done ctx lets the run finish writing). The run stops between two
 	// files, removes every temporary file it wrote, leaves each output file
 	// old or new, and returns an error wrapping ErrWriteInterrupted; the
-	// next run completes the outputs (Result.Completed). Defaults to nil:
+	// next run completes the outputs (Report.Completed). Defaults to nil:
 	// a run that saved its state always finishes writing.
 	Abort <-chan struct{}
 	// Progress, if not nil, is called as the run moves on (see Progress);

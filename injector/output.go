@@ -126,8 +126,8 @@ func (r *run) oldSegment(id manifest.Digest) *segmentInfo {
 
 // pageComments returns the comments a page carries, in a fixed order: the
 // manifest, the current generation's blocks, previous generations' blocks.
-func (r *run) pageComments(store *blockStore, url string, mc []byte) ([][]byte, PageResult, error) {
-	res := PageResult{URL: url, Manifest: slices.Contains(r.gen.Manifests, url)}
+func (r *run) pageComments(store *blockStore, url string, mc []byte) ([][]byte, PageReport, error) {
+	res := PageReport{URL: url, Manifest: slices.Contains(r.gen.Manifests, url)}
 	var out [][]byte
 	if res.Manifest {
 		out = append(out, mc)
@@ -240,7 +240,7 @@ func (r *run) stagePage(b *batch, path string, comments [][]byte, now time.Time)
 }
 
 // addPage records a page in the result if it carries or changed anything.
-func (r *run) addPage(res PageResult) {
+func (r *run) addPage(res PageReport) {
 	if res.Changed || res.Blocks+res.Old > 0 || res.Manifest {
 		r.res.Pages = append(r.res.Pages, res)
 	}

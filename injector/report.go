@@ -19,7 +19,7 @@ func (r *run) report() {
 		if s.Kind == block.KindListing.String() {
 			changed = r.res.New || s.Generation == r.gen.ID && s.ID != r.prevListingID()
 		}
-		r.res.Segments = append(r.res.Segments, SegmentResult{
+		r.res.Segments = append(r.res.Segments, SegmentReport{
 			Name: s.Name, Changed: changed, Generation: s.Generation.String(), Sources: splitOrigins(s.Source),
 			Files: s.Files, TarBytes: s.TarSize, Ciphertext: s.Length, K: s.K, M: s.M, ShardSize: s.ShardSize, Stripes: s.Stripes,
 		})
@@ -31,7 +31,7 @@ func (r *run) report() {
 	}
 	if r.o.DryRun || r.o.SiteDir == "" { // otherwise writeSite reports the pages it writes
 		for _, p := range r.pages {
-			res := PageResult{URL: p.URL, Blocks: len(r.gen.Pages[p.URL]), Old: len(r.old[p.URL]), Manifest: slices.Contains(r.gen.Manifests, p.URL)}
+			res := PageReport{URL: p.URL, Blocks: len(r.gen.Pages[p.URL]), Old: len(r.old[p.URL]), Manifest: slices.Contains(r.gen.Manifests, p.URL)}
 			res.AddedBytes = r.plannedBytes(p.URL, res.Manifest)
 			r.addPage(res)
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 // printInject prints a run's result for people.
-func printInject(w io.Writer, r *injector.Result, stateDir string) {
+func printInject(w io.Writer, r *injector.Report, stateDir string) {
 	if r.DryRun {
 		fmt.Fprint(w, "dry run: nothing written\n")
 	}
@@ -48,7 +48,7 @@ func printInject(w io.Writer, r *injector.Result, stateDir string) {
 
 // generationVerb says whether the generation is new, and what the run
 // did with an unchanged one.
-func generationVerb(r *injector.Result) string {
+func generationVerb(r *injector.Report) string {
 	switch {
 	case r.New && r.Previous != "":
 		return "new, replaces " + r.Previous

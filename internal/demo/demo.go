@@ -121,7 +121,7 @@ type run struct {
 	stop   func() error // stops the server; nil when none runs
 	url    string
 	owner  []byte
-	res    *injector.Result
+	res    *injector.Report
 }
 
 func (d *run) path(p ...string) string { return filepath.Join(append([]string{d.dir}, p...)...) }

@@ -1,22 +1,22 @@
 package injector
 
-// Result reports what a run did (or, with DryRun, would do).
-type Result struct {
+// Report reports what a run did (or, with DryRun, would do).
+type Report struct {
 	Generation string          `json:"generation"`         // the current generation id
 	Previous   string          `json:"previous,omitempty"` // the generation it replaced, if new
 	New        bool            `json:"new"`                // a new generation was made
 	Completed  bool            `json:"completed"`          // unchanged, and this run completed outputs an interrupted run left unwritten (see Run)
 	DryRun     bool            `json:"dry_run"`
-	Segments   []SegmentResult `json:"segments"`
-	Pages      []PageResult    `json:"pages"`         // carrier pages and pages whose comments changed
+	Segments   []SegmentReport `json:"segments"`
+	Pages      []PageReport    `json:"pages"`         // carrier pages and pages whose comments changed
 	Written    int             `json:"pages_written"` // files written: pages, snippets, the sitemap, bundle files
 	Warnings   []string        `json:"warnings,omitempty"`
 	Carriers   int             `json:"carriers"`       // carrier pages available
 	Excluded   []string        `json:"excluded_pages"` // pages that cannot carry blocks, with the reason
 }
 
-// SegmentResult describes one segment of the current generation.
-type SegmentResult struct {
+// SegmentReport describes one segment of the current generation.
+type SegmentReport struct {
 	Name       string   `json:"name"`
 	Changed    bool     `json:"changed"`    // new content in this run
 	Generation string   `json:"generation"` // the generation that produced this version
@@ -30,8 +30,8 @@ type SegmentResult struct {
 	Stripes    int      `json:"stripes"`
 }
 
-// PageResult describes one page.
-type PageResult struct {
+// PageReport describes one page.
+type PageReport struct {
 	URL        string `json:"url"`
 	Blocks     int    `json:"blocks"`     // blocks of the current generation
 	Old        int    `json:"old_blocks"` // blocks of previous generations kept
