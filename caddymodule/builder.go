@@ -253,7 +253,11 @@ func (b *builder) loop(ctx context.Context) {
 		if err != nil {
 			fails++
 			wait = min(firstRetry<<min(fails-1, 16), b.every)
-			b.h.logger.Error("building lazarus generation; the last good one keeps being served", zap.Error(err), zap.Duration("retry_in", wait))
+			msg := "building lazarus generation; the last good one keeps being served"
+			if b.h.gen.Load() == nil {
+				msg = "building lazarus generation; pages are served without blocks until a build succeeds"
+			}
+			b.h.logger.Error(msg, zap.Error(err), zap.Duration("retry_in", wait))
 			continue
 		}
 		fails, wait = 0, b.every
