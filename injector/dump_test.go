@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/proctest"
 )
 
 // hangingDump is a shell script for a dump that never ends: it starts a
@@ -73,21 +73,9 @@ func waitForFile(path string) {
 func assertDumpGone(t *testing.T, dir string) {
 	t.Helper()
 	pgid, bg := readPid(t, filepath.Join(dir, "pid")), readPid(t, filepath.Join(dir, "bgpid"))
-	var left []int
-	for i := 0; i < 50; i++ {
-		left = liveGroupMembers(pgid)
-		if alive(bg) && !slices.Contains(left, bg) {
-			left = append(left, bg)
-		}
-		if len(left) == 0 {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if left := proctest.WaitGone(pgid, bg); len(left) > 0 {
+		t.Fatalf("processes %v the dump started are still running", left)
 	}
-	for _, pid := range left {
-		syscall.Kill(pid, syscall.SIGKILL) // leave nothing behind for the next tests
-	}
-	t.Fatalf("processes %v the dump started are still running", left)
 }
 
 func readPid(t *testing.T, path string) int {
@@ -101,42 +89,4 @@ func readPid(t *testing.T, path string) int {
 		t.Fatal(err)
 	}
 	return pid
-}
-
-// alive reports whether pid is a process that is not a zombie.
-func alive(pid int) bool {
-	state, _, ok := procStat(strconv.Itoa(pid))
-	return ok && state != "Z"
-}
-
-// liveGroupMembers lists the processes of group pgid that are not zombies.
-func liveGroupMembers(pgid int) []int {
-	entries, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if state, g, ok := procStat(e.Name()); ok && state != "Z" && g == pgid {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-// procStat reads a process's state and process group from /proc/PID/stat
-// ("pid (comm) state ppid pgrp …").
-func procStat(pid string) (state string, pgrp int, ok bool) {
-	raw, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
-	if err != nil {
-		return "", 0, false
-	}
-	s := string(raw)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 3 {
-		return "", 0, false
-	}
-	pgrp, _ = strconv.Atoi(fields[2])
-	return fields[0], pgrp, true
 }
