@@ -167,6 +167,7 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 	defer b.abort()
 	dirs := map[string]bool{}
 	staged := 0
+	var versions pageVersions // recorded once the batch is in place
 	for i, p := range r.pages {
 		r.o.progress(Progress{Phase: PhaseWrite, Name: p.URL, Done: int64(i), Total: int64(len(r.pages))})
 		if err := r.aborted(); err != nil {
@@ -184,14 +185,17 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 		if err != nil {
 			return err
 		}
-		if res.Changed, err = r.stagePage(&b, path, comments, now); err != nil {
+		page, err := r.stagePage(&b, path, comments, now)
+		if err != nil {
 			return fmt.Errorf("page %s: %w", p.File, err)
 		}
-		if res.Changed {
+		if res.Changed = page.changed; res.Changed {
 			changed[p.URL] = now
 			staged++
 		}
-		r.addPage(res)
+		if r.addPage(res) {
+			r.note(&versions, p.URL, page.bytes, page.made)
+		}
 	}
 	if err := r.aborted(); err != nil {
 		return err
@@ -200,6 +204,7 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 		return err
 	}
 	r.res.Written += staged
+	r.recordHistory(&versions)
 	if len(changed) == 0 {
 		return nil
 	}
@@ -210,19 +215,30 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 	return err
 }
 
+// stagedPage is a page as a run leaves it.
+type stagedPage struct {
+	bytes   []byte    // as it will be served
+	made    time.Time // when this version was made: now if it changes, else the file's modification time
+	changed bool
+}
+
 // stagePage adds the page's new version to the batch if its comments
 // change, with the notice updated.
-func (r *run) stagePage(b *batch, path string, comments [][]byte, now time.Time) (bool, error) {
+func (r *run) stagePage(b *batch, path string, comments [][]byte, now time.Time) (stagedPage, error) {
 	old, err := os.ReadFile(path)
 	if err != nil {
-		return false, err
+		return stagedPage{}, err
 	}
 	page, err := htmlblock.Insert(old, comments...)
 	if err != nil {
-		return false, err
+		return stagedPage{}, err
 	}
 	if bytes.Equal(page, old) {
-		return false, nil
+		info, err := os.Stat(path)
+		if err != nil {
+			return stagedPage{}, err
+		}
+		return stagedPage{bytes: old, made: info.ModTime()}, nil
 	}
 	if r.o.Notice != "" {
 		// The notice goes in first, so the comments always end up right
@@ -230,20 +246,23 @@ func (r *run) stagePage(b *batch, path string, comments [][]byte, now time.Time)
 		text := strings.ReplaceAll(r.o.Notice, "{date}", now.UTC().Format("2006-01-02"))
 		noticed, _, err := site.SetNotice(htmlblock.Strip(old), text)
 		if err != nil {
-			return false, err
+			return stagedPage{}, err
 		}
 		if page, err = htmlblock.Insert(noticed, comments...); err != nil {
-			return false, err
+			return stagedPage{}, err
 		}
 	}
-	return true, b.add(path, page, 0o644, &now)
+	return stagedPage{bytes: page, made: now, changed: true}, b.add(path, page, 0o644, &now)
 }
 
-// addPage records a page in the result if it carries or changed anything.
-func (r *run) addPage(res PageReport) {
+// addPage records a page in the result if it carries or changed anything,
+// and reports whether it did.
+func (r *run) addPage(res PageReport) bool {
 	if res.Changed || res.Blocks+res.Old > 0 || res.Manifest {
 		r.res.Pages = append(r.res.Pages, res)
+		return true
 	}
+	return false
 }
 
 // writeSnippets writes one include file per page: the comments to add.

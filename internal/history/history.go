@@ -1,0 +1,141 @@
+// Package history is the serve history of a site: for every page version
+// Lazarus produced, the digest archives list it under (a CDX row's
+// `digest`: base32 SHA-1 of the exact bytes), its URL, when it was first
+// produced, and which generations' manifest and blocks it carries; beside
+// them, the signed manifest envelope of every generation those name. With
+// it, `lazarus status` tells from an archive's listing alone which
+// generation a capture holds, without fetching it.
+//
+// `lazarus inject` writes it into STATE/history/ (one batch of records per
+// generation), the Caddy module into its storage under
+// lazarus/NAME/history/ (one key per page version); Load reads both
+// layouts. It is not part of the wire format: recovery never needs it.
+// docs/FORMAT.md §14.1 describes the keys and the record.
+package history
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"time"
+)
+
+// Version is the record format version; Load skips records of others.
+const Version = 1
+
+// Limits: Add refuses records over MaxRecordBytes (one JSON line), Load
+// skips values over MaxValueBytes and stops (Index.Truncated) after
+// MaxRecords records, MaxManifests manifests or MaxTotalBytes read.
+const (
+	MaxRecordBytes = 64 << 10
+	MaxValueBytes  = 64 << 20
+	MaxTotalBytes  = 1 << 30
+	MaxRecords     = 1_000_000
+	MaxManifests   = 100_000
+	// MaxURLBytes bounds a record's URL.
+	MaxURLBytes = 4096
+)
+
+// Errors callers branch on.
+var (
+	// ErrTooLarge means a record's JSON passes MaxRecordBytes.
+	ErrTooLarge = errors.New("history record too large")
+	// ErrInvalid means a record or manifest does not satisfy the format.
+	ErrInvalid = errors.New("invalid history record")
+)
+
+// Record is one page version as served.
+type Record struct {
+	// Digest is the base32 SHA-1 of the exact page bytes served (identity
+	// encoding), upper case, as a CDX listing's digest field shows it.
+	Digest string
+	// URL is the page's path as served, such as "/about/" (with "?query"
+	// where the module lets query URLs carry blocks).
+	URL string
+	// Time is when this version was first produced.
+	Time time.Time
+	// Manifest is the generation id of the manifest the page carries, ""
+	// if none.
+	Manifest string
+	// Blocks maps a generation id to the blocks of that generation on the
+	// page, as "segment/stripe/shard", in page order: the current
+	// generation's and, while it rides along, the previous one's. The
+	// segment is the one of that name in that generation's manifest.
+	Blocks map[string][]string
+}
+
+var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// Digest returns the CDX digest of page: the base32 (RFC 4648, upper
+// case) SHA-1 of its bytes, 32 characters.
+func Digest(page []byte) string {
+	sum := sha1.Sum(page)
+	return b32.EncodeToString(sum[:])
+}
+
+// NormalizeDigest returns a digest as a listing may spell it ("sha1:"
+// prefix as in WARC headers, lower case, "=" padding) in the form of
+// Record.Digest, or "" if it is not a base32 SHA-1 digest.
+func NormalizeDigest(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 5 && strings.EqualFold(s[:5], "sha1:") {
+		s = s[5:]
+	}
+	s = strings.ToUpper(strings.TrimRight(s, "="))
+	if !validDigest(s) {
+		return ""
+	}
+	return s
+}
+
+// validDigest reports whether s is 32 characters of the base32 alphabet.
+func validDigest(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'A' && c <= 'Z' || c >= '2' && c <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// validGeneration reports whether s is a generation id: 32 lower-case
+// hex digits.
+func validGeneration(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Keys, relative to the history's root.
+const (
+	recordsDir   = "records"
+	manifestsDir = "manifests"
+)
+
+// ManifestKey is where generation gen's signed manifest envelope is kept.
+func ManifestKey(gen string) string { return manifestsDir + "/" + gen }
+
+// BatchKey is where AddBatch keeps the records of batch, one per line.
+func BatchKey(batch string) string { return recordsDir + "/" + batch + ".jsonl" }
+
+// PathDir is where Add keeps the records of the page at url, one key per
+// version: records/ and the first 32 hex digits of SHA-256(url).
+func PathDir(url string) string {
+	h := sha256.Sum256([]byte(url))
+	return recordsDir + "/" + hex.EncodeToString(h[:16])
+}
+
+// RecordKey is where Add keeps rec: PathDir(rec.URL)/DIGEST.json.
+func RecordKey(rec *Record) string { return PathDir(rec.URL) + "/" + rec.Digest + ".json" }
