@@ -34,7 +34,7 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer a.Close()
-	s := &session{o: o, a: a, rep: &Report{}, seen: map[string]bool{}, listed: map[string]bool{}}
+	s := &session{o: o, a: a, rep: &Report{}, seen: map[string]bool{}, failed: map[string]int{}, listed: map[string]bool{}}
 	out, err := openRoot(o.Out)
 	if err != nil {
 		return nil, err
@@ -74,6 +74,7 @@ type session struct {
 	site         *url.URL
 	queue        []queued
 	seen         map[string]bool
+	failed       map[string]int // failed fetches by capture key (see maxTriesPerKey)
 	manifests    []*manifest.Signed
 	carriers     map[string]bool      // page paths the target generation's listing names
 	genTime      time.Time            // the target generation's time
@@ -213,6 +214,7 @@ func (s *session) drain(ctx context.Context) error {
 				return ctx.Err()
 			}
 			s.rep.problem("%s %s: %v", q.src.Name(), q.c.URL, err)
+			s.retryLater(q.c)
 			sr := s.rep.source(q.src)
 			sr.Failed++
 			if sr.Error == "" {
@@ -223,6 +225,22 @@ func (s *session) drain(ctx context.Context) error {
 		s.progress()
 	}
 	return nil
+}
+
+// maxTriesPerKey bounds the captures of one key (one digest) fetched
+// after failures: a flaky replay of one capture must not hide the same
+// bytes archived in another.
+const maxTriesPerKey = 3
+
+// retryLater forgets that a capture's key was seen after its fetch
+// failed, so another capture with the same key is tried, up to
+// maxTriesPerKey captures.
+func (s *session) retryLater(c Capture) {
+	key := captureKey(c)
+	s.failed[key]++
+	if s.failed[key] < maxTriesPerKey {
+		delete(s.seen, key)
+	}
 }
 
 func (s *session) fetch(ctx context.Context, q queued) error {

@@ -220,58 +220,36 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 		fmt.Fprintf(w, "generation %s: every segment rebuilt, but it is NOT the newest generation seen\n", r.Generation)
 	}
 	for _, n := range r.Newer {
-		fmt.Fprintf(w, "  newer generation %s of %s seen, not rebuilt: %s\n", n.Generation, n.Time.Format(time.RFC3339), n.Detail)
+		fmt.Fprintf(w, "  newer generation %s of %s seen, not rebuilt: %s\n", n.Generation, n.Time.Format(time.RFC3339), printable(n.Detail))
 	}
 	for _, s := range r.Segments {
-		fmt.Fprintf(w, "  segment %-12s %-8s from generation %s, %d files, %s", s.Name, s.Status, s.Generation, s.Files, formatSize(s.Bytes))
+		fmt.Fprintf(w, "  segment %-12s %-8s from generation %s, %d files, %s", printable(s.Name), s.Status, s.Generation, s.Files, formatSize(s.Bytes))
 		if len(s.Paths) > 0 {
-			fmt.Fprintf(w, " in %s", strings.Join(s.Paths, ", "))
+			fmt.Fprintf(w, " in %s", printable(strings.Join(s.Paths, ", ")))
 		}
 		if s.Detail != "" {
-			fmt.Fprintf(w, "  (%s)", s.Detail)
+			fmt.Fprintf(w, "  (%s)", printable(s.Detail))
 		}
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "  %d captures listed, %d fetched, %d good blocks, %d rejected\n", r.Captures, r.Pages, r.Blocks, r.Rejected)
 	const most = 5
 	for _, p := range r.Problems[:min(most, len(r.Problems))] {
-		fmt.Fprintf(w, "  problem: %s\n", p)
+		fmt.Fprintf(w, "  problem: %s\n", printable(p))
 	}
 	if more := len(r.Problems) - min(most, len(r.Problems)) + r.ProblemsOmitted; more > 0 {
 		fmt.Fprintf(w, "  … %d more problems (the first %d in recovery.json)\n", more, lzrecover.MaxProblems)
 	}
 }
 
-// sourceFor parses one --source SPEC.
+// sourceFor parses one --source SPEC (recover.ParseSource, its error
+// worded for the flag).
 func sourceFor(spec string, client lzrecover.Doer) (lzrecover.Source, error) {
-	kind, arg, hasArg := strings.Cut(spec, "=")
-	need := func() error {
-		if arg == "" {
-			return fmt.Errorf("--source %q: %s= needs a value", spec, kind)
-		}
-		return nil
+	src, err := lzrecover.ParseSource(spec, client)
+	if err != nil {
+		return nil, fmt.Errorf("--%w", err)
 	}
-	switch kind {
-	case "wayback":
-		if !hasArg {
-			arg = "https://web.archive.org"
-		}
-		return lzrecover.CDXSource{Base: strings.TrimSuffix(arg, "/"), Label: "wayback", Client: client}, need()
-	case "cdx":
-		return lzrecover.CDXSource{Base: strings.TrimSuffix(arg, "/"), Client: client}, need()
-	case "memento":
-		return lzrecover.MementoSource{TimeMapBase: arg, Client: client}, need()
-	case "dir":
-		return lzrecover.DirSource{Dir: arg}, need()
-	case "warc":
-		return lzrecover.WARCSource{Path: arg}, need()
-	case "commoncrawl":
-		index, data, _ := strings.Cut(arg, ",")
-		return lzrecover.CommonCrawlSource{IndexBase: index, DataBase: data, Client: client}, nil
-	case "live":
-		return lzrecover.LiveSource{Client: client}, nil
-	}
-	return nil, fmt.Errorf("--source %q: unknown kind %q (wayback, commoncrawl, cdx, memento, warc, dir, live)", spec, kind)
+	return src, nil
 }
 
 // parseTime accepts RFC 3339, a date, or a 4–14 digit archive timestamp

@@ -23,8 +23,11 @@ const DefaultMaxPages = 200
 var ErrPageLimit = errors.New("archive: page limit reached")
 
 // DefaultCDXFilters are the filters List sends when ListOptions.Filters is
-// nil: only successful HTML captures can carry blocks.
-var DefaultCDXFilters = []string{"statuscode:200", "mimetype:text/html"}
+// nil: only successful HTML and XHTML captures can carry blocks (inject
+// writes blocks into .xhtml pages too, served as application/xhtml+xml).
+// A filter's value is a regular expression matched against the whole
+// field, as the Wayback CDX server and pywb match it.
+var DefaultCDXFilters = []string{"statuscode:200", `mimetype:text/html|application/xhtml\+xml`}
 
 // ListOptions tunes a CDX listing. The zero value is ready to use.
 type ListOptions struct {
