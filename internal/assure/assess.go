@@ -23,6 +23,10 @@ type Assessment struct {
 	// archive named in some page's Captures, pages in Site order and
 	// archives by name within a page.
 	Rates []PageRate
+	// Evidence is what the rates rest on; when Evidence.PriorDominated
+	// the figures mostly reflect the fixed prior, not this site's
+	// captures.
+	Evidence Evidence
 }
 
 // View is one model's answer: for the generation (all data segments) and
@@ -71,8 +75,13 @@ type PageRate struct {
 	// observation window (after Options.Window before Site.Now and after
 	// Page.Since).
 	Captures int
-	// Rate is the capture rate used, per day: Captures over the exposure,
-	// or, when Pooled, the depth pool's shrunk estimate.
+	// Exposure is the length of the page's observation window.
+	Exposure time.Duration
+	// Rate is the capture rate used, per day: the posterior mean under
+	// the fixed prior, (Captures + α₀)/(Exposure + β₀) with β₀ =
+	// Options.PriorDays and α₀ = β₀/Options.PriorInterval (Captures over
+	// Exposure with Options.NoPrior), or, when Pooled, the depth pool's
+	// shrunk estimate.
 	Rate float64
 	// Pooled reports that the page had fewer than Options.MinCaptures
 	// captures and borrowed its rate from its depth pool (Prior.Shrink).
@@ -107,5 +116,6 @@ func Assess(site Site, opts Options) (*Assessment, error) {
 		Independent: m.independentView(),
 		Sweep:       m.sweepView(),
 		Rates:       m.rates,
+		Evidence:    m.evidence,
 	}, nil
 }

@@ -40,14 +40,16 @@ func oneBlockPages(n int, seg string, caps func(i int) []Capture) []Page {
 
 // TestAssessBriefVectors: 30 pages with one block each, captured every 30
 // days (κ̂ = 3/90 d), k = 20: the exact Independent view gives BRIEF §5's
-// 0.426/0.947/0.9987 at 30/45/60 days.
+// 0.426/0.947/0.9987 at 30/45/60 days. BRIEF §5 takes κ as given, so the
+// fixed prior is off (NoPrior): with it the rate is (3 + α₀)/(90 + β₀),
+// see TestPriorFades.
 func TestAssessBriefVectors(t *testing.T) {
 	site := Site{
 		Now:      now,
 		Segments: []Segment{{Name: "data", K: 20, M: 10, Stripes: 1}},
 		Pages:    oneBlockPages(30, "data", func(int) []Capture { return every(3, 30*Day, Day) }),
 	}
-	a, err := Assess(site, Options{At: []time.Duration{30 * Day, 45 * Day, 60 * Day}, Samples: 500})
+	a, err := Assess(site, Options{At: []time.Duration{30 * Day, 45 * Day, 60 * Day}, Samples: 500, NoPrior: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,29 +105,33 @@ func TestAssessArchivedEnough(t *testing.T) {
 	}
 }
 
-// TestAssessNeverCaptured: carriers that no archive has ever captured
-// (and no page captured in the window to borrow a rate from) give P = 0
-// forever, "never".
+// TestAssessNeverCaptured: carriers that no archive has captured in the
+// window (and no page captured in the window to borrow a rate from). Raw
+// rates (NoPrior) give P = 0 forever, "never"; with the fixed prior 90
+// days without a capture give a small rate, (0 + α₀)/(90 + β₀) pooled, so
+// P stays small and the target is still never reached within a year.
 func TestAssessNeverCaptured(t *testing.T) {
 	pages := oneBlockPages(5, "data", func(int) []Capture { return nil })
 	pages = append(pages, Page{URL: "https://example.org/", Captures: map[string][]Capture{"ia": every(3, Day, 200*Day)}})
 	site := Site{Now: now, Segments: []Segment{{Name: "data", K: 3, M: 2, Stripes: 1}}, Pages: pages}
-	a, err := Assess(site, Options{Samples: 300})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, c := range map[string]Curve{"independent": a.Independent.Generation, "sweep": a.Sweep.Generation} {
-		for j, p := range c.P {
-			if p != 0 {
-				t.Errorf("%s at %v: P = %v, want 0", name, a.At[j], p)
+	for _, noPrior := range []bool{true, false} {
+		a, err := Assess(site, Options{Samples: 300, NoPrior: noPrior})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, c := range map[string]Curve{"independent": a.Independent.Generation, "sweep": a.Sweep.Generation} {
+			for j, p := range c.P {
+				if noPrior && p != 0 || !noPrior && !(p < 0.15) {
+					t.Errorf("NoPrior %v: %s at %v: P = %v, want 0 (NoPrior) or small", noPrior, name, a.At[j], p)
+				}
+			}
+			if c.Reached {
+				t.Errorf("NoPrior %v: %s: reached in %v, want never", noPrior, name, c.Reach)
 			}
 		}
-		if c.Reached {
-			t.Errorf("%s: reached in %v, want never", name, c.Reach)
+		if w := a.Sweep.Segments[0].Weakest; !reflect.DeepEqual(w, []int{0}) {
+			t.Errorf("NoPrior %v: weakest = %v, want [0]", noPrior, w)
 		}
-	}
-	if w := a.Sweep.Segments[0].Weakest; !reflect.DeepEqual(w, []int{0}) {
-		t.Errorf("weakest = %v, want [0]", w)
 	}
 }
 
@@ -148,18 +154,24 @@ func sweptSite() Site {
 // is the same; but in sweeps the pages are captured together, which
 // widens the spread of that number (here to all-or-nothing). When P_rec is
 // high the mean lies above k, and a wider spread puts more mass below k.
-// The Sweep view here is exactly P(a sweep by t) = 1 − e^(−Λt), Λ = 0.1.
+// The Sweep view here is exactly P(a sweep by t) = 1 − e^(−Λt), with Λ the
+// posterior mean of 9 sweeps in 90 days under the fixed prior,
+// (9 + 30/127)/(90 + 30) ≈ 0.077 (0.1 without the prior).
 func TestSweepBelowIndependent(t *testing.T) {
-	a, err := Assess(sweptSite(), Options{At: []time.Duration{20 * Day, 30 * Day}, Samples: 4000})
+	a, err := Assess(sweptSite(), Options{At: []time.Duration{30 * Day, 45 * Day}, Samples: 4000})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ind, sw := a.Independent.Generation, a.Sweep.Generation
+	lambda := (9 + 30.0/127) / (90 + 30)
+	if e := a.Evidence.Sweeps; len(e) != 1 || e[0].Sweeps != 9 || math.Abs(e[0].Rate-lambda) > 1e-12 {
+		t.Fatalf("sweeps %+v, want 9 sweeps, Λ = %v", e, lambda)
+	}
 	for j, at := range a.At {
 		if !(ind.P[j] > 0.99 && sw.P[j] < ind.P[j]-4*sw.StdErr[j]) {
 			t.Errorf("at %v: independent %v, sweep %v ± %v: want sweep clearly lower", at, ind.P[j], sw.P[j], sw.StdErr[j])
 		}
-		want := -math.Expm1(-0.1 * days(at))
+		want := -math.Expm1(-lambda * days(at))
 		if math.Abs(sw.P[j]-want) > 4*sw.StdErr[j] {
 			t.Errorf("at %v: sweep %v ± %v, want 1 − e^(−Λt) = %v", at, sw.P[j], sw.StdErr[j], want)
 		}
@@ -403,6 +415,8 @@ func TestAssessInvalid(t *testing.T) {
 		"at past horizon":   func(s *Site, o *Options) { o.At = []time.Duration{400 * Day} },
 		"negative at":       func(s *Site, o *Options) { o.At = []time.Duration{-Day} },
 		"negative window":   func(s *Site, o *Options) { o.Window = -Day },
+		"negative prior":    func(s *Site, o *Options) { o.PriorDays = -Day },
+		"negative interval": func(s *Site, o *Options) { o.PriorInterval = -Day },
 	}
 	for name, damage := range cases {
 		t.Run(name, func(t *testing.T) {

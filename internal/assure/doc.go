@@ -8,8 +8,11 @@
 //
 //   - rate.go: capture rates κ̂ = N/w, P(captured within D) = 1 − e^(−κ̂·D),
 //     archives combined 1 − Π(1 − p_a) (BRIEF §5).
-//   - pool.go: pages with few captures borrow a rate from the pages at the
-//     same depth (gamma–Poisson empirical Bayes shrinkage).
+//   - pool.go: the fixed prior of capture rates, and pages with few
+//     captures borrowing a rate from the pages at the same depth
+//     (gamma–Poisson empirical Bayes shrinkage on top of the fixed prior).
+//   - evidence.go: what the estimates rest on (exposures, sweeps seen,
+//     whether the prior dominates).
 //   - change.go, brent.go: the change-rate estimator of seed 001 (eq. 5,
 //     solved with Brent's method; m = 0 and m = n cases) and the
 //     probability that an archive that ignores comment-only changes has
@@ -31,7 +34,8 @@
 // # The model
 //
 // Page u is captured by archive a as a Poisson process of rate κ_{u,a}
-// (per day), estimated from the captures in the last Options.Window. A
+// (per day), estimated from the captures in the last Options.Window (see
+// "Capture rates and the prior" below). A
 // block is available once any page carrying it has been captured after it
 // started carrying it; blocks the caller has already found in an archive
 // are certain. A stripe is recoverable when K distinct shards are
@@ -57,6 +61,43 @@
 //     Each page keeps the same marginal capture rate as in the independent
 //     view, so the two views differ only by the correlation that sweeps
 //     introduce, and their gap measures how much independence flatters.
+//
+// # Capture rates and the prior
+//
+// κ̂ = N/w is the maximum-likelihood rate, and it is absurd when the
+// observation window w is short: a site crawled once a minute after its
+// pages went up would read as captured once a minute, certain to be
+// recoverable within the hour, although nothing may ever come back. Depth
+// pooling alone does not help, since every page of the pool has the same
+// tiny exposure. So every rate is a posterior mean under a fixed, weak
+// gamma prior: mean one capture per Options.PriorInterval (127 days: the
+// slow end of seed 001's median intervals between Internet Archive
+// captures of scholars' homepages, 20–127 days for 80% of them), weighing
+// as much as Options.PriorDays (30 days) of observation. A page with N
+// captures in w days gets
+//
+//	κ̃ = (N + α₀)/(w + β₀),   β₀ = PriorDays,   α₀ = β₀/PriorInterval,
+//
+// which is the prior's 1/127 when w ≪ β₀, (1 + α₀)/β₀ ≈ 1/24 per day for
+// one capture in a minute, and N/w as w grows (the prior keeps β₀/(w + β₀)
+// of the weight: a quarter after the default 90-day window, 8% after a
+// year). Pages with fewer than Options.MinCaptures captures take their
+// depth pool's estimate, whose prior is fitted to the pool on top of the
+// fixed one: each page brings α₀ captures in β₀ days, and the pool's
+// weight is capped by its page-days (FitPrior). Sweep rates use the same
+// prior: S sweeps in the longest exposure T give Λ = (S + α₀)/(T + β₀), so
+// one burst of captures says "not never", not "every few minutes".
+// Options.NoPrior restores raw rates (as BRIEF §5 takes them). The rates
+// are plugged into the model as point estimates; the posterior's spread
+// is not propagated (it would lower P_rec further where the prior
+// dominates).
+//
+// Assessment.Evidence says what the figures rest on: the shortest and
+// median page exposure, the sweeps seen per archive, and PriorDominated
+// when the median exposure is below PriorDays. Status should then say
+// "too little capture history to estimate: figures mostly reflect the
+// prior", and prefer the Sweep view: one archive visit captured every page
+// together, so pages are not independent evidence.
 //
 // Exactness: a stripe's independent P_rec is exact (stripe.go); a segment's
 // or the generation's is the exact product over stripes when no page that

@@ -17,7 +17,8 @@ func ExampleAssess() {
 		Archived: map[string][]manifest.BlockRef{"ia": {{Segment: "data", Shard: 4}}},
 	}
 	for i := range 4 {
-		// Four pages with one block each, captured every 20 days.
+		// Four pages with one block each, captured every 20 days, a day
+		// apart (so each capture is a sweep of its own).
 		var caps []assure.Capture
 		for d := 1; d < 90; d += 20 {
 			caps = append(caps, assure.Capture{Time: now.Add(-time.Duration(d+i) * assure.Day)})
@@ -37,5 +38,10 @@ func ExampleAssess() {
 	g := a.Independent.Generation
 	fmt.Printf("independent (exact %v): now %.2f, 7 d %.2f, 30 d %.2f; 99%% in %.0f days\n",
 		g.Exact, g.P[0], g.P[1], g.P[2], g.Reach.Hours()/24)
-	// Output: independent (exact true): now 0.00, 7 d 0.39, 30 d 0.98; 99% in 35 days
+	e := a.Evidence
+	fmt.Printf("rate %.4f/day; median exposure %.0f days, %d sweeps; prior dominated: %v\n",
+		a.Rates[0].Rate, e.MedianExposure.Hours()/24, e.Sweeps[0].Sweeps, e.PriorDominated)
+	// Output:
+	// independent (exact true): now 0.00, 7 d 0.28, 30 d 0.94; 99% in 45 days
+	// rate 0.0436/day; median exposure 90 days, 20 sweeps; prior dominated: false
 }

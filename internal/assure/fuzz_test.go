@@ -77,6 +77,9 @@ func fuzzSite(data []byte) (Site, Options) {
 	for range r.next() % 4 {
 		o.At = append(o.At, time.Duration(r.next()-2)*Day)
 	}
+	o.PriorDays = time.Duration(r.next()-2) * Day
+	o.PriorInterval = time.Duration(r.next()-2) * Day
+	o.NoPrior = r.next()%4 == 0
 	return site, o
 }
 

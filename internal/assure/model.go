@@ -29,8 +29,11 @@ type model struct {
 	// sweepRate[a] is Λ_a, archive a's sweeps per day, at least every
 	// kappa[a][u] so that q = κ/Λ ≤ 1.
 	sweepRate []float64
-	rates     []PageRate
-	idx       *blockIndex
+	// sweeps[a] is how many sweeps of archive a were seen in the window.
+	sweeps   []int
+	rates    []PageRate
+	evidence Evidence
+	idx      *blockIndex
 }
 
 // newModel estimates the model of a validated site.
@@ -49,6 +52,7 @@ func newModel(site *Site, o Options) (*model, error) {
 		return nil, err
 	}
 	m.estimateSweeps(obs)
+	m.evidence = m.weighEvidence(obs)
 	live := make([]bool, len(site.Pages))
 	for u := range site.Pages {
 		live[u] = m.pageP(u, m.horizon) > 0
@@ -107,14 +111,18 @@ func (m *model) observe(site *Site) observations {
 	return obs
 }
 
-// estimateRates sets kappa and rates: κ̂ = N/w for pages with at least
-// MinCaptures captures, the depth pool's shrunk estimate for the others.
+// estimateRates sets kappa and rates. A page with at least MinCaptures
+// captures takes the posterior mean under the fixed prior (Options.prior),
+// (n + α₀)/(w + β₀), which is κ̂ = N/w without it; the others take their
+// depth pool's shrunk estimate, the pool's prior fitted on top of the
+// fixed one (FitPrior).
 func (m *model) estimateRates(site *Site, obs observations) {
 	depths := make([]int, len(site.Pages))
 	for u, p := range site.Pages {
 		depths[u] = p.Depth
 	}
 	pools := poolMembers(depths, m.o.MinPoolPages)
+	base := m.o.prior()
 	m.kappa = make([][]float64, len(m.archives))
 	for a, name := range m.archives {
 		counts := make([]int, len(site.Pages))
@@ -127,15 +135,15 @@ func (m *model) estimateRates(site *Site, obs observations) {
 			for i, u := range members {
 				n[i], w[i] = counts[u], obs.exposure[u]
 			}
-			priors[d] = FitPrior(n, w)
+			priors[d] = FitPrior(n, w, base)
 		}
 		m.kappa[a] = make([]float64, len(site.Pages))
 		for u, p := range site.Pages {
-			r := PageRate{URL: p.URL, Depth: p.Depth, Archive: name, Captures: counts[u]}
+			r := PageRate{URL: p.URL, Depth: p.Depth, Archive: name, Captures: counts[u], Exposure: obs.exposure[u]}
 			if counts[u] < m.o.MinCaptures || obs.exposure[u] <= 0 {
 				r.Rate, r.Pooled = priors[p.Depth].Shrink(counts[u], obs.exposure[u]), true
 			} else {
-				r.Rate = CaptureRate(counts[u], obs.exposure[u])
+				r.Rate = base.Shrink(counts[u], obs.exposure[u])
 			}
 			m.kappa[a][u] = r.Rate
 			m.rates = append(m.rates, r)
@@ -223,15 +231,20 @@ func (m *model) estimateChanges(site *Site, obs observations) error {
 	return nil
 }
 
-// estimateSweeps sets sweepRate: the sweeps FindSweeps finds in each
-// archive's captures, per day of the longest page exposure, raised to the
-// largest page rate where a pooled rate exceeds it.
+// estimateSweeps sets sweepRate and sweeps: the sweeps FindSweeps finds in
+// each archive's captures, S in the longest page exposure T, give the
+// posterior mean (S + α₀)/(T + β₀) under the fixed prior (S/T without it),
+// raised to the largest page rate where a page's rate exceeds it. One
+// sweep in a short window is no evidence of a high sweep rate: it moves
+// the rate from the prior's α₀/β₀ to (1 + α₀)/β₀, not to one per window.
 func (m *model) estimateSweeps(obs observations) {
 	var span time.Duration
 	for _, w := range obs.exposure {
 		span = max(span, w)
 	}
+	base := m.o.prior()
 	m.sweepRate = make([]float64, len(m.archives))
+	m.sweeps = make([]int, len(m.archives))
 	for a := range m.archives {
 		var caps []PageCapture
 		for u, cs := range obs.caps[a] {
@@ -239,7 +252,8 @@ func (m *model) estimateSweeps(obs observations) {
 				caps = append(caps, PageCapture{Page: u, Time: c.Time})
 			}
 		}
-		r := CaptureRate(len(FindSweeps(caps, m.o.SweepGap)), span)
+		m.sweeps[a] = len(FindSweeps(caps, m.o.SweepGap))
+		r := base.Shrink(m.sweeps[a], span)
 		for _, k := range m.kappa[a] {
 			r = math.Max(r, k)
 		}

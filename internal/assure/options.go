@@ -17,9 +17,10 @@ type Options struct {
 	SweepGap time.Duration
 	// MinCaptures: a page with fewer captures than this by an archive
 	// (counted once per sweep) takes its rate from its depth pool (Prior.
-	// Shrink); others keep their own κ̂ = N/w, which a user can check
-	// against the archive's listing. The same threshold applies to change
-	// rates. Defaults to 3.
+	// Shrink); others keep their own rate, κ̂ = N/w shrunk toward the
+	// fixed prior by PriorDays/(w + PriorDays) (exactly N/w, checkable
+	// against the archive's listing, with NoPrior). The same threshold
+	// applies to change rates. Defaults to 3.
 	MinCaptures int
 	// MinPoolPages is the fewest pages a depth pool may have before it
 	// takes in neighbouring depths. Defaults to 3.
@@ -46,6 +47,39 @@ type Options struct {
 	// none: archives store whatever they capture, as digest-based archives
 	// (Internet Archive, Common Crawl, WARC files) do.
 	ChangeAware []string
+	// PriorInterval is the mean time between captures under the fixed
+	// prior of capture rates (and of sweep rates): the rate the model
+	// assumes for a page, or an archive's visits, until the captures say
+	// otherwise. Defaults to 127 days: seed 001 measured the median
+	// interval between Internet Archive captures of 80% of scholars'
+	// homepages at 20–127 days; the slow end is the conservative choice
+	// (a slower rate gives a lower P_rec), and deeper pages and less
+	// known sites are captured less often than homepages of people
+	// Google Scholar lists.
+	PriorInterval time.Duration
+	// PriorDays is the fixed prior's weight, as a length of observation:
+	// a page observed for w keeps w/(w + PriorDays) of its own rate and
+	// takes the rest from the prior, so the prior dominates while the
+	// capture history is shorter than PriorDays and fades as it grows (a
+	// quarter of the weight left after 90 days, 8% after a year).
+	// Defaults to 30 days.
+	PriorDays time.Duration
+	// NoPrior drops the fixed prior: pages with at least MinCaptures keep
+	// κ̂ = N/w, depth pools and sweep rates are estimated from the
+	// captures alone. Those raw rates are what a user can check against
+	// an archive's listing and reproduce textbook figures (BRIEF §5), but
+	// they are absurd for a short history: one capture a minute after
+	// the pages went up reads as a rate of one per minute.
+	NoPrior bool
+}
+
+// prior returns the fixed prior of capture and sweep rates: the zero
+// Prior when NoPrior.
+func (o Options) prior() Prior {
+	if o.NoPrior {
+		return Prior{}
+	}
+	return FixedPrior(o.PriorInterval, o.PriorDays)
 }
 
 // MaxSamples is the largest Options.Samples accepted.
@@ -53,7 +87,7 @@ const MaxSamples = 10_000_000
 
 // withDefaults validates o and fills in defaults.
 func (o Options) withDefaults() (Options, error) {
-	if o.Window < 0 || o.SweepGap < 0 || o.Horizon < 0 || o.MinCaptures < 0 ||
+	if o.Window < 0 || o.SweepGap < 0 || o.PriorInterval < 0 || o.PriorDays < 0 || o.Horizon < 0 || o.MinCaptures < 0 ||
 		o.MinPoolPages < 0 || o.Samples < 0 || o.Samples > MaxSamples || !(o.Target >= 0 && o.Target <= 1) {
 		return o, fmt.Errorf("%w: options out of range: %+v", ErrInvalid, o)
 	}
@@ -64,6 +98,8 @@ func (o Options) withDefaults() (Options, error) {
 	o.Target = or(o.Target, 0.99)
 	o.Horizon = or(o.Horizon, 365*Day)
 	o.Samples = or(o.Samples, DefaultSamples)
+	o.PriorInterval = or(o.PriorInterval, 127*Day)
+	o.PriorDays = or(o.PriorDays, 30*Day)
 	if o.At == nil {
 		o.At = []time.Duration{0, 7 * Day, 30 * Day}
 	}

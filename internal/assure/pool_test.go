@@ -8,16 +8,16 @@ import (
 
 func TestFitPrior(t *testing.T) {
 	// Identical pages: all spread is Poisson noise, so τ² = 0.
-	p := FitPrior([]int{10, 10, 10}, []time.Duration{100 * Day, 100 * Day, 100 * Day})
+	p := FitPrior([]int{10, 10, 10}, []time.Duration{100 * Day, 100 * Day, 100 * Day}, Prior{})
 	if p.Mean != 0.1 || p.Var != 0 {
 		t.Errorf("identical pages: %+v, want mean 0.1, var 0", p)
 	}
 	// Pages that differ far more than Poisson noise allows.
-	p = FitPrior([]int{0, 100, 50}, []time.Duration{100 * Day, 100 * Day, 100 * Day})
+	p = FitPrior([]int{0, 100, 50}, []time.Duration{100 * Day, 100 * Day, 100 * Day}, Prior{})
 	if p.Mean != 0.5 || !(p.Var > 0.1) {
 		t.Errorf("differing pages: %+v, want mean 0.5 and a large variance", p)
 	}
-	if p := FitPrior([]int{3}, []time.Duration{0}); p != (Prior{}) {
+	if p := FitPrior([]int{3}, []time.Duration{0}, Prior{}); p != (Prior{}) {
 		t.Errorf("no exposure: %+v, want zero prior", p)
 	}
 }
@@ -26,7 +26,7 @@ func TestFitPrior(t *testing.T) {
 // rate instead of claiming "never"; more observation weighs its own count
 // more; a page with plenty of captures stays near its own rate.
 func TestShrinkTowardDepth(t *testing.T) {
-	prior := FitPrior([]int{5, 10, 15, 20}, []time.Duration{50 * Day, 50 * Day, 50 * Day, 50 * Day})
+	prior := FitPrior([]int{5, 10, 15, 20}, []time.Duration{50 * Day, 50 * Day, 50 * Day, 50 * Day}, Prior{})
 	short := prior.Shrink(0, 2*Day)
 	long := prior.Shrink(0, 200*Day)
 	if !(short > 0 && short <= prior.Mean && math.Abs(short-prior.Mean) < 0.5*prior.Mean) {
