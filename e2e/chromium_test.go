@@ -3,45 +3,19 @@ package e2e
 import (
 	"context"
 	"image"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/chromiumtest"
 )
 
-// screenshotTimeout bounds one Chromium run.
-const screenshotTimeout = 90 * time.Second
-
-// screenshot renders url with headless Chromium into a new PNG file and
-// returns the decoded image.
+// screenshot renders url with headless Chromium in a 1280 × 2000 window.
 func screenshot(t *testing.T, chromium, url string) image.Image {
 	t.Helper()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "shot.png")
-	ctx, cancel := context.WithTimeout(context.Background(), screenshotTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+filepath.Join(dir, "profile"), "--hide-scrollbars", "--window-size=1280,2000",
-		"--screenshot="+file, url)
-	cmd.Env = append(os.Environ(), "HOME="+dir)
-	cmd.WaitDelay = 5 * time.Second // Chromium's helpers may hold the output open
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("chromium %s: %v\n%s", url, err, tail(out))
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatalf("chromium wrote no screenshot of %s: %v", url, err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("screenshot of %s: %v", url, err)
-	}
+	img, _ := chromiumtest.Screenshot(t, chromium, url, 1280, 2000)
 	return img
 }
 

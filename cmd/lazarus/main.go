@@ -6,6 +6,7 @@
 //	lazarus keygen -o DIR        create owner.key (offline) and server.key (server)
 //	lazarus inject [flags]       preserve the server side inside the site's pages
 //	lazarus recover [flags]      rebuild the server side from archived pages
+//	lazarus status [flags]       what the archives hold: restore point and outlook
 //	lazarus demo [--keep DIR]    the whole story, locally, in one command
 //	lazarus version              print the version and format versions (also --version)
 //	lazarus help COMMAND         a command's flags and examples (also COMMAND -h)
@@ -48,6 +49,7 @@ func commands() []command {
 		{"keygen", "create owner.key (keep offline) and server.key (for the server)", runKeygen},
 		{"inject", "preserve the server side inside a site's pages (deploy hooks, cron, CI)", runInject},
 		{"recover", "rebuild the server side from archived copies of the pages", runRecover},
+		{"status", "what the web archives hold of the site: restore point, blocks per stripe, outlook", runStatus},
 		{"demo", "the whole story on this machine: inject, serve with Caddy, crawl, lose, recover", runDemo},
 		{"version", "print the program and format versions", runVersion},
 	}

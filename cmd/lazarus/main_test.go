@@ -144,11 +144,18 @@ func visible(ts *testscript.TestScript, path string) string {
 	return strings.Join(strings.Fields(buf.String()), " ")
 }
 
-// archive SITE_DIR: serve the site's pages from a local Wayback/Memento
-// archive (captured an hour after now) and set $ARCHIVE to its URL.
+// archive [-ago DURATION] SITE_DIR: serve the site's pages from a local
+// Wayback/Memento archive, captured an hour after now (or DURATION ago),
+// and set $ARCHIVE to its URL.
 func cmdArchive(ts *testscript.TestScript, neg bool, args []string) {
+	at := time.Now().Add(time.Hour) // after any generation made now
+	if len(args) == 3 && args[0] == "-ago" {
+		ago, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		at, args = time.Now().Add(-ago), args[2:]
+	}
 	if len(args) != 1 {
-		ts.Fatalf("usage: archive SITE_DIR")
+		ts.Fatalf("usage: archive [-ago DURATION] SITE_DIR")
 	}
 	root := ts.MkAbs(args[0])
 	var caps []archivetest.Capture
@@ -159,7 +166,7 @@ func cmdArchive(ts *testscript.TestScript, neg bool, args []string) {
 		body, err := os.ReadFile(p)
 		rel, _ := filepath.Rel(root, p)
 		rel = strings.TrimSuffix(filepath.ToSlash(rel), "index.html")
-		caps = append(caps, archivetest.Capture{URL: "https://example.org/" + rel, Time: time.Now().Add(time.Hour).Truncate(time.Second), Body: body})
+		caps = append(caps, archivetest.Capture{URL: "https://example.org/" + rel, Time: at.Truncate(time.Second), Body: body})
 		return err
 	})
 	ts.Check(err)

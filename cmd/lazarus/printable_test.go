@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// TestPrintable: control and format characters and invalid UTF-8 are
+// escaped, everything else is kept.
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://example.org/about/": "https://example.org/about/",
+		"café — ok":                  "café — ok",
+		"a\x1b[2Jb":                  `a\x1b[2Jb`,
+		"line\nbreak\r":              `line\nbreak\r`,
+		"bell\a del\x7f c1\u009b":    `bell\a del\x7f c1\u009b`,
+		"rtl\u202eexe.html":          `rtl\u202eexe.html`,
+		"bad \xff utf8":              `bad \xff utf8`,
+		"real \ufffd replacement":    `real \ufffd replacement`,
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// hostile is a string an archive could plant in a listing's original
+// URL: it clears the screen and sets the terminal title.
+const hostile = "https://example.org/\x1b[2J\x1b]0;pwned\a\u202e"
+
+// TestStatusPrintEscapesF9: status's text summary never writes a
+// control character from an archive's listing (source errors, problems,
+// notes) to the terminal.
+func TestStatusPrintEscapesF9(t *testing.T) {
+	rep := &lzrecover.StatusReport{Site: "https://example.org/", Now: time.Now(),
+		Sources:  []lzrecover.StatusSource{{Name: "cdx=" + hostile, Error: "GET " + hostile + ": HTTP 503"}},
+		Problems: []string{"wayback " + hostile + ": truncated"}, Notes: []string{"note " + hostile}}
+	var buf bytes.Buffer
+	printStatus(&buf, rep)
+	checkNoControl(t, buf.String())
+}
+
+// TestRecoverPrintEscapesF9: the same for recover's summary.
+func TestRecoverPrintEscapesF9(t *testing.T) {
+	rep := &lzrecover.Report{Generation: "g", Problems: []string{"wayback " + hostile + ": HTTP 503"},
+		Segments: []lzrecover.SegmentReport{{Name: "app", Status: "partial", Detail: hostile, Paths: []string{hostile}}}}
+	var buf bytes.Buffer
+	printRecover(&buf, rep)
+	checkNoControl(t, buf.String())
+}
+
+func checkNoControl(t *testing.T, out string) {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		for _, r := range line {
+			if !printableRune(r) {
+				t.Fatalf("printed %q: it holds %U", line, r)
+			}
+		}
+	}
+	if !strings.Contains(out, `\x1b[2J`) {
+		t.Fatalf("the hostile string is not shown escaped: %q", out)
+	}
+}

@@ -1,0 +1,369 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/history"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/statushtml"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+type statusCmd struct {
+	site, key, passFile, state string
+	siteDir, htmlOut, asOf     string
+	contact                    string
+	rate                       float64
+	spotChecks, maxFetches     int
+	sources, histories         listFlag
+	jsonOut, noLive            bool
+	stderr                     io.Writer
+}
+
+func runStatus(args []string, stdout, stderr io.Writer) int {
+	c := &statusCmd{stderr: stderr}
+	fs := flag.NewFlagSet("lazarus status", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: lazarus status --url URL --key server.key|owner.key [--source SPEC...] [--history DIR...] [--json] [--html FILE]\n\n"+
+			"Tells, before the site is lost, what the web archives hold of it: per generation, segment and stripe,\n"+
+			"the distinct blocks archived against the k needed (per archive and combined), the newest restore point\n"+
+			"and its age, and the estimated probability that the newest generation is recoverable now, in 7 and in 30 days.\n"+
+			"With the serve history inject and the Caddy module record, captures are known from the archives' listings\n"+
+			"alone; only captures whose digest the history does not know are fetched (once; --state keeps what they held,\n"+
+			"--max-fetches bounds them), and one capture per archive and generation is spot-checked (--spot-checks).\n"+
+			"Without a history, the live site's root page is read once to learn the newest generation (--no-live skips it).\n"+
+			"server.key suffices: signatures are checked with its public half, nothing is decrypted.\n"+
+			"Sources (--source, repeatable; default: wayback and commoncrawl): as for lazarus recover\n"+
+			"(wayback[=BASE], commoncrawl[=INDEX[,DATA]], cdx=BASE, memento=TIMEMAP_BASE, warc=PATH, dir=PATH).\n"+
+			"Exit codes: 0 the newest generation is recoverable from the archives now, 3 only an older one is\n"+
+			"(it is named, with its age), 1 none is (or an error), 2 usage error.\n\n"+
+			"Examples:\n"+
+			"  # on the server, after inject (its default state directory's history is used with --site)\n"+
+			"  lazarus status --url https://example.org/ --key /etc/lazarus/server.key --site /var/www/html --contact you@example.org\n\n"+
+			"  # for cron and monitoring, with a report page\n"+
+			"  lazarus status --url https://example.org/ --key server.key --history /var/lib/lazarus/history \\\n"+
+			"      --state /var/cache/lazarus-status --json --html /var/www/html/lazarus-status.html\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&c.site, "url", "", "the site's `URL`")
+	fs.StringVar(&c.key, "key", "", "server.key or owner.key `FILE` (only the public half is used)")
+	fs.StringVar(&c.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
+	fs.Var(&c.sources, "source", "an archive to audit, `SPEC` (see above; repeatable)")
+	fs.Var(&c.histories, "history", "a serve history `DIR`: inject's STATE/history (or STATE itself), or the Caddy module's lazarus/NAME/history in its file storage (repeatable)")
+	fs.StringVar(&c.siteDir, "site", "", "the static site `DIR` inject writes: its default state directory's history is used when no --history is given")
+	fs.StringVar(&c.state, "state", "", "`DIR` caching what fetched captures held, so a rerun fetches nothing again")
+	fs.StringVar(&c.asOf, "as-of", "", "audit the archives as they stood at `TIME` (2026-01-31, 2026-01-31T12:00:00Z or 20260131120000; default now)")
+	fs.Float64Var(&c.rate, "rate", 0, "requests per minute to every archive host (default: 24 for the Internet Archive, 30 elsewhere)")
+	fs.StringVar(&c.contact, "contact", "", "an `EMAIL` added to the User-Agent, so archives can reach you")
+	fs.IntVar(&c.spotChecks, "spot-checks", lzrecover.DefaultSpotChecks, "history-known captures fetched at random, per archive and per generation the verdict depends on, to check the archive's listed digests (0 trusts the listings: the fewest requests)")
+	fs.IntVar(&c.maxFetches, "max-fetches", lzrecover.DefaultMaxFetches, "at most `N` requests for captures whose contents are unknown (the root page's and the carriers' newest first); --state goes on from there next run")
+	fs.BoolVar(&c.noLive, "no-live", false, "without a serve history, do not read the live site's root page to learn the generation it serves")
+	fs.BoolVar(&c.jsonOut, "json", false, "print the report as JSON")
+	fs.StringVar(&c.htmlOut, "html", "", "write the report as one self-contained HTML page to `FILE`")
+	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		errorf(stderr, "unexpected argument %q", fs.Arg(0))
+		return exitUsage
+	}
+	o, err := c.options()
+	if err != nil {
+		errorf(stderr, "%v", err)
+		return exitUsage
+	}
+	if err := c.checkOutputs(); err != nil {
+		errorf(stderr, "%v", err)
+		return exitError
+	}
+	sig := notifyInterrupt()
+	defer sig.stop()
+	if !c.jsonOut {
+		o.Progress = statusProgress(stderr)
+	}
+	rep, err := lzrecover.Status(sig.ctx, o)
+	if err != nil {
+		errorf(stderr, "%v", err)
+		if sig.stopped() {
+			return sig.code()
+		}
+		return exitError
+	}
+	return c.finish(rep, stdout, stderr)
+}
+
+// options checks the flags and builds Status's options.
+func (c *statusCmd) options() (lzrecover.StatusOptions, error) {
+	o := lzrecover.StatusOptions{SiteURL: c.site, StateDir: c.state, NoLive: c.noLive, MaxFetches: c.maxFetches, SpotChecks: c.spotChecks}
+	switch {
+	case c.spotChecks < 0:
+		return o, fmt.Errorf("--spot-checks %d: want 0 or more", c.spotChecks)
+	case c.maxFetches < 1:
+		return o, fmt.Errorf("--max-fetches %d: want 1 or more", c.maxFetches)
+	case c.spotChecks == 0:
+		o.SpotChecks = lzrecover.NoSpotChecks
+	}
+	u, err := url.Parse(c.site)
+	if c.site == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return o, fmt.Errorf("status needs --url: the site's absolute URL, like https://example.org/")
+	}
+	if (c.key == "") == (c.passFile == "") {
+		return o, errors.New("status needs --key server.key (or owner.key), or --passphrase-file FILE")
+	}
+	if c.asOf != "" {
+		t, err := parseTime(c.asOf)
+		if err != nil {
+			return o, fmt.Errorf("--as-of: %w", err)
+		}
+		now := time.Now()
+		if _, err := time.Parse(time.DateOnly, c.asOf); err == nil && t.After(now) && !t.Add(-24*time.Hour).After(now) {
+			t = now // today's date: as the archives stand now
+		}
+		if t.After(now) {
+			return o, fmt.Errorf("--as-of %s: in the future (now is %s); status audits the archives as they stand or stood",
+				t.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+		}
+		o.Now = t
+	}
+	specs := c.sources.vals
+	if len(specs) == 0 {
+		specs = []string{"wayback", "commoncrawl"}
+	}
+	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: c.rate, Contact: c.contact})
+	o.Client = client
+	for _, spec := range specs {
+		src, err := lzrecover.ParseArchiveSource(spec, client)
+		if err != nil {
+			return o, fmt.Errorf("--%w", err)
+		}
+		o.Sources = append(o.Sources, src)
+	}
+	if err := c.loadKey(&o); err != nil {
+		return o, err
+	}
+	dirs, err := c.historyDirs()
+	if err != nil {
+		return o, err
+	}
+	for _, d := range dirs {
+		o.History = append(o.History, history.Dir(d))
+	}
+	return o, nil
+}
+
+// loadKey reads --key (a server key or an owner key, told apart by its
+// first line) or --passphrase-file.
+func (c *statusCmd) loadKey(o *lzrecover.StatusOptions) error {
+	if c.passFile != "" {
+		pass, err := readPassphrase(c.passFile, c.stderr)
+		o.Passphrase = pass
+		return err
+	}
+	s, warn, err := keys.LoadServer(c.key)
+	if err == nil {
+		warnf(c.stderr, warn)
+		o.ServerKey = s.Marshal()
+		return nil
+	}
+	if !isOwnerKeyFile(c.key) {
+		return fmt.Errorf("--key: %w", err)
+	}
+	owner, warn, err := keys.LoadOwner(c.key)
+	if err != nil {
+		return fmt.Errorf("--key: %w", err)
+	}
+	warnf(c.stderr, warn)
+	o.OwnerKey = owner.Marshal()
+	return nil
+}
+
+// isOwnerKeyFile reports whether a key file says it is an owner key.
+func isOwnerKeyFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4096)
+	n, _ := io.ReadFull(f, head)
+	return bytes.Contains(head[:n], []byte("\nlazarus-owner-key:"))
+}
+
+// historyDirs returns the history directories: each --history (an
+// inject state directory stands for its history/), else, with --site,
+// inject's default state directory's history if it exists.
+func (c *statusCmd) historyDirs() ([]string, error) {
+	var out []string
+	for _, d := range c.histories.vals {
+		info, err := os.Stat(d)
+		if err != nil {
+			return nil, fmt.Errorf("--history: %w", err)
+		}
+		if !info.IsDir() {
+			return nil, fmt.Errorf("--history %s: not a directory", d)
+		}
+		if sub := filepath.Join(d, injector.HistoryDir); isDir(sub) && !isDir(filepath.Join(d, "records")) {
+			d = sub
+		}
+		out = append(out, d)
+	}
+	if len(out) > 0 || c.siteDir == "" {
+		return out, nil
+	}
+	state, err := defaultStateDir(injector.Options{SiteDir: c.siteDir, SiteURL: c.site})
+	if err != nil {
+		return nil, err
+	}
+	if d := filepath.Join(state, injector.HistoryDir); isDir(d) {
+		out = append(out, d)
+	} else {
+		fmt.Fprintf(c.stderr, "lazarus: warning: no serve history in %s (inject's default state for --site %s): every capture with a new digest will be fetched\n", d, c.siteDir)
+	}
+	return out, nil
+}
+
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}
+
+// checkOutputs checks, before the audit, that what it will write can be
+// written: --html's directory takes a new file, and --state is a
+// directory status can create and write in. Errors name the user's path.
+func (c *statusCmd) checkOutputs() error {
+	if c.htmlOut != "" {
+		dir := filepath.Dir(c.htmlOut)
+		if info, err := os.Stat(c.htmlOut); err == nil && info.IsDir() {
+			return fmt.Errorf("--html %s: a directory, want a file name", c.htmlOut)
+		}
+		if err := probeWritable(dir); err != nil {
+			return fmt.Errorf("--html %s: cannot write in %s: %w", c.htmlOut, dir, unwrapPath(err))
+		}
+	}
+	if c.state != "" {
+		if err := os.MkdirAll(c.state, 0o700); err != nil {
+			return fmt.Errorf("--state %s: %w", c.state, unwrapPath(err))
+		}
+		if err := probeWritable(c.state); err != nil {
+			return fmt.Errorf("--state %s: cannot write in it: %w", c.state, unwrapPath(err))
+		}
+	}
+	return nil
+}
+
+// probeWritable creates and removes a file in dir.
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".lazarus-status-probe-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// unwrapPath drops the temporary or intermediate file name of a path
+// error ("open /dir/.lazarus-status-123: permission denied" is
+// "permission denied"): the message names the user's path instead.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
+// finish writes the outputs and maps the report to the exit code.
+func (c *statusCmd) finish(rep *lzrecover.StatusReport, stdout, stderr io.Writer) int {
+	if c.htmlOut != "" {
+		if err := writeStatusHTML(c.htmlOut, rep); err != nil {
+			errorf(stderr, "--html %s: %v", c.htmlOut, unwrapPath(err))
+			return exitError
+		}
+	}
+	if c.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			errorf(stderr, "%v", err)
+			return exitError
+		}
+	} else {
+		printStatus(stdout, rep)
+	}
+	rp := rep.RestorePoint
+	switch rep.Outcome() {
+	case lzrecover.OlderRecoverable:
+		if !c.jsonOut {
+			hintf(stderr, "only generation %s (%s old) is recoverable from the archives; the newest, %s, is not yet", rp.Generation, humane.Duration(rp.Age), rep.Newest)
+		}
+	case lzrecover.NothingRecoverable:
+		if c.jsonOut {
+			break
+		}
+		if rep.Cause != nil {
+			errorf(stderr, "%s", printable(rep.Cause.Message))
+		} else {
+			errorf(stderr, "no generation is recoverable from the archives now")
+		}
+	}
+	return rep.Outcome().ExitCode()
+}
+
+// writeStatusHTML writes the report page atomically.
+func writeStatusHTML(path string, rep *lzrecover.StatusReport) error {
+	var buf bytes.Buffer
+	if err := statushtml.Write(&buf, rep); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".lazarus-status-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(buf.Bytes())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// statusProgress shows listing and fetching on stderr.
+func statusProgress(w io.Writer) func(lzrecover.StatusProgress) {
+	pl := newProgressLine(w)
+	return func(p lzrecover.StatusProgress) {
+		switch p.Phase {
+		case "list":
+			pl.show(fmt.Sprintf("lazarus: listing %s (%d captures so far)", p.Source, p.Listed), false)
+		case "fetch":
+			pl.show(fmt.Sprintf("lazarus: %d captures listed, %d known; fetched %d of %d with unknown digests, %s elapsed",
+				p.Listed, p.Known, p.Fetched, p.ToFetch, pl.elapsed()), false)
+		case "assess":
+			pl.show(fmt.Sprintf("lazarus: %d captures listed, %d known from the history or the cache, %d fetched, in %s",
+				p.Listed, p.Known, p.Fetched, pl.elapsed()), true)
+		}
+	}
+}

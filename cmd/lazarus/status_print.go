@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/humane"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// statusGenerationsShown bounds the generations the text summary lists.
+const statusGenerationsShown = 5
+
+// printStatus writes the human summary of a status report.
+func printStatus(w io.Writer, r *lzrecover.StatusReport) {
+	fmt.Fprintf(w, "Site %s, archives as of %s\n", printable(r.Site), r.Now.Format(time.RFC3339))
+	for _, s := range r.Sources {
+		printStatusSource(w, s)
+	}
+	if r.Live != "" {
+		fmt.Fprintf(w, "Live site: serves generation %s, newer than anything archived\n", r.Live)
+	}
+	if rp := r.RestorePoint; rp != nil {
+		which := "the newest"
+		if !rp.Newest {
+			which = "NOT the newest (" + r.Newest + ")"
+		}
+		fmt.Fprintf(w, "Restore point: generation %s of %s, %s old, %s\n", rp.Generation, rp.Time.Format(time.RFC3339), humane.Duration(rp.Age), which)
+	} else if r.Cause != nil {
+		fmt.Fprintln(w, "Restore point: none, and not for what the archives hold: "+printable(r.Cause.Message))
+	} else {
+		fmt.Fprintln(w, "Restore point: none; no generation is recoverable from the archives now")
+	}
+	for i, g := range r.Generations {
+		if i == statusGenerationsShown {
+			fmt.Fprintf(w, "… and %s (see --json)\n", humane.Count(len(r.Generations)-i, "older generation"))
+			break
+		}
+		printGeneration(w, g)
+	}
+	printAssessment(w, r.Assessment)
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "Note: "+printable(n))
+	}
+	const most = 5
+	for i, p := range r.Problems {
+		if i == most {
+			break
+		}
+		fmt.Fprintln(w, "  problem: "+printable(p))
+	}
+	if more := len(r.Problems) - min(most, len(r.Problems)) + r.ProblemsOmitted; more > 0 {
+		fmt.Fprintf(w, "  … %s (see --json)\n", humane.Count(more, "more problem"))
+	}
+}
+
+// printStatusSource writes one source's line: what was listed, known,
+// fetched and checked.
+func printStatusSource(w io.Writer, s lzrecover.StatusSource) {
+	line := fmt.Sprintf("  %-14s %s: %d known from the history, %d from the cache, %d fetched", printable(s.Name), humane.Count(s.Captures, "capture"), s.Known, s.Cached, s.Fetched)
+	if s.SpotChecked > 0 {
+		line += fmt.Sprintf(", %d spot-checked", s.SpotChecked)
+	}
+	if s.Failed > 0 {
+		line += fmt.Sprintf(", %d failed", s.Failed)
+	}
+	if s.Unfetched > 0 {
+		line += fmt.Sprintf(", %d left unfetched (--max-fetches)", s.Unfetched)
+	}
+	if s.Distrusted {
+		line += "; a spot check FAILED: its listed digests were not trusted"
+	}
+	if s.Error != "" {
+		line += " (" + printable(s.Error) + ")"
+	}
+	fmt.Fprintln(w, line)
+}
+
+// printGeneration writes one generation's segments: complete stripes and
+// the weakest stripe per segment.
+func printGeneration(w io.Writer, g lzrecover.StatusGeneration) {
+	state := "recoverable"
+	switch {
+	case g.Recoverable:
+	case g.SegmentsRebuildable && !g.ManifestArchived:
+		state = lzrecover.ManifestMissingRebuildable
+	default:
+		state = "NOT recoverable"
+	}
+	fmt.Fprintf(w, "Generation %s of %s: %s\n", g.ID, g.Time.Format(time.RFC3339), state)
+	for _, s := range g.Segments {
+		kind := ""
+		if s.Listing {
+			kind = " (listing)"
+		}
+		weak := weakestStripe(s)
+		fmt.Fprintf(w, "  segment %-12s %d/%s with k=%s; weakest stripe %d: %d of %d combined%s%s\n",
+			printable(s.Name), s.Complete, humane.Count(s.Stripes, "stripe"), humane.Count(s.K, "block"), weak.Index, weak.Combined, weak.Need, haveList(weak.Have), kind)
+	}
+	for _, why := range g.Short {
+		if why == state {
+			continue // said on the generation's line
+		}
+		fmt.Fprintln(w, "  short: "+printable(why))
+	}
+}
+
+// weakestStripe is the stripe with the fewest blocks combined.
+func weakestStripe(s lzrecover.StatusSegment) lzrecover.StatusStripe {
+	var weak lzrecover.StatusStripe
+	for i, st := range s.PerStripe {
+		if i == 0 || st.Combined < weak.Combined {
+			weak = st
+		}
+	}
+	return weak
+}
+
+// haveList is " (wayback 3, commoncrawl 2)", sources by name.
+func haveList(have map[string]int) string {
+	if len(have) == 0 {
+		return ""
+	}
+	var parts []string
+	for name, n := range have {
+		parts = append(parts, fmt.Sprintf("%s %d", printable(name), n))
+	}
+	sort.Strings(parts)
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// printAssessment writes P_rec of the newest generation in both views.
+func printAssessment(w io.Writer, a *lzrecover.StatusAssessment) {
+	if a == nil {
+		return
+	}
+	if a.Error != "" {
+		fmt.Fprintf(w, "Outlook of generation %s: the model could not run: %s\n", a.Generation, printable(a.Error))
+		return
+	}
+	depth := ""
+	if unknown := a.Pages - a.DepthKnown; unknown > 0 {
+		depth = fmt.Sprintf("; link depth unknown for %d, modelled one hop from the root", unknown)
+	}
+	fmt.Fprintf(w, "Outlook of generation %s (%s, %s%s): probability it is recoverable\n", a.Generation,
+		humane.Count(a.Pages, "page"), humane.Count(a.Carriers, "carrier"), depth)
+	for _, v := range a.Views {
+		label := map[string]string{"independent": "independent captures (optimistic)", "sweep": "site sweeps (realistic)"}[v.Name]
+		var at []string
+		for _, p := range v.At {
+			if shownAfter(p.After, v.At) {
+				at = append(at, fmt.Sprintf("%s %.1f%%", afterString(p.After), 100*p.P))
+			}
+		}
+		reach := "never reaches " + percent(a.Target)
+		if v.Reached {
+			reach = fmt.Sprintf("reaches %s %s", percent(a.Target), reachString(v.ReachIn))
+		}
+		fmt.Fprintf(w, "  %-34s %s; %s\n", label+":", strings.Join(at, ", "), reach)
+	}
+}
+
+func percent(p float64) string { return fmt.Sprintf("%g%%", 100*p) }
+
+// statusShownAfter are the model times the text shows (of
+// recover.StatusModelTimes, which the HTML chart shows all of).
+var statusShownAfter = []time.Duration{0, 7 * 24 * time.Hour, 30 * 24 * time.Hour}
+
+// shownAfter reports whether the text shows P_rec at d: one of
+// statusShownAfter, or any time when the model was asked for none of
+// them.
+func shownAfter(d time.Duration, at []lzrecover.StatusProbability) bool {
+	given := false
+	for _, p := range at {
+		given = given || slices.Contains(statusShownAfter, p.After)
+	}
+	return !given || slices.Contains(statusShownAfter, d)
+}
+
+// afterString is "now" or "+7d".
+func afterString(d time.Duration) string {
+	if d == 0 {
+		return "now"
+	}
+	if d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("+%dd", d/(24*time.Hour))
+	}
+	return "+" + d.String()
+}
+
+// reachString is "now" or "in 3 days".
+func reachString(d time.Duration) string {
+	if d <= 0 {
+		return "now"
+	}
+	return "in " + humane.Duration(d)
+}

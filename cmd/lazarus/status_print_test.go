@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// TestPrintStatusWording: the text summary words durations as people do
+// (not rounded to the hour), shows now, 7 and 30 days of the model's
+// dense times, pluralises, says what recover does with a generation
+// whose manifest is not archived, and names the cause when the archives
+// are not to blame.
+func TestPrintStatusWording(t *testing.T) {
+	now := time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC)
+	var at []lzrecover.StatusProbability
+	for _, d := range lzrecover.StatusModelTimes() {
+		at = append(at, lzrecover.StatusProbability{After: d, P: 0.5})
+	}
+	r := &lzrecover.StatusReport{Site: "https://example.org/", Now: now, Newest: "g2",
+		Sources:      []lzrecover.StatusSource{{Name: "wayback", Captures: 1, Known: 1}},
+		RestorePoint: &lzrecover.StatusRestorePoint{Generation: "g1", Time: now.Add(-90 * time.Second), Age: 90 * time.Second},
+		Generations: []lzrecover.StatusGeneration{
+			{ID: "g2", Time: now, SegmentsRebuildable: true, Short: []string{lzrecover.ManifestMissingRebuildable},
+				Segments: []lzrecover.StatusSegment{{Name: "app", K: 1, Stripes: 1, Complete: 1, PerStripe: []lzrecover.StatusStripe{{Need: 1, Combined: 8}}}}},
+		},
+		Assessment: &lzrecover.StatusAssessment{Generation: "g2", Target: 0.99, Pages: 1, Carriers: 1, DepthKnown: 0,
+			Views: []lzrecover.StatusModelView{{Name: "sweep", At: at, Reached: true, ReachIn: 66 * time.Second}}},
+		Problems: make([]string, 7)}
+	var out bytes.Buffer
+	printStatus(&out, r)
+	text := out.String()
+	for _, want := range []string{
+		"Restore point: generation g1 of 2026-11-25T14:58:30Z, 1 minute old",
+		"wayback        1 capture: 1 known",
+		"segment app          1/1 stripe with k=1 block;",
+		"Generation g2 of 2026-11-25T15:00:00Z: " + lzrecover.ManifestMissingRebuildable + "\n",
+		"(1 page, 1 carrier; link depth unknown for 1, modelled one hop from the root)",
+		"now 50.0%, +7d 50.0%, +30d 50.0%; reaches 99% in 1 minute\n",
+		"… 2 more problems",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"0s old", "+1d", "+6h", "short: segments rebuildable", "1 stores", "1 blocks"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("%q in:\n%s", bad, text)
+		}
+	}
+	r.RestorePoint, r.Generations, r.Assessment = nil, nil, nil
+	r.Cause = &lzrecover.StatusCause{Kind: lzrecover.CauseWrongKey, Message: "found 3 Lazarus blocks or manifests, but none signed by this key"}
+	out.Reset()
+	printStatus(&out, r)
+	if !strings.Contains(out.String(), "Restore point: none, and not for what the archives hold: found 3 Lazarus blocks") {
+		t.Errorf("the cause is not named:\n%s", out.String())
+	}
+}

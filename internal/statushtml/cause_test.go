@@ -1,0 +1,56 @@
+package statushtml
+
+import (
+	"strings"
+	"testing"
+
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// TestNotTheArchives: when the report's Cause says nothing is
+// recoverable because of the key or the sources, the headline says so
+// instead of blaming the archives; without a Cause, or when something is
+// recoverable, it does not.
+func TestNotTheArchives(t *testing.T) {
+	wrongKey := func() *lzrecover.StatusReport {
+		return &lzrecover.StatusReport{Now: sampleNow,
+			Sources:  []lzrecover.StatusSource{{Name: "wayback", Captures: 9, Fetched: 9}},
+			Captures: []lzrecover.StatusCapture{{Source: "wayback", URL: "https://example.org/", Rejected: 4}},
+			Cause: &lzrecover.StatusCause{Kind: lzrecover.CauseWrongKey,
+				Message: "found 4 Lazarus blocks or manifests, but none signed by this key: another site's data, or the wrong key"}}
+	}
+	unlisted := func() *lzrecover.StatusReport {
+		return &lzrecover.StatusReport{Now: sampleNow, Sources: []lzrecover.StatusSource{
+			{Name: "wayback", Error: "listing: connection refused"}, {Name: "commoncrawl", Error: "listing: 503"}},
+			Cause: &lzrecover.StatusCause{Kind: lzrecover.CauseSourcesFailed,
+				Message: "every source failed: source wayback: cannot be read: listing: connection refused; source commoncrawl: cannot be read: listing: 503"}}
+	}
+	for _, tc := range []struct {
+		name string
+		r    *lzrecover.StatusReport
+		want string // in the headline; "" for the usual one
+	}{
+		{"wrong key", wrongKey(), "none signed by this key"},
+		{"wrong key, headline", wrongKey(), "No generation is recoverable with this key."},
+		{"every source failed to list", unlisted(), "source commoncrawl: cannot be read: listing: 503"},
+		{"every source failed, headline", unlisted(), "Nothing could be read from the archives."},
+		{"other kind", func() *lzrecover.StatusReport { r := unlisted(); r.Cause.Kind = "future"; return r }(), "the archives are not to blame"},
+		{"no cause", func() *lzrecover.StatusReport { r := wrongKey(); r.Cause = nil; return r }(), ""},
+		{"recoverable", func() *lzrecover.StatusReport {
+			r := wrongKey()
+			r.RestorePoint = &lzrecover.StatusRestorePoint{Generation: "g", Newest: true}
+			return r
+		}(), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, doc := render(t, tc.r)
+			head := text(byID(t, doc, "verdict"))
+			switch {
+			case tc.want != "" && !strings.Contains(head, tc.want):
+				t.Errorf("headline %q, want it to say %q", head, tc.want)
+			case tc.want == "" && (strings.Contains(head, "this key") || strings.Contains(head, "cannot be read") || strings.Contains(head, "could be read")):
+				t.Errorf("headline %q blames the key or the sources", head)
+			}
+		})
+	}
+}

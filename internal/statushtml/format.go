@@ -1,0 +1,74 @@
+package statushtml
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// day is 24 hours.
+const day = 24 * time.Hour
+
+// fmtTime formats t in UTC to the minute; the zero time is "unknown".
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// rfc3339 is t in machine form for data- attributes, "" for the zero time.
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// fmtAfter names a time after now: "now", "+7 d", "+36 h", "+90 min".
+func fmtAfter(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "now"
+	case d%day == 0:
+		return fmt.Sprintf("+%d d", d/day)
+	case d%time.Hour == 0:
+		return fmt.Sprintf("+%d h", d/time.Hour)
+	case d >= day:
+		return fmt.Sprintf("+%.1f d", d.Hours()/24)
+	default:
+		return fmt.Sprintf("+%d min", d/time.Minute)
+	}
+}
+
+// fmtPercent formats a probability as a percentage with two decimals; a
+// value that is not a probability is shown as a dash.
+func fmtPercent(p float64) string {
+	if math.IsNaN(p) || p < 0 || p > 1 {
+		return "—"
+	}
+	return strconv.FormatFloat(p*100, 'f', 2, 64) + " %"
+}
+
+// machine formats v exactly (shortest representation) for data- attributes.
+func machine(v float64) string {
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// shorten cuts s to at most n runes, keeping its start and end around an
+// ellipsis; invalid UTF-8 is replaced first.
+func shorten(s string, n int) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	head := (n - 1) * 2 / 3
+	tail := n - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}

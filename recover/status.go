@@ -1,0 +1,360 @@
+package recover
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/history"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+)
+
+// ErrTooManySources means Status was given more sources than it tallies
+// (MaxStatusSources).
+var ErrTooManySources = errors.New("too many sources")
+
+// MaxStatusSources bounds StatusOptions.Sources.
+const MaxStatusSources = 64
+
+// Status audits what the archives hold of the site, before it is lost.
+//
+// It lists every source's captures of the site (not collapsed by digest)
+// and works out what each holds: a capture whose digest the serve
+// history records is known without being fetched (the record names its
+// generations and blocks), on the archive's word but for SpotChecks
+// captures fetched at random to check it (an archive caught lying is
+// distrusted: its captures are fetched); any other is fetched once per
+// digest (bounded by MaxCapture and MaxFetches), its comments verified
+// with the key's public half, and what it held cached by digest in
+// StateDir so a rerun fetches nothing again. Local sources (WARCSource,
+// DirSource) are read once while listing: each page's digest is computed
+// from its bytes, so pages the history records are not scanned. Without
+// a history naming a generation, the live root page tells the newest
+// (unless NoLive). It then tallies, per generation, segment and stripe, the
+// distinct blocks each source holds and the sources combined (recover
+// combines them), finds the newest coherent restore point (as recover
+// chooses it: a generation whose verified manifest is archived and whose
+// data segments all have k distinct blocks in every stripe), and runs the
+// recoverability model (package assure) for the newest generation.
+//
+// The report is returned with a nil error whenever the audit ran, even if
+// nothing is recoverable (see StatusReport.RestorePoint); errors are for
+// bad options, a state directory that cannot be opened, or a cancelled
+// ctx. Sources that cannot be read are reported in StatusReport.Sources.
+func Status(ctx context.Context, o StatusOptions) (*StatusReport, error) {
+	r, err := newStatusRun(o)
+	if err != nil {
+		return nil, err
+	}
+	defer r.cache.close()
+	if err := r.loadHistory(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.list(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.resolve(ctx); err != nil {
+		return nil, err
+	}
+	r.live(ctx)
+	r.conclude()
+	return r.rep, nil
+}
+
+// statusRun is one Status run.
+type statusRun struct {
+	o     StatusOptions
+	site  *url.URL
+	v     *keys.Verifier
+	cache *statusCache
+	rep   *StatusReport
+	hist  *statusHistory
+	srcs  []Source
+	caps  []*statusCapture
+	// manifests are the verified manifests by generation, from the
+	// history and from captures.
+	manifests map[manifest.ID]*statusManifest
+	// layouts describe every segment version seen.
+	layouts map[segKey]statusLayout
+	// streamed are the scans of captures read while listing a Streamer
+	// (local WARC files), by capture key.
+	streamed map[string]*statusScan
+	// distrusted marks the sources whose listed digests failed a spot
+	// check: none of their captures is credited by the history.
+	distrusted []bool
+	// fetches counts the requests sent for captures of unknown contents
+	// (bounded by MaxFetches).
+	fetches int
+	// foreign counts the manifests (history) and comments (scans) signed
+	// by another key.
+	foreign int
+	// links are the site paths each page (canonicalPage) links to, from
+	// the archived pages read: what depths walks.
+	links map[string]map[string]bool
+}
+
+// statusManifest is one verified manifest and where it was seen.
+type statusManifest struct {
+	m        *manifest.Signed
+	archived int // captures that hold it (counted by judge)
+}
+
+// statusCapture is one listed capture while Status runs.
+type statusCapture struct {
+	c      Capture
+	src    int
+	key    string // cache and dedup key: the digest, else source and locator
+	length int64  // the stored length the listing gives, 0 if unknown
+	how    string
+	held   *statusHeld
+}
+
+// statusHeld is what a capture holds.
+type statusHeld struct {
+	manifests []manifest.ID
+	shards    []heldShard
+	rejected  int
+	foreign   int // of which signed by another key
+	// minBytes is, for what the history records, the shard bytes of the
+	// blocks named: encrypted, they cannot be stored in fewer bytes.
+	minBytes int64
+}
+
+type heldShard struct {
+	seg    segKey
+	stripe uint32
+	shard  uint16
+}
+
+// newStatusRun checks the options and opens the key and the cache.
+func newStatusRun(o StatusOptions) (*statusRun, error) {
+	site, err := url.Parse(o.SiteURL)
+	if err != nil || (site.Scheme != "http" && site.Scheme != "https") || site.Host == "" {
+		return nil, fmt.Errorf("site URL %q is not an absolute http(s) URL", o.SiteURL)
+	}
+	if site.Path == "" {
+		site.Path = "/"
+	}
+	switch {
+	case len(o.Sources) == 0:
+		return nil, errors.New("status needs at least one source")
+	case len(o.Sources) > MaxStatusSources:
+		return nil, fmt.Errorf("%w: %d sources, at most %d", ErrTooManySources, len(o.Sources), MaxStatusSources)
+	case o.MaxCapture < 0:
+		return nil, errors.New("negative MaxCapture")
+	case o.MaxFetches < 0:
+		return nil, errors.New("negative MaxFetches")
+	case o.SpotChecks < NoSpotChecks:
+		return nil, fmt.Errorf("SpotChecks %d: want a count, 0 for the default or NoSpotChecks", o.SpotChecks)
+	}
+	names := map[string]bool{StatusCombined: true}
+	for _, s := range o.Sources {
+		if names[s.Name()] {
+			return nil, fmt.Errorf("source %q given twice (or named %q)", s.Name(), StatusCombined)
+		}
+		names[s.Name()] = true
+	}
+	if o.MaxCapture == 0 {
+		o.MaxCapture = DefaultMaxCapture
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	if o.MaxFetches == 0 {
+		o.MaxFetches = DefaultMaxFetches
+	}
+	if o.SpotChecks == 0 {
+		o.SpotChecks = DefaultSpotChecks
+	}
+	if o.Assess.At == nil {
+		o.Assess.At = StatusModelTimes()
+	}
+	if o.Client == nil && !o.NoLive {
+		o.Client = NewClient(ClientOptions{})
+	}
+	v, scope, err := statusVerifier(&o)
+	if err != nil {
+		return nil, err
+	}
+	cache, err := openStatusCache(o.StateDir, scope)
+	if err != nil {
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	r := &statusRun{o: o, site: site, v: v, cache: cache, srcs: o.Sources,
+		rep:       &StatusReport{Site: site.String(), Now: o.Now.UTC()},
+		manifests: map[manifest.ID]*statusManifest{}, layouts: map[segKey]statusLayout{}, streamed: map[string]*statusScan{},
+		distrusted: make([]bool, len(o.Sources)), links: map[string]map[string]bool{}}
+	for _, s := range o.Sources {
+		r.rep.Sources = append(r.rep.Sources, StatusSource{Name: s.Name()})
+	}
+	return r, nil
+}
+
+// statusVerifier returns the verifier of the one key given, and the
+// cache scope it verifies for: the signing key's id (the same for
+// owner.key and server.key), or a hash of the passphrase. Cached scans
+// list only what verified, so another key must not read them.
+func statusVerifier(o *StatusOptions) (*keys.Verifier, string, error) {
+	given := 0
+	for _, k := range [][]byte{o.ServerKey, o.OwnerKey, o.Passphrase} {
+		if len(k) > 0 {
+			given++
+		}
+	}
+	if given != 1 {
+		return nil, "", errors.New("status needs exactly one of the server key, the owner key or the passphrase")
+	}
+	switch {
+	case len(o.ServerKey) > 0:
+		s, err := keys.ParseServer(o.ServerKey)
+		if err != nil {
+			return nil, "", err
+		}
+		return s.Verifier(), "key:" + keys.FormatKeyID(s.KeyID()), nil
+	case len(o.OwnerKey) > 0:
+		owner, err := keys.ParseOwner(o.OwnerKey)
+		if err != nil {
+			return nil, "", err
+		}
+		return owner.Verifier(), "key:" + keys.FormatKeyID(owner.KeyID()), nil
+	}
+	op, err := keys.PassphraseOpener(o.Passphrase, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	h := sha256.Sum256(append([]byte("lazarus status cache\x00"), o.Passphrase...))
+	return op.Verifier, "passphrase:" + hex.EncodeToString(h[:8]), nil
+}
+
+// problem adds a problem line, or counts it once MaxProblems are listed.
+func (r *statusRun) problem(format string, args ...any) {
+	if len(r.rep.Problems) >= MaxProblems {
+		r.rep.ProblemsOmitted++
+		return
+	}
+	r.rep.Problems = append(r.rep.Problems, fmt.Sprintf(format, args...))
+}
+
+func (r *statusRun) progress(p StatusProgress) {
+	if r.o.Progress != nil {
+		r.o.Progress(p)
+	}
+}
+
+// addManifest keeps a verified manifest and the layouts of its
+// segments, unless it was made after Now (an audit as of a past time
+// judges the generations made by then).
+func (r *statusRun) addManifest(m *manifest.Signed) {
+	if m.Manifest.Time.After(r.o.Now) {
+		return
+	}
+	sm := r.manifests[m.Manifest.Generation]
+	if sm == nil {
+		sm = &statusManifest{m: m}
+		r.manifests[m.Manifest.Generation] = sm
+		for _, s := range m.Manifest.Segments {
+			k := segKey{ID: s.ID, Name: s.Name}
+			if _, ok := r.layouts[k]; !ok {
+				r.layouts[k] = layoutOf(s)
+			}
+		}
+	}
+}
+
+// layoutOf is a manifest segment's layout.
+func layoutOf(s manifest.Segment) statusLayout {
+	kind := s.Layout(0).Kind
+	return statusLayout{ID: s.ID, Name: s.Name, Kind: kind, Generation: s.Generation, Time: s.Time.Unix(), K: s.K, M: s.M, Stripes: s.Stripes}
+}
+
+// list lists every source; captures after Now are left out.
+func (r *statusRun) list(ctx context.Context) error {
+	pages := r.hist.paths()
+	for i, src := range r.srcs {
+		sr := &r.rep.Sources[i]
+		r.progress(StatusProgress{Phase: "list", Source: src.Name(), Listed: len(r.caps)})
+		add := func(c Capture, length int64) bool {
+			if !c.Time.IsZero() && c.Time.After(r.o.Now) {
+				return false
+			}
+			sr.Captures++
+			r.caps = append(r.caps, &statusCapture{c: c, src: i, key: captureCacheKey(c), length: length})
+			return true
+		}
+		var err error
+		if st, ok := localStreamer(src, r.o.MaxCapture, r.problem); ok {
+			err = st.Stream(ctx, r.site, func(c Capture, page []byte) error {
+				if int64(len(page)) < r.o.MaxCapture {
+					// The bytes are in hand: their digest is what the
+					// history records, whatever the record says.
+					c.Digest = history.Digest(page)
+				}
+				if add(c, 0) {
+					r.stream(c, page)
+				}
+				return nil
+			})
+		} else {
+			err = statusList(ctx, src, r.site, pages, func(c Capture, length int64) error {
+				add(c, length)
+				return nil
+			})
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			sr.Error = err.Error()
+			r.problem("%s: listing: %v", src.Name(), err)
+		}
+	}
+	sort.SliceStable(r.caps, func(i, j int) bool { return r.caps[i].c.Time.Before(r.caps[j].c.Time) })
+	return nil
+}
+
+// stream scans a capture a Streamer read while listing, unless the
+// history or an earlier capture already says what it holds: reading a
+// local file again per capture would cost more than scanning it now. The
+// page's links are noted either way (they tell the pages' depth).
+func (r *statusRun) stream(c Capture, page []byte) {
+	key := captureCacheKey(c)
+	if r.streamed[key] != nil {
+		return
+	}
+	links := pageLinks(page, r.pageURL(c.URL))
+	r.noteLinks(c.URL, links)
+	if _, ok := r.hist.held(c.Digest); ok {
+		return
+	}
+	sc := scanStatus(page, r.v, int64(len(page)) >= r.o.MaxCapture)
+	sc.Links = links
+	r.streamed[key] = sc
+}
+
+// pageURL is a capture URL made absolute against the site.
+func (r *statusRun) pageURL(u string) *url.URL {
+	ref, err := url.Parse(u)
+	if err != nil {
+		return r.site
+	}
+	return r.site.ResolveReference(ref)
+}
+
+// captureCacheKey is the key a capture's contents are known by: its
+// digest (the same bytes wherever they are archived), else its source
+// and locator.
+func captureCacheKey(c Capture) string {
+	if d := history.NormalizeDigest(c.Digest); d != "" {
+		return "sha1:" + d
+	}
+	if c.Digest != "" {
+		return c.Source + "\x00digest\x00" + c.Digest
+	}
+	return c.Source + "\x00" + c.Locator
+}

@@ -1,0 +1,59 @@
+package recover
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+)
+
+// localStreamer returns how Status reads a source whose captures are
+// local files (WARC files, a mirror directory) while listing it: each
+// once, so that their digest is computed from their bytes and looked up
+// in the serve history, and only pages it does not know are scanned.
+// problem reports a file that cannot be read (it is left out). Other
+// sources are listed (statusList) and fetched.
+func localStreamer(src Source, maxCapture int64, problem func(string, ...any)) (Streamer, bool) {
+	switch s := src.(type) {
+	case Streamer:
+		return s, true
+	case DirSource:
+		return dirStreamer{dir: s, max: maxCapture, problem: problem}, true
+	}
+	return nil, false
+}
+
+// dirStreamer streams a mirror directory's files.
+type dirStreamer struct {
+	dir     DirSource
+	max     int64
+	problem func(string, ...any)
+}
+
+// Stream implements Streamer: every file DirSource lists, at most max
+// bytes of it.
+func (d dirStreamer) Stream(ctx context.Context, site *url.URL, fn func(Capture, []byte) error) error {
+	return d.dir.List(ctx, site, func(c Capture) error {
+		page, err := readLimited(c.Locator, d.max)
+		if err != nil {
+			d.problem("%s: %v", d.dir.Name(), err)
+			return nil
+		}
+		return fn(c, page)
+	})
+}
+
+// readLimited reads at most max bytes of the file at path.
+func readLimited(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	page, err := io.ReadAll(io.LimitReader(f, max))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return page, nil
+}

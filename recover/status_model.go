@@ -1,0 +1,231 @@
+package recover
+
+import (
+	"math"
+	"net/url"
+	"sort"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/assure"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+)
+
+// statusPageInfo is one page path while Status models the site.
+type statusPageInfo struct {
+	path     string
+	captures map[string][]assure.Capture
+	times    map[string][]time.Time
+	blocks   map[manifest.BlockRef]bool // blocks of the newest generation it carries
+}
+
+// statusPath is the page path a capture URL or history record names:
+// "/about/" for "https://example.org/about/", with "?query" kept.
+func statusPath(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	p := pu.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	if pu.RawQuery != "" {
+		p += "?" + pu.RawQuery
+	}
+	return p
+}
+
+// pages gathers every page from the listings and the history (one per
+// canonicalPage: "/" and "/index.html" are one page), with its captures
+// per source and the newest generation's blocks it carries, and fills the
+// report's page timeline.
+func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
+	out := map[string]*statusPageInfo{}
+	get := func(p string) *statusPageInfo {
+		pi := out[p]
+		if pi == nil {
+			pi = &statusPageInfo{path: p, captures: map[string][]assure.Capture{}, times: map[string][]time.Time{}, blocks: map[manifest.BlockRef]bool{}}
+			out[p] = pi
+		}
+		return pi
+	}
+	newest := r.sortedManifests()
+	var segs map[segKey]string
+	var gen string
+	if len(newest) > 0 {
+		gen = newest[0].m.Manifest.Generation.String()
+		segs = map[segKey]string{}
+		for _, s := range newest[0].m.Manifest.Segments {
+			segs[segKey{ID: s.ID, Name: s.Name}] = s.Name
+		}
+	}
+	for _, c := range r.caps {
+		pi := get(canonicalPage(statusPath(c.c.URL)))
+		name := r.srcs[c.src].Name()
+		pi.captures[name] = append(pi.captures[name], assure.Capture{Time: c.c.Time, Digest: c.c.Digest})
+		pi.times[name] = append(pi.times[name], c.c.Time)
+		if c.held == nil {
+			continue
+		}
+		for _, h := range c.held.shards {
+			if n, ok := segs[h.seg]; ok {
+				pi.blocks[manifest.BlockRef{Segment: n, Stripe: h.stripe, Shard: h.shard}] = true
+			}
+		}
+	}
+	for _, p := range r.hist.paths() {
+		pi := get(canonicalPage(p))
+		for _, rec := range r.hist.urls[p] {
+			for _, s := range rec.Blocks[gen] {
+				var ref manifest.BlockRef
+				if ref.UnmarshalText([]byte(s)) == nil {
+					pi.blocks[ref] = true
+				}
+			}
+		}
+	}
+	paths := make([]string, 0, len(out))
+	for p := range out {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		pi := out[p]
+		d, ok := depths[p]
+		if !ok {
+			d = DepthUnknown
+		}
+		r.rep.Pages = append(r.rep.Pages, StatusPage{URL: p, Depth: d, Carrier: len(pi.blocks) > 0, Captures: pi.times})
+	}
+	return out
+}
+
+// assess runs the recoverability model for the newest generation.
+//
+// A page whose depth is unknown (depths leaves it out) is modelled at
+// depth 1, with the pages one hop from the root: the pooling's fallback.
+func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageInfo, depths map[string]int, t *statusTally) *StatusAssessment {
+	m := newest.m.Manifest
+	out := &StatusAssessment{Generation: m.Generation.String()}
+	site := assure.Site{Now: r.o.Now, Archived: map[string][]manifest.BlockRef{}}
+	for _, s := range m.Segments {
+		site.Segments = append(site.Segments, assure.SegmentOf(s))
+		st := t.segs[segKey{ID: s.ID, Name: s.Name}]
+		if st == nil {
+			continue
+		}
+		for stripe, shards := range st.shards {
+			for shard, bits := range shards {
+				for i := range r.srcs {
+					if bits&(1<<i) != 0 {
+						name := r.srcs[i].Name()
+						site.Archived[name] = append(site.Archived[name], manifest.BlockRef{Segment: s.Name, Stripe: stripe, Shard: shard})
+					}
+				}
+			}
+		}
+	}
+	for _, refs := range site.Archived {
+		sort.Slice(refs, func(i, j int) bool { return refs[i].String() < refs[j].String() })
+	}
+	for _, sm := range r.manifests {
+		site.Rotations = append(site.Rotations, sm.m.Manifest.Time)
+	}
+	sort.Slice(site.Rotations, func(i, j int) bool { return site.Rotations[i].Before(site.Rotations[j]) })
+	paths := make([]string, 0, len(pages))
+	for p := range pages {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		pi := pages[p]
+		d, ok := depths[p]
+		if ok {
+			out.DepthKnown++
+		} else {
+			d = 1
+		}
+		pg := assure.Page{URL: p, Depth: d, Captures: pi.captures, Since: r.since(p, pi)}
+		for ref := range pi.blocks {
+			pg.Blocks = append(pg.Blocks, ref)
+		}
+		sort.Slice(pg.Blocks, func(i, j int) bool { return pg.Blocks[i].String() < pg.Blocks[j].String() })
+		if len(pg.Blocks) > 0 {
+			out.Carriers++
+		}
+		site.Pages = append(site.Pages, pg)
+	}
+	out.Pages = len(site.Pages)
+	a, err := assure.Assess(site, r.o.Assess)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	out.Target = a.Target
+	out.Evidence = statusEvidence(a.Evidence)
+	out.Views = []StatusModelView{modelView("independent", a.At, a.Independent), modelView("sweep", a.At, a.Sweep)}
+	for _, pr := range a.Rates {
+		if pr.Pooled {
+			out.Pooled++
+		}
+	}
+	return out
+}
+
+// since is when a page started being served, as far as the history says:
+// its first recorded version (under any path naming the page), unless an
+// archive captured it earlier.
+func (r *statusRun) since(p string, pi *statusPageInfo) time.Time {
+	var first time.Time
+	for u, recs := range r.hist.urls {
+		if canonicalPage(u) == p && len(recs) > 0 && (first.IsZero() || recs[0].Time.Before(first)) {
+			first = recs[0].Time
+		}
+	}
+	if first.IsZero() {
+		return time.Time{}
+	}
+	for _, cs := range pi.captures {
+		for _, c := range cs {
+			if c.Time.Before(first) {
+				return time.Time{}
+			}
+		}
+	}
+	return first
+}
+
+// modelView converts one view of the model.
+func modelView(name string, at []time.Duration, v assure.View) StatusModelView {
+	out := StatusModelView{Name: name, At: probabilities(at, v.Generation), Exact: v.Generation.Exact,
+		Reached: v.Generation.Reached, ReachIn: v.Generation.Reach}
+	for _, s := range v.Segments {
+		out.Segments = append(out.Segments, StatusSegmentOutlook{Name: s.Name, Listing: s.Listing, At: probabilities(at, s.Curve),
+			Reached: s.Reached, ReachIn: s.Reach, Weakest: s.Weakest})
+	}
+	return out
+}
+
+func probabilities(at []time.Duration, c assure.Curve) []StatusProbability {
+	out := make([]StatusProbability, 0, len(at))
+	for i, d := range at {
+		p := StatusProbability{After: d}
+		if i < len(c.P) {
+			p.P = finite(c.P[i])
+		}
+		if i < len(c.StdErr) {
+			p.StdErr = finite(c.StdErr[i])
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// finite keeps a NaN or an infinity out of the JSON report (which cannot
+// hold one): it becomes 0.
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
+}

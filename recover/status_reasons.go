@@ -1,0 +1,50 @@
+package recover
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lazarus-preserve/lazarus/internal/history"
+)
+
+// fetchReasons says why the captures read in this run (fetched, or
+// scanned while a local source was listed) were not known from the
+// history, counted by reason: "2 whose digest the history does not
+// record, 1 listed without a digest"; "" if none was read.
+func (r *statusRun) fetchReasons() string {
+	reasons := []string{
+		"listed without a digest",
+		"whose digest the history does not record (a page version older than the history, or changed by the archive)",
+		"whose recorded version names a generation without a verified manifest",
+		"listed shorter than the blocks their recorded version carries (truncated copies)",
+		"of an archive that failed a spot check",
+	}
+	counts := make([]int, len(reasons))
+	for _, c := range r.caps {
+		if c.how != HowFetched && c.how != HowTruncated && c.how != HowFailed {
+			continue
+		}
+		d := history.NormalizeDigest(c.c.Digest)
+		_, recorded := r.hist.records[d]
+		_, held := r.hist.held(c.c.Digest)
+		switch {
+		case r.distrusted[c.src]:
+			counts[4]++
+		case d == "":
+			counts[0]++
+		case !recorded:
+			counts[1]++
+		case !held:
+			counts[2]++
+		default:
+			counts[3]++
+		}
+	}
+	var parts []string
+	for i, n := range counts {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, reasons[i]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
