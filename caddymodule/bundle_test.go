@@ -143,6 +143,7 @@ func serve(t *testing.T, h *Handler, next caddyhttp.Handler, method, target stri
 	if err := h.ServeHTTP(w, r, next); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(h.history.close) // before the storage's TempDir goes
 	return w
 }
 

@@ -64,6 +64,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    crawlers <ua-substring>...  # archive crawlers; default archive.org_bot ia_archiver CCBot heritrix "Internet Archive"
 //	    crawl_session <duration>    # no switch until a crawler has been quiet this long; default 10m
 //	    max_crawl_hold <duration>   # but crawlers hold a switch at most this long; default 1h
+//
+//	    audit [every <duration>]    # audit the archives (lazarus status) into metrics; default every 24h
+//	    audit_source <spec>         # repeatable: wayback[=BASE], commoncrawl[=INDEX[,DATA]], cdx=BASE, ...
+//	    audit_key <server.key>      # or audit_passphrase_file <file>; default the build's; needed with a bundle
+//	    audit_site_url <url>        # default site_url, else the generation's
+//	    audit_contact <email>       # added to the User-Agent archives see
 //	}
 //
 // A dump's command is run with sh -c. Given as one argument, that argument
@@ -131,6 +137,8 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser) error {
 		return oneArg(d, func(v string) error { h.Notice = v; return nil })
 	case "copies":
 		return oneArg(d, func(v string) (err error) { h.Copies, err = parseCount(d, v); return })
+	case "audit", "audit_source", "audit_key", "audit_passphrase_file", "audit_site_url", "audit_contact":
+		return h.unmarshalAuditOption(d)
 	default:
 		return h.unmarshalBuildOption(d)
 	}

@@ -24,6 +24,13 @@
 // for it, and on the pages the root links to that are first served after
 // it. docs/FORMAT.md §14 describes the storage layout.
 //
+// Every page version served with blocks is recorded, off the request
+// path, in the serve history in storage (servehistory.go, over
+// historystore.go; FORMAT §14.1): `lazarus status` and the optional
+// scheduled audit (audit.go, auditcaddyfile.go), which exports what the
+// archives hold as metrics, know a capture by its digest without
+// fetching it.
+//
 // Files: handler.go (options, lifecycle), switch.go (generation
 // switches), serve.go (HTTP), recorder.go (holding responses), inspect.go
 // (robots and links of a page), links.go (canonical paths, verified

@@ -128,6 +128,9 @@ type Handler struct {
 	// (MaxCrawlHold plus two ReloadIntervals after the next one was
 	// published). Defaults to 1 hour.
 	MaxCrawlHold caddy.Duration `json:"max_crawl_hold,omitempty"`
+	// Audit, if set, audits the archives on a schedule (what `lazarus
+	// status` does) and exports the result as metrics. Defaults to off.
+	Audit *Audit `json:"audit,omitempty"`
 
 	ctx       context.Context
 	storage   certmagic.Storage // placement state, and built generations
@@ -138,8 +141,10 @@ type Handler struct {
 	cache     *blockCache // armored blocks
 	pages     *blockCache // finished pages by ETag
 	inspected *fifoCache[[sha256.Size]byte, inspection]
-	linked    *linkSet     // paths verified pages link to
-	changes   *changeCache // paths whose pages the module changes, or not
+	linked    *linkSet      // paths verified pages link to
+	changes   *changeCache  // paths whose pages the module changes, or not
+	history   *serveHistory // page versions to record (servehistory.go)
+	auditor   *auditor      // the scheduled audit, if configured (audit.go)
 	gen       atomic.Pointer[generation]
 	prev      atomic.Pointer[riding] // the generation the current one replaced, if still stored
 	crawler   atomic.Int64           // unix nanoseconds of the last archive crawler request
@@ -172,6 +177,10 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.builder != nil {
 		h.builder.start(ctx)
 	}
+	if h.Audit != nil {
+		h.auditor = newAuditor(h)
+		h.auditor.start(ctx)
+	}
 	return nil
 }
 
@@ -189,6 +198,7 @@ func (h *Handler) setup() error {
 	if h.Name == "" {
 		h.Name = bundleName(h.Bundle)
 	}
+	h.history = newServeHistory(h)
 	return nil
 }
 
@@ -287,6 +297,9 @@ func (h *Handler) Validate() error {
 	if h.Build != nil {
 		errs = append(errs, h.Build.validate())
 	}
+	if h.Audit != nil {
+		errs = append(errs, h.Audit.validate(h))
+	}
 	if !validName(h.Name) {
 		errs = append(errs, fmt.Errorf("lazarus: name %q: use letters, digits, '-', '_' and '.'", h.Name))
 	}
@@ -328,6 +341,10 @@ func (h *Handler) Cleanup() error {
 	if h.builder != nil {
 		h.builder.stop()
 	}
+	if h.auditor != nil {
+		h.auditor.stop()
+	}
+	h.history.close()
 	h.gen.Store(nil)
 	h.prev.Store(nil)
 	h.cache = newBlockCache(defaultCacheBytes)

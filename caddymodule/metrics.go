@@ -18,6 +18,12 @@ type metrics struct {
 	skipped  *prometheus.CounterVec // eligible pages served untouched, by reason
 	carriers *prometheus.GaugeVec   // carriers per block: min, median, max
 	builds   *prometheus.CounterVec // background builds, by result
+	history  *prometheus.CounterVec // page versions for the serve history, by result
+	// The scheduled audit (audit.go).
+	auditAge    *prometheus.GaugeVec   // seconds since the newest generation recoverable from the archives was made, -1 if none
+	auditProb   *prometheus.GaugeVec   // P_rec of the newest generation now, by model view
+	auditBlocks *prometheus.GaugeVec   // the newest generation's data blocks: archived (at most k per stripe) and needed
+	audits      *prometheus.CounterVec // audits, by result: done, failed
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -37,6 +43,16 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Verified pages (planned, or linked from the site) known to carry each block of the current generation (table pages add more): min, median, max over blocks."}, []string{"site", "stat"}),
 		builds: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "builds_total",
 			Help: "Background generation builds, by result: new, unchanged, failed."}, []string{"site", "result"}),
+		history: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "history_versions_total",
+			Help: "Page versions for the serve history, by result: recorded, known (stored already), dropped (queue full), full (record limit), invalid, failed."}, []string{"site", "result"}),
+		auditAge: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: sub, Name: "audit_generation_age_seconds",
+			Help: "Age of the newest generation recoverable from the archives at the last audit, -1 if none is."}, []string{"site"}),
+		auditProb: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: sub, Name: "audit_recoverable_probability",
+			Help: "Estimated probability that the newest generation is recoverable from the archives now, by model view: independent (optimistic) or sweep (correlated crawls)."}, []string{"site", "view"}),
+		auditBlocks: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Subsystem: sub, Name: "audit_blocks",
+			Help: "Data blocks of the newest generation: archived (distinct, at most k per stripe, the archives combined) and needed (k per stripe)."}, []string{"site", "kind"}),
+		audits: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Subsystem: sub, Name: "audits_total",
+			Help: "Scheduled archive audits, by result: done, failed."}, []string{"site", "result"}),
 	}
 	if reg == nil {
 		return m
@@ -48,6 +64,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	m.skipped = register(reg, m.skipped)
 	m.carriers = register(reg, m.carriers)
 	m.builds = register(reg, m.builds)
+	m.history = register(reg, m.history)
+	m.auditAge = register(reg, m.auditAge)
+	m.auditProb = register(reg, m.auditProb)
+	m.auditBlocks = register(reg, m.auditBlocks)
+	m.audits = register(reg, m.audits)
 	return m
 }
 

@@ -1,0 +1,297 @@
+package caddymodule
+
+import (
+	"cmp"
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/history"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"go.uber.org/zap"
+)
+
+// Bounds of the module's serve history (docs/FORMAT.md §14.1).
+const (
+	// historyPerPath is how many versions of one page are kept: the
+	// newest, by the time they were stored. A page that changes on every
+	// request (a CSRF token) keeps only its latest few.
+	historyPerPath = 64
+	// historyQueue and historyQueueBytes bound the versions waiting to be
+	// recorded, and their bytes; a version that finds the queue full is
+	// dropped and counted (caddy_lazarus_history_versions_total{result="dropped"}).
+	historyQueue      = 1024
+	historyQueueBytes = 64 << 20
+	// historySeen bounds the versions an instance remembers having queued;
+	// past it, it forgets them all (storage still knows them).
+	historySeen = 1 << 16
+)
+
+// serveHistory records, off the request path, every page version the
+// handler produced (a page with blocks or the manifest) into Caddy's
+// storage under lazarus/NAME/history/: one key per (URL, digest), at most
+// historyPerPath per URL and history.MaxRecords in all, with the
+// manifests of the generations they name. It is advisory: a version
+// that cannot be recorded is counted and logged, never an error of the
+// request.
+type serveHistory struct {
+	h       *Handler
+	st      *historyStore
+	queue   chan *servedVersion
+	queued  atomic.Int64 // bytes of the pages in queue
+	pending sync.WaitGroup
+	start   sync.Once
+	started atomic.Bool
+	stop    chan struct{}
+	stopped sync.Once
+	closed  atomic.Bool
+	done    chan struct{} // closed when the worker returns
+
+	mu   sync.Mutex
+	seen map[versionKey]bool // versions queued or recorded by this instance
+
+	// The worker's own.
+	total     int             // records in storage; -1 until counted
+	manifests map[string]bool // generations whose manifest is stored
+}
+
+// versionKey is one page version: its placement key and strong ETag
+// (equal ETags mean equal bytes, see layout.etag).
+type versionKey struct{ key, etag string }
+
+// servedVersion is a page version waiting to be recorded.
+type servedVersion struct {
+	versionKey
+	page     []byte // shared with the page cache: never written
+	at       time.Time
+	g        *generation
+	manifest bool
+	cur      []int
+	ride     *generation
+	old      []int
+}
+
+func newServeHistory(h *Handler) *serveHistory {
+	return &serveHistory{
+		h:         h,
+		st:        HistoryStore(h.storage, h.Name).(*historyStore),
+		queue:     make(chan *servedVersion, historyQueue),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+		seen:      map[versionKey]bool{},
+		total:     -1,
+		manifests: map[string]bool{},
+	}
+}
+
+// served notes that page, laid out as l, is served at key with etag.
+// Called for every page served with blocks, it costs a map lookup once a
+// version is queued, and never blocks.
+func (s *serveHistory) served(key, etag string, l *layout, page []byte) {
+	if s == nil || s.closed.Load() || (!l.cur.manifest && len(l.cur.blocks) == 0 && l.ride == nil) {
+		return
+	}
+	vk := versionKey{key, etag}
+	s.mu.Lock()
+	if s.seen[vk] {
+		s.mu.Unlock()
+		return
+	}
+	if len(s.seen) >= historySeen {
+		clear(s.seen)
+	}
+	s.seen[vk] = true
+	s.mu.Unlock()
+	v := &servedVersion{versionKey: vk, page: page, at: s.h.now(), g: l.g, manifest: l.cur.manifest, cur: slices.Clone(l.cur.blocks)}
+	if l.ride != nil {
+		v.ride, v.old = l.ride.g, slices.Clone(l.oldBlocks)
+	}
+	n := int64(len(page))
+	if s.queued.Add(n) > historyQueueBytes {
+		s.drop(v)
+		return
+	}
+	s.start.Do(func() {
+		s.started.Store(true)
+		go s.run()
+	})
+	s.pending.Add(1)
+	select {
+	case s.queue <- v:
+	default:
+		s.pending.Done()
+		s.drop(v)
+	}
+}
+
+// drop counts a version the queue had no room for, and forgets it, so a
+// later rendering of it is queued again.
+func (s *serveHistory) drop(v *servedVersion) {
+	s.queued.Add(-int64(len(v.page)))
+	s.mu.Lock()
+	delete(s.seen, v.versionKey)
+	s.mu.Unlock()
+	s.h.metrics.history.WithLabelValues(s.h.Name, "dropped").Inc()
+}
+
+// run records queued versions until close or the handler's context ends.
+func (s *serveHistory) run() {
+	defer close(s.done)
+	for {
+		select {
+		case v := <-s.queue:
+			s.queued.Add(-int64(len(v.page)))
+			result := s.record(v)
+			s.h.metrics.history.WithLabelValues(s.h.Name, result).Inc()
+			s.pending.Done()
+		case <-s.stop:
+			return
+		case <-s.h.ctx.Done():
+			return
+		}
+	}
+}
+
+// wait returns once every version queued so far is recorded (tests).
+func (s *serveHistory) wait() { s.pending.Wait() }
+
+// close stops the worker and waits for the version it is recording, if
+// any; versions still queued are not recorded. Pages served afterwards
+// are not queued.
+func (s *serveHistory) close() {
+	if s == nil {
+		return
+	}
+	s.closed.Store(true)
+	s.stopped.Do(func() { close(s.stop) })
+	if s.started.Load() {
+		<-s.done
+	}
+}
+
+// record stores one version and returns the result it is counted as:
+// recorded, known (stored already, by this instance or another), full
+// (history.MaxRecords reached), invalid or failed.
+func (s *serveHistory) record(v *servedVersion) string {
+	ctx := s.h.ctx
+	rec := v.record()
+	if err := rec.Validate(); err != nil {
+		return "invalid"
+	}
+	key := history.RecordKey(&rec)
+	if s.st.st.Exists(ctx, s.st.prefix+key) {
+		return "known"
+	}
+	if s.count(ctx) >= history.MaxRecords {
+		return "full"
+	}
+	for _, g := range []*generation{v.g, v.ride} {
+		if err := s.manifest(ctx, g); err != nil {
+			return s.failed(v, err)
+		}
+	}
+	if err := history.Add(ctx, s.st, rec); err != nil {
+		return s.failed(v, err)
+	}
+	s.total++
+	s.prune(ctx, history.PathDir(rec.URL))
+	return "recorded"
+}
+
+// record is v as a history record.
+func (v *servedVersion) record() history.Record {
+	rec := history.Record{Digest: history.Digest(v.page), URL: servedURL(v.key), Time: v.at.UTC(), Blocks: map[string][]string{}}
+	if v.manifest {
+		rec.Manifest = v.g.id
+	}
+	add := func(g *generation, idx []int) {
+		for _, i := range idx {
+			rec.Blocks[g.id] = append(rec.Blocks[g.id], g.blocks[i].ref.String())
+		}
+	}
+	add(v.g, v.cur)
+	if v.ride != nil {
+		add(v.ride, v.old)
+	}
+	return rec
+}
+
+// failed logs a version storage did not take, and forgets it.
+func (s *serveHistory) failed(v *servedVersion, err error) string {
+	s.h.logger.Warn("recording a page version in the serve history", zap.String("path", v.key), zap.Error(err))
+	s.mu.Lock()
+	delete(s.seen, v.versionKey)
+	s.mu.Unlock()
+	return "failed"
+}
+
+// manifest stores g's signed manifest, once per generation and instance.
+func (s *serveHistory) manifest(ctx context.Context, g *generation) error {
+	if g == nil || s.manifests[g.id] {
+		return nil
+	}
+	env, err := g.src.load(ctx, "generations/"+g.id+"/manifest", manifest.MaxEnvelope)
+	if err != nil {
+		return err
+	}
+	if err := history.AddManifest(ctx, s.st, g.id, env); err != nil {
+		return err
+	}
+	s.manifests[g.id] = true
+	return nil
+}
+
+// count returns the records in storage, counted once (shared storage
+// makes it approximate: each instance counts what it adds and prunes).
+func (s *serveHistory) count(ctx context.Context) int {
+	if s.total >= 0 {
+		return s.total
+	}
+	s.total = 0
+	dirs, _ := s.st.List(ctx, "records")
+	for _, d := range dirs {
+		keys, _ := s.st.List(ctx, d)
+		s.total += len(keys)
+	}
+	return s.total
+}
+
+// prune deletes the oldest versions of a page beyond historyPerPath.
+func (s *serveHistory) prune(ctx context.Context, dir string) {
+	keys, err := s.st.List(ctx, dir)
+	if err != nil || len(keys) <= historyPerPath {
+		return
+	}
+	type version struct {
+		key string
+		at  time.Time
+	}
+	vs := make([]version, 0, len(keys))
+	for _, k := range keys {
+		info, err := s.st.stat(ctx, k)
+		if err == nil {
+			vs = append(vs, version{k, info.Modified})
+		}
+	}
+	slices.SortFunc(vs, func(a, b version) int { return cmp.Or(a.at.Compare(b.at), strings.Compare(a.key, b.key)) })
+	for _, v := range vs[:max(0, len(vs)-historyPerPath)] {
+		if s.st.delete(ctx, v.key) == nil {
+			s.total--
+		}
+	}
+}
+
+// servedURL is a placement key as a record's URL: the path escaped as in
+// a request line, then the query, if any, as it came.
+func servedURL(key string) string {
+	p, q, hasQuery := strings.Cut(key, "?")
+	u := (&url.URL{Path: p}).EscapedPath()
+	if hasQuery {
+		u += "?" + q
+	}
+	return u
+}

@@ -1,0 +1,293 @@
+package caddymodule
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddyserver/certmagic"
+	"github.com/lazarus-preserve/lazarus/internal/block"
+	"github.com/lazarus-preserve/lazarus/internal/history"
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// TestServeHistory: every page version the handler serves with blocks is
+// in the serve history in Caddy's storage under the digest of the bytes
+// sent, with its path and exactly the manifest and blocks parsed from
+// those bytes (during the overlap, both generations'); serving a version
+// again, from this instance or a restarted one, adds nothing; a page
+// that passes unchanged is not recorded.
+func TestServeHistory(t *testing.T) {
+	f := newFixture(t)
+	st := &certmagic.FileStorage{Path: t.TempDir()}
+	h := newHandlerOn(t, f.bundle, st)
+	now := genTime.Add(time.Minute)
+	h.now = func() time.Time { return now }
+	type served struct {
+		path string
+		body []byte
+	}
+	bodies := map[string]served{} // by digest
+	get := func(h *Handler, path string) {
+		t.Helper()
+		w := serve(t, h, &page{body: "<html><body><p>" + path + "</p></body></html>"}, "GET", path, nil)
+		if !hasComments(w.Body.Bytes()) {
+			t.Fatalf("%s: served without blocks", path)
+		}
+		bodies[history.Digest(w.Body.Bytes())] = served{path, w.Body.Bytes()}
+	}
+	paths := []string{"/", "/a", "/b", "/c", "/not-planned", "/dir/with%20space/"}
+	for range 2 {
+		for _, p := range paths {
+			get(h, p)
+		}
+	}
+	serve(t, h, &page{body: html, header: map[string][]string{"X-Robots-Tag": {"noarchive"}}}, "GET", "/private", nil)
+	h.history.wait()
+	ix := loadHistory(t, st, h.Name, len(paths), 1)
+	first := ix.Records
+
+	restarted := newHandlerOn(t, f.bundle, st)
+	restarted.now = func() time.Time { return now.Add(time.Hour) }
+	for _, p := range paths {
+		get(restarted, p)
+	}
+	restarted.history.wait()
+	if got := historyCount(t, restarted, "known"); got != len(paths) {
+		t.Errorf("restarted instance: %d versions known, want %d", got, len(paths))
+	}
+	ix = loadHistory(t, st, h.Name, len(paths), 1)
+	for d, rec := range ix.Records {
+		if !rec.Time.Equal(first[d].Time) {
+			t.Errorf("%s: time %v changed to %v by the restarted instance", rec.URL, first[d].Time, rec.Time)
+		}
+	}
+
+	oldID := h.gen.Load().id
+	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
+	newTime := genTime.Add(time.Hour)
+	f.opts.Now = func() time.Time { return newTime }
+	f.inject(t)
+	now = newTime.Add(DefaultReloadInterval)
+	get(h, "/a")
+	h.history.wait()
+	ix = loadHistory(t, st, h.Name, len(paths)+1, 2)
+	newID := h.gen.Load().id
+	riding := 0
+	for digest, v := range bodies {
+		rec, ok := ix.Lookup(digest)
+		if !ok {
+			t.Fatalf("%s: served version %s not in the history", v.path, digest)
+		}
+		if rec.URL != v.path {
+			t.Errorf("recorded as %s, want %s", rec.URL, v.path)
+		}
+		checkRecord(t, ix, rec, v.body)
+		if len(rec.Blocks[oldID]) > 0 && len(rec.Blocks[newID]) > 0 {
+			riding++
+		}
+	}
+	if riding != 1 {
+		t.Errorf("%d versions carry both generations, want /a's", riding)
+	}
+}
+
+// loadHistory loads the handler's history and
+// wants records and manifests of it, none damaged.
+func loadHistory(t *testing.T, st certmagic.Storage, name string, records, manifests int) *history.Index {
+	t.Helper()
+	ix, err := history.Load(context.Background(), HistoryStore(st, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Skipped != 0 || ix.Truncated || len(ix.Records) != records || len(ix.Manifests) != manifests {
+		t.Fatalf("history: %d skipped, truncated %v, %d records, %d manifests; want 0, false, %d, %d",
+			ix.Skipped, ix.Truncated, len(ix.Records), len(ix.Manifests), records, manifests)
+	}
+	return ix
+}
+
+// checkRecord compares a record with the comments parsed from the page
+// it names: the manifest's generation, and each block (by segment id,
+// through the recorded manifests) in page order.
+func checkRecord(t *testing.T, ix *history.Index, rec history.Record, page []byte) {
+	t.Helper()
+	var onPage []string
+	manifestOf := ""
+	for c := range htmlblock.All(page) {
+		switch c.Kind {
+		case htmlblock.KindManifest:
+			s, err := manifest.Parse(c.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			manifestOf = s.Manifest.Generation.String()
+		case htmlblock.KindBlock:
+			b, err := block.Parse(c.Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			onPage = append(onPage, fmt.Sprintf("%x:%s/%d/%d", b.SegmentID, b.Name, b.Stripe, b.Shard))
+		}
+	}
+	if rec.Manifest != manifestOf {
+		t.Errorf("%s: manifest %q recorded, page carries %q", rec.URL, rec.Manifest, manifestOf)
+	}
+	n := 0
+	for gen, refs := range rec.Blocks {
+		s, err := manifest.Parse(ix.Manifests[gen])
+		if err != nil {
+			t.Fatalf("%s: generation %s's manifest not recorded: %v", rec.URL, gen, err)
+		}
+		var want, got []string
+		for _, r := range refs {
+			name, _, _ := strings.Cut(r, "/")
+			i := slices.IndexFunc(s.Manifest.Segments, func(seg manifest.Segment) bool { return seg.Name == name })
+			if i < 0 {
+				t.Fatalf("%s: block %s: no segment %s in generation %s", rec.URL, r, name, gen)
+			}
+			want = append(want, fmt.Sprintf("%x:%s", s.Manifest.Segments[i].ID[:], r))
+		}
+		for _, p := range onPage {
+			if slices.Contains(want, p) {
+				got = append(got, p)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: generation %s: recorded %v, page order %v", rec.URL, gen, want, got)
+		}
+		n += len(refs)
+	}
+	if n != len(onPage) {
+		t.Errorf("%s: %d blocks recorded, %d on the page", rec.URL, n, len(onPage))
+	}
+}
+
+// historyCount reads the handler's history_versions_total for result.
+func historyCount(t *testing.T, h *Handler, result string) int {
+	t.Helper()
+	var m dto.Metric
+	if err := h.metrics.history.WithLabelValues(h.Name, result).Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return int(m.GetCounter().GetValue())
+}
+
+// TestServeHistoryQueueBounded: with the recorder stalled, versions past
+// historyQueue (or past historyQueueBytes of pages) are dropped and
+// counted, never blocking the request; a dropped version is forgotten, so
+// serving it again once there is room records it.
+func TestServeHistoryQueueBounded(t *testing.T) {
+	f := newFixture(t)
+	st := newMemStorage()
+	h := newHandlerOn(t, f.bundle, st)
+	serve(t, h, &page{body: html}, "GET", "/a", nil) // loads the generation
+	h.history.wait()
+	g := h.gen.Load()
+	s := newServeHistory(h)
+	s.start.Do(func() {}) // stalled: nothing takes from the queue
+	l := &layout{g: g, cur: &assignment{blocks: []int{0, 1}, manifest: true}}
+	page := []byte("<html><body>small</body></html>")
+	for i := range historyQueue + 5 {
+		s.served(fmt.Sprintf("/p%d", i), `"e"`, l, page)
+	}
+	if got := historyCount(t, h, "dropped"); got != 5 {
+		t.Fatalf("%d dropped, want 5", got)
+	}
+	s.served("/p0", `"e"`, l, page) // queued already: not counted again
+	if got := historyCount(t, h, "dropped"); got != 5 {
+		t.Fatalf("a queued version served again: %d dropped, want 5", got)
+	}
+
+	go s.run()
+	s.wait()
+	if got := historyCount(t, h, "recorded"); got != historyQueue+1 { // /a's, then the queue
+		t.Fatalf("%d recorded, want %d", got, historyQueue+1)
+	}
+	s.served(fmt.Sprintf("/p%d", historyQueue), `"e"`, l, page) // dropped before: queued now
+	s.wait()
+	if got := historyCount(t, h, "recorded"); got != historyQueue+2 {
+		t.Fatalf("a dropped version served again: %d recorded, want %d", got, historyQueue+2)
+	}
+
+	big := newServeHistory(h)
+	big.start.Do(func() {})
+	large := make([]byte, 1<<20)
+	for i := range historyQueueBytes>>20 + 3 {
+		big.served(fmt.Sprintf("/big%d", i), `"e"`, l, large)
+	}
+	if got := historyCount(t, h, "dropped"); got != 5+3 {
+		t.Fatalf("%d dropped after 1 MiB pages past %d bytes, want %d", got, historyQueueBytes, 5+3)
+	}
+}
+
+// TestServeHistoryPerPath: a page whose bytes change on every request (a
+// CSRF token) keeps its newest historyPerPath versions.
+func TestServeHistoryPerPath(t *testing.T) {
+	f := newFixture(t)
+	st := &certmagic.FileStorage{Path: t.TempDir()}
+	h := newHandlerOn(t, f.bundle, st)
+	up := newNonced(100)
+	var digests []string
+	for range historyPerPath + 6 {
+		w := serve(t, h, up, "GET", "/a", nil)
+		digests = append(digests, history.Digest(w.Body.Bytes()))
+		h.history.wait() // one at a time, so storage times order them
+	}
+	ix, err := history.Load(context.Background(), HistoryStore(st, h.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := ix.Versions("/a")
+	if len(vs) != historyPerPath || len(ix.Records) != historyPerPath {
+		t.Fatalf("%d versions of /a kept (%d records), want %d", len(vs), len(ix.Records), historyPerPath)
+	}
+	for i, d := range digests {
+		_, ok := ix.Lookup(d)
+		if want := i >= 6; ok != want {
+			t.Errorf("version %d kept %v, want %v (the newest %d)", i, ok, want, historyPerPath)
+		}
+	}
+}
+
+// BenchmarkServeHistorySeen is what the serve history adds to a request
+// for a page version already queued or recorded: served's lookup.
+func BenchmarkServeHistorySeen(b *testing.B) {
+	f := newFixture(b)
+	h := &Handler{Bundle: f.bundle, storage: newMemStorage()}
+	if err := h.setup(); err != nil {
+		b.Fatal(err)
+	}
+	g, err := h.src.loadGeneration(context.Background(), mustCurrent(b, h))
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := &layout{g: g, cur: &assignment{blocks: []int{0, 1}, manifest: true}}
+	page := []byte(html)
+	key, etag := "/some/page/path.html", `"lz-0123456789abcdef0123456789abcdef"`
+	h.history.served(key, etag, l, page)
+	h.history.wait()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			h.history.served(key, etag, l, page)
+		}
+	})
+	b.StopTimer()
+	h.history.close()
+}
+
+func mustCurrent(b *testing.B, h *Handler) string {
+	b.Helper()
+	id, err := h.src.current(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return id
+}
