@@ -6,6 +6,7 @@
 //	lazarus keygen -o DIR        create owner.key (offline) and server.key (server)
 //	lazarus inject [flags]       preserve the server side inside the site's pages
 //	lazarus recover [flags]      rebuild the server side from archived pages
+//	lazarus verify [flags]       check the live site as an archive crawler sees it
 //	lazarus status [flags]       what the archives hold: restore point and outlook
 //	lazarus demo [--keep DIR]    the whole story, locally, in one command
 //	lazarus version              print the version and format versions (also --version)
@@ -49,6 +50,7 @@ func commands() []command {
 		{"keygen", "create owner.key (keep offline) and server.key (for the server)", runKeygen},
 		{"inject", "preserve the server side inside a site's pages (deploy hooks, cron, CI)", runInject},
 		{"recover", "rebuild the server side from archived copies of the pages", runRecover},
+		{"verify", "check the live site as archive crawlers see it: can the newest generation be rebuilt?", runVerify},
 		{"status", "what the web archives hold of the site: restore point, blocks per stripe, outlook", runStatus},
 		{"demo", "the whole story on this machine: inject, serve with Caddy, crawl, lose, recover", runDemo},
 		{"version", "print the program and format versions", runVersion},

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 )
@@ -12,10 +13,18 @@ type Inspection struct {
 	// order and without duplicates; a link with a query string counts as
 	// its path.
 	Links []string
+	// URLs are the same links with their query strings, if any: path and
+	// query ("/about/", "/search?q=x", "/list?"), in document order and
+	// without duplicates, for a crawler that tells them apart (archives
+	// rarely keep URLs with a query string).
+	URLs []string
 	// Excluded says why archives should not keep the page, "" if nothing
 	// does: "noindex" or "noarchive" from a robots <meta> tag or one naming
 	// an archive crawler (see DefaultAgents).
 	Excluded string
+	// NoFollow reports whether such a tag says "nofollow" or "none": a
+	// crawler honouring it does not follow the page's links.
+	NoFollow bool
 }
 
 // Inspect scans a page served at pageURL (absolute http or https) for its
@@ -29,7 +38,7 @@ func Inspect(page []byte, pageURL *url.URL) Inspection {
 		}
 	}
 	s := scanPage(page, names)
-	var in Inspection
+	in := Inspection{NoFollow: s.robots.nofollow != ""}
 	switch {
 	case s.robots.noindex != "":
 		in.Excluded = "noindex"
@@ -46,10 +55,29 @@ func Inspect(page []byte, pageURL *url.URL) Inspection {
 	}
 	seen := map[string]bool{}
 	for _, t := range root.targets(&s, pageURL) {
+		in.URLs = append(in.URLs, t.String()) // targets has no duplicates
 		if !seen[t.path] {
 			seen[t.path] = true
 			in.Links = append(in.Links, t.path)
 		}
 	}
 	return in
+}
+
+// HeaderExcluded says why the X-Robots-Tag headers of a response keep
+// archives from keeping the page: "noindex" or "noarchive" (also for
+// "none" and Bing's "nocache"), whether the directive names an agent
+// ("CCBot: noarchive") or not, or "" if none does.
+func HeaderExcluded(h http.Header) string {
+	var m robotsMeta
+	for _, v := range h.Values("X-Robots-Tag") {
+		m.add("x-robots-tag", strings.ReplaceAll(v, ":", " "))
+	}
+	switch {
+	case m.noindex != "":
+		return "noindex"
+	case m.noarchive != "":
+		return "noarchive"
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"net/http"
 	"net/url"
 	"slices"
 	"testing"
@@ -36,6 +37,55 @@ func TestInspect(t *testing.T) {
 	}
 }
 
+// TestInspectURLsAndNoFollow: URLs keeps every link's query string, each
+// link once; nofollow and none are reported.
+func TestInspectURLsAndNoFollow(t *testing.T) {
+	u, _ := url.Parse("https://example.org/")
+	tests := []struct {
+		name, page string
+		urls       []string
+		nofollow   bool
+	}{
+		{"queries", `<a href="/s?q=1">1</a><a href="/s?q=2">2</a><a href="/s?q=1#x">dup</a><a href="/l?">empty</a><a href="/p">p</a>`,
+			[]string{"/s?q=1", "/s?q=2", "/l?", "/p"}, false},
+		{"none", `<meta name="robots" content="none"><a href="/p">p</a>`, []string{"/p"}, true},
+		{"nofollow for CCBot", `<meta name="ccbot" content="nofollow">`, nil, true},
+		{"nofollow on a link only", `<a rel="nofollow" href="/p">p</a>`, []string{"/p"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := Inspect([]byte(tt.page), u)
+			if !slices.Equal(in.URLs, tt.urls) || in.NoFollow != tt.nofollow {
+				t.Fatalf("got %q %v, want %q %v", in.URLs, in.NoFollow, tt.urls, tt.nofollow)
+			}
+		})
+	}
+}
+
+func TestHeaderExcluded(t *testing.T) {
+	tests := []struct {
+		values []string
+		want   string
+	}{
+		{nil, ""},
+		{[]string{"noarchive"}, "noarchive"},
+		{[]string{"NoIndex, nofollow"}, "noindex"},
+		{[]string{"none"}, "noindex"},
+		{[]string{"CCBot: noarchive"}, "noarchive"},
+		{[]string{"nofollow", "nocache"}, "noarchive"},
+		{[]string{"unavailable_after: 25 Jun 2030 15:00:00 PST"}, ""},
+	}
+	for _, tt := range tests {
+		h := http.Header{}
+		for _, v := range tt.values {
+			h.Add("X-Robots-Tag", v)
+		}
+		if got := HeaderExcluded(h); got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.values, got, tt.want)
+		}
+	}
+}
+
 // FuzzInspect: any bytes give links that are site paths starting with "/".
 func FuzzInspect(f *testing.F) {
 	f.Add([]byte(`<base href="../"><a href="a/../b?c#d">x</a><meta name=robots content=none>`))
@@ -45,6 +95,28 @@ func FuzzInspect(f *testing.F) {
 			if len(l) == 0 || l[0] != '/' {
 				t.Fatalf("link %q", l)
 			}
+		}
+	})
+}
+
+// FuzzHeaderExcluded: any X-Robots-Tag values give "", "noindex" or
+// "noarchive", and adding a value never makes a page kept again.
+func FuzzHeaderExcluded(f *testing.F) {
+	f.Add("noarchive", "CCBot: none")
+	f.Add("unavailable_after: 25 Jun 2030 15:00:00 PST", ":::,,,")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		h := http.Header{}
+		h.Add("X-Robots-Tag", a)
+		first := HeaderExcluded(h)
+		h.Add("X-Robots-Tag", b)
+		both := HeaderExcluded(h)
+		for _, got := range []string{first, both} {
+			if got != "" && got != "noindex" && got != "noarchive" {
+				t.Fatalf("%q, %q: %q", a, b, got)
+			}
+		}
+		if first != "" && both == "" {
+			t.Fatalf("%q excludes (%s), but not with %q after it", a, first, b)
 		}
 	})
 }

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// init installs, in the lazarus the scripts run, a pause just before the
+// trial restore: LAZARUS_TEST_PAUSE_VERIFY=DIR makes verify create
+// DIR/ready and wait for DIR/go.
+func init() {
+	if dir := os.Getenv("LAZARUS_TEST_PAUSE_VERIFY"); dir != "" {
+		testHookVerify = func(o *lzrecover.VerifyOptions) {
+			next := o.Progress
+			o.Progress = func(p lzrecover.VerifyProgress) {
+				next(p)
+				if p.Phase == "restore" {
+					pause(dir)
+				}
+			}
+		}
+	}
+}
+
+// TestVerifyInterrupted (review finding on the trial restore): Ctrl-C or
+// SIGTERM during verify's trial restore stops it: exit 130 or 143, and
+// nothing is left in the temporary directory (no decrypted file).
+func TestVerifyInterrupted(t *testing.T) {
+	bin, err := exec.LookPath("lazarus")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sig  os.Signal
+		code int
+	}{{os.Interrupt, exitInterrupted}, {syscall.SIGTERM, exitTerminated}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			dir := interruptSite(t)
+			srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(dir, "site"))))
+			defer srv.Close()
+			inject := exec.Command(bin, "inject", "--site", "site", "--site-url", srv.URL+"/", "--key", "keys/server.key",
+				"--state", "state", "--include", "app")
+			inject.Dir = dir
+			if out, err := inject.CombinedOutput(); err != nil {
+				t.Fatalf("inject: %v\n%s", err, out)
+			}
+			tmp, pauseDir := t.TempDir(), t.TempDir()
+			cmd := exec.Command(bin, "verify", "--url", srv.URL+"/", "--key", "keys/owner.key", "--rate", "600000")
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "LAZARUS_TEST_PAUSE_VERIFY="+pauseDir)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			if !waitFile(filepath.Join(pauseDir, "ready"), 30*time.Second, done) {
+				cmd.Process.Kill()
+				t.Fatalf("verify never reached the trial restore; stderr:\n%s", stderr.String())
+			}
+			if left, _ := os.ReadDir(tmp); len(left) == 0 {
+				t.Fatal("verify keeps nothing in TMPDIR: the test proves nothing")
+			}
+			if err := cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond) // the signal is handled before the restore starts
+			writeTestFile(t, filepath.Join(pauseDir, "go"), "")
+			var exitErr *exec.ExitError
+			select {
+			case err := <-done:
+				if !errors.As(err, &exitErr) || exitErr.ExitCode() != c.code {
+					t.Fatalf("exit %v, want %d; stderr:\n%s", err, c.code, stderr.String())
+				}
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still running 30s after the signal; stderr:\n%s", stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "lazarus: error: interrupted (") {
+				t.Errorf("stderr:\n%s", stderr.String())
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("left in the temporary directory: %v", left)
+			}
+		})
+	}
+}

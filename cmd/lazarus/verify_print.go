@@ -1,0 +1,168 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// printVerify prints the report for people.
+func printVerify(w io.Writer, r *lzrecover.VerifyReport) {
+	if r.Generation != "" {
+		verdict := "every segment can be rebuilt from the pages archives would keep"
+		switch {
+		case r.Manifest.Kept == 0:
+			verdict = "NOT recoverable from the pages archives would keep: no manifest on any of them"
+		case !r.Rebuildable:
+			verdict = "NOT every segment can be rebuilt from the pages archives would keep"
+		}
+		fmt.Fprintf(w, "generation %s (made %s): %s\n", r.Generation, r.Time.Format(time.RFC3339), verdict)
+	}
+	for _, s := range r.Segments {
+		fmt.Fprintf(w, "  segment %-12s %d stripe(s) of k=%d+m=%d, fewest blocks in a stripe %d of %d needed", s.Name, s.Stripes, s.K, s.M, s.MinReachable, s.K)
+		if !s.Rebuildable {
+			fmt.Fprintf(w, "  SHORT: %d stripe(s)", s.ShortStripes)
+			for _, st := range s.Short {
+				fmt.Fprintf(w, "; stripe %d: %d of %d (%d more on pages archives would not keep)", st.Stripe, st.Reachable, st.Need, st.Elsewhere)
+			}
+			if s.Detail != "" {
+				fmt.Fprintf(w, " (%s)", printable(s.Detail))
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if r.Generation != "" {
+		m := r.Manifest
+		if m.Kept == 0 {
+			fmt.Fprintln(w, "  manifest: NOT on any page archives would keep: recovery could not tell the generation's segments")
+		} else {
+			fmt.Fprintf(w, "  manifest: root page %s, on %d of %d one-hop pages, %d pages archives would keep in all\n", yesNo(m.Root), m.OneHop, m.OneHopPages, m.Kept)
+		}
+	}
+	printVerifyPages(w, r)
+}
+
+// printVerifyPages prints what the crawl saw: pages archives would not
+// keep, signals, the trial restore and problems. Strings that come from
+// the site (URLs, headers, errors quoting them) are made printable.
+func printVerifyPages(w io.Writer, r *lzrecover.VerifyReport) {
+	c := r.Crawl
+	pages := count(c.Pages, "HTML page", "HTML pages")
+	if c.Aliases > 0 {
+		pages += fmt.Sprintf(" (and %s under a second URL, such as /index.html for /)", count(c.Aliases, "page", "pages"))
+	}
+	fmt.Fprintf(w, "  crawl: %s, %s, %s, %s archives would keep, %s, %.1fs\n",
+		count(c.Requests, "request", "requests"), pages, formatSize(c.Bytes), count(c.Carriers, "carrier", "carriers"),
+		count(c.Failures, "failure", "failures"), c.DurationSeconds)
+	for _, s := range []string{c.Limit, c.Robots} {
+		if s != "" {
+			fmt.Fprintf(w, "  crawl: %s\n", printable(s))
+		}
+	}
+	printVerifyArchives(w, r)
+	for _, e := range r.Excluded {
+		fmt.Fprintf(w, "  not kept by archives: %s (%s): %s, %d on no other page", printable(e.URL), printable(e.Reason), count(e.Blocks, "block", "blocks"), e.Only)
+		if e.Manifest {
+			fmt.Fprint(w, ", and the manifest")
+		}
+		fmt.Fprintln(w)
+	}
+	printVerifyMissing(w, r)
+	ok := 0
+	for _, h := range r.Hygiene {
+		if len(h.Problems) == 0 {
+			ok++
+		}
+	}
+	if len(r.Hygiene) > 0 {
+		fmt.Fprintf(w, "  signals: %d of %d pages checked give the same bytes and validators twice and answer 304 when unchanged\n", ok, len(r.Hygiene))
+	}
+	for _, h := range r.Hygiene {
+		if len(h.Problems) > 0 {
+			fmt.Fprintf(w, "  signals: %s: %s\n", printable(h.URL), printable(strings.Join(h.Problems, "; ")))
+		}
+	}
+	if t := r.Restore; t != nil {
+		fmt.Fprintf(w, "  trial restore: %d segments, %d entries, %s compared with the listing, %d differences\n", t.Segments, t.Files, formatSize(t.Bytes), len(t.Mismatches))
+		for _, s := range append(t.Mismatches[:min(5, len(t.Mismatches))], t.Skipped...) {
+			fmt.Fprintf(w, "  trial restore: %s\n", printable(s))
+		}
+	}
+	const most = 5
+	for _, p := range r.Problems[:min(most, len(r.Problems))] {
+		fmt.Fprintf(w, "  problem: %s\n", printable(p))
+	}
+	if more := len(r.Problems) - min(most, len(r.Problems)) + r.ProblemsOmitted; more > 0 {
+		fmt.Fprintf(w, "  … %d more problems (see --json)\n", more)
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "NO"
+}
+
+// printVerifyArchives prints what robots.txt keeps from each archive
+// crawler, and the warnings.
+func printVerifyArchives(w io.Writer, r *lzrecover.VerifyReport) {
+	for _, a := range r.Archives {
+		if a.Disallowed == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  robots.txt: %s (%s) may not keep %s another archive keeps:\n", a.Archive, strings.Join(a.Agents, ", "), count(a.Disallowed, "page", "pages"))
+		for _, e := range a.Examples {
+			fmt.Fprintf(w, "    %s\n", printable(e))
+		}
+		if more := a.Disallowed - len(a.Examples); more > 0 {
+			fmt.Fprintf(w, "    … and %d more\n", more)
+		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "  WARNING: %s\n", printable(warn))
+	}
+}
+
+// printVerifyMissing prints the pages that lost the blocks the placement
+// plan puts on them, or says no plan was known.
+func printVerifyMissing(w io.Writer, r *lzrecover.VerifyReport) {
+	if r.Generation == "" {
+		return
+	}
+	if !fullPlan(r) {
+		what := "none known"
+		if r.Plan != "" {
+			what = "the manifest's, for the listing segment only"
+		}
+		fmt.Fprintf(w, "  placement plan: %s (give owner.key, or --state DIR with inject's state): pages that lost their blocks cannot all be named\n", what)
+		if r.MissingPages == 0 {
+			return
+		}
+	}
+	if r.MissingPages == 0 {
+		fmt.Fprintf(w, "  placement plan (%s): every planned page carries its blocks\n", r.Plan)
+		return
+	}
+	fmt.Fprintf(w, "  missing blocks: %s of the placement plan (%s) lack blocks they should carry:\n", count(r.MissingPages, "page", "pages"), r.Plan)
+	const most = 10
+	for _, m := range r.Missing[:min(most, len(r.Missing))] {
+		what := fmt.Sprintf("%d of its %s", m.Blocks, count(m.Planned, "block", "blocks"))
+		switch {
+		case m.Planned == 0:
+			what = "the manifest"
+		case m.Manifest:
+			what += ", and the manifest"
+		}
+		if !m.Fetched {
+			what += ", the page could not be read: " + m.Error
+		}
+		fmt.Fprintf(w, "    %s (%s)\n", printable(m.URL), printable(what))
+	}
+	if more := r.MissingPages - min(most, len(r.Missing)); more > 0 {
+		fmt.Fprintf(w, "    … and %d more (see --json)\n", more)
+	}
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// TestVerifyScripts runs lazarus verify end to end against sites served
+// on loopback: testdata/verify/*.txt.
+func TestVerifyScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/verify",
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"serve":          cmdServe,
+			"strip":          cmdStrip,
+			"stripmanifests": cmdStripManifests,
+		},
+	})
+}
+
+// serve DIR: serve DIR on loopback (files are read at every request) and
+// set $URL to its address, without a trailing slash. Like Python's
+// http.server (and unlike http.FileServer), it serves "/index.html"
+// itself rather than redirecting it to "/".
+func cmdServe(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: serve DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/index.html") && !strings.Contains(r.URL.Path, "..") {
+			f, err := os.Open(filepath.Join(dir, filepath.FromSlash(r.URL.Path)))
+			if err == nil {
+				defer f.Close()
+				if info, err := f.Stat(); err == nil {
+					http.ServeContent(w, r, "index.html", info.ModTime(), f)
+					return
+				}
+			}
+		}
+		files.ServeHTTP(w, r)
+	}))
+	ts.Defer(srv.Close)
+	ts.Setenv("URL", srv.URL)
+}
+
+// strip FILE...: remove every Lazarus comment from the pages.
+func cmdStrip(ts *testscript.TestScript, neg bool, args []string) {
+	for _, name := range args {
+		p := ts.MkAbs(name)
+		page, err := os.ReadFile(p)
+		ts.Check(err)
+		ts.Check(os.WriteFile(p, htmlblock.Strip(page), 0o644))
+	}
+}
+
+// stripmanifests FILE...: remove the Lazarus manifests from the pages,
+// leaving their blocks.
+func cmdStripManifests(ts *testscript.TestScript, neg bool, args []string) {
+	for _, name := range args {
+		p := ts.MkAbs(name)
+		page, err := os.ReadFile(p)
+		ts.Check(err)
+		var out []byte
+		last := 0
+		for f := range htmlblock.All(page) {
+			if f.Err == nil && f.Kind == htmlblock.KindManifest {
+				out = append(out, page[last:f.Offset]...)
+				last = f.End
+			}
+		}
+		ts.Check(os.WriteFile(p, append(out, page[last:]...), 0o644))
+	}
+}
+
+// TestVerifyProgress (item 12): progress says it is progress, pluralises,
+// rewrites one terminal line and clears it before the report; in a log
+// a short crawl prints nothing, a long one a line every logEvery.
+func TestVerifyProgress(t *testing.T) {
+	var tty bytes.Buffer
+	show, done := verifyProgressOn(&progressLine{w: &tty, tty: true, start: time.Now()})
+	show(lzrecover.VerifyProgress{Phase: "crawl", Fetched: 1, Queued: 0})
+	time.Sleep(ttyEvery + 10*time.Millisecond)
+	show(lzrecover.VerifyProgress{Phase: "crawl", Fetched: 12, Queued: 40})
+	done()
+	out := tty.String()
+	if !strings.Contains(out, "\rlazarus: crawling: 1 page, 0 queued…") || !strings.Contains(out, "\rlazarus: crawling: 12 pages, 40 queued…") {
+		t.Errorf("terminal progress %q", out)
+	}
+	if !strings.HasSuffix(out, "\r"+strings.Repeat(" ", 79)+"\r") || strings.Contains(out, "\n") {
+		t.Errorf("terminal progress %q: not cleared before the report", out)
+	}
+
+	var log bytes.Buffer
+	show, done = verifyProgressOn(&progressLine{w: &log, start: time.Now()})
+	show(lzrecover.VerifyProgress{Phase: "crawl", Fetched: 1})
+	done()
+	if log.Len() != 0 {
+		t.Errorf("a short crawl logged %q", log.String())
+	}
+	show, done = verifyProgressOn(&progressLine{w: &log, start: time.Now().Add(-logEvery)})
+	show(lzrecover.VerifyProgress{Phase: "crawl", Fetched: 300, Queued: 2})
+	show(lzrecover.VerifyProgress{Phase: "crawl", Fetched: 301, Queued: 2}) // too soon after
+	done()
+	if log.String() != "lazarus: crawling: 300 pages, 2 queued…\n" {
+		t.Errorf("a long crawl logged %q", log.String())
+	}
+}
+
+// TestShortHints (item 8): the hint points at "not kept by archives" only
+// when such pages are listed, at "missing blocks" when a plan named the
+// pages, and otherwise says what would name them and fix them.
+func TestShortHints(t *testing.T) {
+	short := func(reachable, elsewhere int) []lzrecover.VerifySegment {
+		return []lzrecover.VerifySegment{{Name: "app", K: 4, ShortStripes: 1,
+			Short: []lzrecover.ShortStripe{{Stripe: 0, Reachable: reachable, Need: 4, Elsewhere: elsewhere}}}}
+	}
+	excluded := []lzrecover.ExcludedPage{{URL: "http://h/a.html", Reason: "noarchive", Blocks: 2}}
+	cases := []struct {
+		name      string
+		rep       lzrecover.VerifyReport
+		want, not []string
+	}{
+		{"blocks deleted, no plan", lzrecover.VerifyReport{Segments: short(2, 0)},
+			[]string{"without a placement plan", "--state DIR"}, []string{"not kept by archives", "missing blocks"}},
+		{"blocks deleted, manifest's plan only", lzrecover.VerifyReport{Segments: short(2, 0), Plan: "manifest"},
+			[]string{"without a placement plan"}, []string{"not kept by archives"}},
+		{"blocks deleted, named", lzrecover.VerifyReport{Segments: short(2, 0), Plan: "serve history", MissingPages: 3},
+			[]string{`pages listed under "missing blocks"`, "run lazarus inject again"}, []string{"not kept by archives", "without a placement plan"}},
+		{"blocks on a noarchive page", lzrecover.VerifyReport{Segments: short(2, 2), Excluded: excluded},
+			[]string{`"not kept by archives"`}, []string{"without a placement plan", "run lazarus inject"}},
+		{"both", lzrecover.VerifyReport{Segments: short(1, 2), Excluded: excluded},
+			[]string{`"not kept by archives"`, "without a placement plan"}, nil},
+		{"manifest gone", lzrecover.VerifyReport{},
+			[]string{"run lazarus inject again"}, []string{"not kept by archives", "without a placement plan"}},
+	}
+	for _, c := range cases {
+		got := strings.Join(shortHints(&c.rep), "\n")
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: hints %q lack %q", c.name, got, w)
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%s: hints %q say %q", c.name, got, n)
+			}
+		}
+	}
+}

@@ -1,0 +1,506 @@
+package recover_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/block"
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// liveSite is an injected static site served on loopback.
+type liveSite struct {
+	site, url     string // the site directory and its URL, ending in "/"
+	owner, server []byte // the key files
+}
+
+// servedInjected makes the 12-page site of injectedSite, injected for
+// the URL it is served at, and serves it with http.FileServer wrapped in
+// wrap (if not nil). The site's files may be changed after this returns:
+// every request reads them afresh.
+func servedInjected(t *testing.T, wrap func(dir string, h http.Handler) http.Handler) liveSite {
+	t.Helper()
+	return serveInjected(t, 11, 20000, 1024, wrap)
+}
+
+// serveInjected serves a root page linking pages others, carrying an
+// incompressible file of size bytes and a small one, in blocks of
+// blockBytes.
+func serveInjected(tb testing.TB, pages, size, blockBytes int, wrap func(dir string, h http.Handler) http.Handler) liveSite {
+	tb.Helper()
+	dir := tb.TempDir()
+	linkedSite(tb, dir, pages)
+	noise := make([]byte, size) // incompressible, so the segment needs many blocks
+	rand.Read(noise)
+	writeFile(tb, dir, "src/app/index.php", noise)
+	writeFile(tb, dir, "src/etc/app.conf", []byte("secret = 1\n"))
+	site := filepath.Join(dir, "site")
+	var h http.Handler = http.FileServer(http.Dir(site))
+	if wrap != nil {
+		h = wrap(site, h)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	u := "http://" + srv.Listener.Addr().String() + "/"
+	owner, server, err := keys.Generate(true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	o := injector.DefaultOptions()
+	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}, {Path: filepath.Join(dir, "src/etc")}}
+	o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), u, blockBytes
+	o.SiteDir, o.StateDir = site, filepath.Join(dir, "state")
+	if _, err := injector.Run(context.Background(), o); err != nil {
+		tb.Fatal(err)
+	}
+	srv.Start()
+	tb.Cleanup(srv.Close)
+	return liveSite{site: site, url: u, owner: owner.Marshal(), server: server.Marshal()}
+}
+
+// verifyOpts are the options of a test Verify: Verify's own client, fast
+// on loopback.
+func (s liveSite) verifyOpts(key []byte, owner bool) lzrecover.VerifyOptions {
+	o := lzrecover.VerifyOptions{SiteURL: s.url, Rate: 600000}
+	if owner {
+		o.OwnerKey = key
+	} else {
+		o.ServerKey = key
+	}
+	return o
+}
+
+func verify(t *testing.T, o lzrecover.VerifyOptions) (*lzrecover.VerifyReport, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return lzrecover.Verify(ctx, o)
+}
+
+// TestVerifyServerKey: the untouched site passes with server.key alone:
+// every segment rebuildable, the manifest on the root and one-hop pages,
+// clean signals, and no trial restore (the key cannot decrypt).
+func TestVerifyServerKey(t *testing.T) {
+	s := servedInjected(t, nil)
+	rep, err := verify(t, s.verifyOpts(s.server, false))
+	if err != nil {
+		t.Fatalf("%v\n%+v", err, rep)
+	}
+	if !rep.Rebuildable || !rep.FromManifest || len(rep.Segments) < 2 || rep.Restore != nil {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, sg := range rep.Segments {
+		if !sg.Rebuildable || sg.MinReachable < sg.K || sg.ShortStripes != 0 {
+			t.Fatalf("segment %+v", sg)
+		}
+	}
+	if !rep.Manifest.Root || rep.Manifest.OneHop == 0 || rep.Manifest.OneHopPages != 11 {
+		t.Fatalf("manifest placement %+v", rep.Manifest)
+	}
+	if rep.Crawl.Pages != 12 || len(rep.Excluded) != 0 || rep.Rejected != 0 {
+		t.Fatalf("crawl %+v, excluded %+v", rep.Crawl, rep.Excluded)
+	}
+	if len(rep.Hygiene) < 2 || rep.Hygiene[0].URL != s.url {
+		t.Fatalf("hygiene %+v", rep.Hygiene)
+	}
+	for _, h := range rep.Hygiene {
+		if len(h.Problems) > 0 || h.LastModified == "" {
+			t.Fatalf("hygiene of a plain file server: %+v", h)
+		}
+	}
+}
+
+// TestVerifyOwnerKey: with owner.key the generation is also restored and
+// every file compared with the listing.
+func TestVerifyOwnerKey(t *testing.T) {
+	s := servedInjected(t, nil)
+	tmp := t.TempDir()
+	o := s.verifyOpts(s.owner, true)
+	o.TempDir = tmp
+	rep, err := verify(t, o)
+	if err != nil {
+		t.Fatalf("%v\n%+v", err, rep)
+	}
+	r := rep.Restore
+	if r == nil || r.Segments != 2 || r.Files < 2 || r.Bytes != 20000+11 || len(r.Mismatches)+len(r.Skipped) != 0 {
+		t.Fatalf("trial restore %+v", r)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("the trial restore left %d entries in the temporary directory", len(left))
+	}
+}
+
+// shard names one block: segment, stripe, shard.
+type shard struct {
+	seg           string
+	stripe, shard int
+}
+
+// shardsOf lists the blocks on a page, and each segment's k.
+func shardsOf(t *testing.T, page []byte, k map[string]int) []shard {
+	t.Helper()
+	var out []shard
+	for f := range htmlblock.All(page) {
+		if f.Err != nil || f.Kind != htmlblock.KindBlock {
+			continue
+		}
+		b, err := block.Parse(f.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k[b.Name] = int(b.K)
+		out = append(out, shard{b.Name, int(b.Stripe), int(b.Shard)})
+	}
+	return out
+}
+
+// TestVerifyShort: blocks stripped from eight pages leave some stripes
+// short: Verify fails with ErrShort and the report names exactly the
+// stripes with fewer than k blocks left, with their counts.
+func TestVerifyShort(t *testing.T) {
+	s := servedInjected(t, nil)
+	k := map[string]int{}
+	have := map[shard]bool{}
+	for i := range 11 {
+		p := filepath.Join(s.site, fmt.Sprintf("p%d.html", i))
+		page, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i < 8 { // strip: the blocks on this page are gone
+			shardsOf(t, page, k)
+			if err := os.WriteFile(p, htmlblock.Strip(page), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		for _, sh := range shardsOf(t, page, k) {
+			have[sh] = true
+		}
+	}
+	root, _ := os.ReadFile(filepath.Join(s.site, "index.html"))
+	for _, sh := range shardsOf(t, root, k) {
+		have[sh] = true
+	}
+	left := map[string]map[int]int{} // segment → stripe → blocks left
+	for sh := range have {
+		if left[sh.seg] == nil {
+			left[sh.seg] = map[int]int{}
+		}
+		left[sh.seg][sh.stripe]++
+	}
+	rep, err := verify(t, s.verifyOpts(s.server, false))
+	if !errors.Is(err, lzrecover.ErrShort) || rep.Rebuildable {
+		t.Fatalf("got %v, want ErrShort", err)
+	}
+	shortSeen := 0
+	for _, sg := range rep.Segments {
+		want := []lzrecover.ShortStripe{}
+		for j := range sg.Stripes {
+			if n := left[sg.Name][j]; n < k[sg.Name] {
+				want = append(want, lzrecover.ShortStripe{Stripe: j, Reachable: n, Need: k[sg.Name]})
+			}
+		}
+		got := append([]lzrecover.ShortStripe{}, sg.Short...)
+		if fmt.Sprint(got) != fmt.Sprint(want) || sg.ShortStripes != len(want) || sg.Rebuildable != (len(want) == 0) {
+			t.Fatalf("segment %s: short %+v (%d), want %+v", sg.Name, got, sg.ShortStripes, want)
+		}
+		for _, st := range want {
+			shortSeen++
+			msg := fmt.Sprintf("stripe %d: %d of %d blocks reachable (%d short)", st.Stripe, st.Reachable, st.Need, st.Need-st.Reachable)
+			if shortSeen <= 3 && !strings.Contains(err.Error(), msg) {
+				t.Fatalf("error %q does not say %q", err, msg)
+			}
+		}
+	}
+	if shortSeen == 0 {
+		t.Fatal("stripping eight pages left no stripe short: the test proves nothing")
+	}
+}
+
+// TestVerifyExcluded: after inject, the site changes so that one carrier
+// is disallowed by robots.txt for CCBot, one is marked noarchive, one is
+// served with X-Robots-Tag: noindex, one is no longer linked, and one
+// grows past 1 MiB before its blocks. Each is reported under its reason,
+// with every block of the generation it holds.
+func TestVerifyExcluded(t *testing.T) {
+	s := servedInjected(t, func(dir string, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/p3.html" {
+				w.Header().Set("X-Robots-Tag", "noindex")
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	edit := func(name, old, new string) []byte {
+		p := filepath.Join(s.site, name)
+		page, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(page, []byte(old)) {
+			t.Fatalf("%s has no %q", name, old)
+		}
+		writeFile(t, s.site, name, bytes.Replace(page, []byte(old), []byte(new), 1))
+		return page
+	}
+	// p1 is disallowed for both archives (ia_archiver's group, and "*"
+	// for CCBot; archive.org_bot is allowed, but the Internet Archive
+	// heeds ia_archiver too), p6 for CCBot only: the Internet Archive
+	// keeps p6, so its blocks count.
+	writeFile(t, s.site, "robots.txt", []byte("User-agent: ia_archiver\nDisallow: /p1.html\n\nUser-agent: *\nDisallow: /p1.html\nDisallow: /p6.html\n\nUser-agent: archive.org_bot\nAllow: /\n"))
+	edit("p2.html", "<body>", `<body><meta name="robots" content="noarchive">`)
+	edit("index.html", `<a href="p4.html">4</a>`, "")
+	edit("p5.html", "<body>", "<body><p>"+strings.Repeat("lorem ipsum ", 100_000)+"</p>")
+	want := map[string]string{
+		"p1.html": "robots.txt disallows it for ia_archiver, CCBot",
+		"p2.html": "noarchive",
+		"p3.html": "noindex",
+		"p4.html": "unlinked",
+		"p5.html": "truncated",
+	}
+	for _, owner := range []bool{false, true} {
+		t.Run(fmt.Sprintf("owner=%v", owner), func(t *testing.T) {
+			o := s.verifyOpts(s.server, false)
+			if owner {
+				o = s.verifyOpts(s.owner, true) // the listing names the unlinked carrier
+			} else {
+				o.SiteDir = s.site // the site's files show the unlinked carrier
+			}
+			rep, err := verify(t, o)
+			if err != nil && !errors.Is(err, lzrecover.ErrShort) {
+				t.Fatal(err)
+			}
+			got := map[string]lzrecover.ExcludedPage{}
+			for _, e := range rep.Excluded {
+				got[strings.TrimPrefix(e.URL, s.url)] = e
+			}
+			if len(got) != len(want) {
+				t.Fatalf("excluded %+v", rep.Excluded)
+			}
+			for name, reason := range want {
+				e := got[name]
+				page, _ := os.ReadFile(filepath.Join(s.site, name))
+				n := len(shardsOf(t, page, map[string]int{}))
+				if !strings.HasPrefix(e.Reason, reason) || e.Blocks != n || n == 0 || e.Only > e.Blocks {
+					t.Errorf("%s: %+v, want reason %q and %d blocks", name, e, reason, n)
+				}
+			}
+			if rep.Crawl.Unlinked != 1 {
+				t.Errorf("unlinked pages read: %d", rep.Crawl.Unlinked)
+			}
+		})
+	}
+}
+
+// TestVerifyRedirectsAndQueries: a carrier reached through a redirect,
+// and one linked with a query string, are crawled like any other; with
+// SkipQuery the second is not, and the skipped link is counted.
+func TestVerifyRedirectsAndQueries(t *testing.T) {
+	s := servedInjected(t, func(dir string, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/old.html" {
+				http.Redirect(w, r, "/p0.html", http.StatusMovedPermanently)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	root, err := os.ReadFile(filepath.Join(s.site, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root = bytes.Replace(root, []byte(`href="p0.html"`), []byte(`href="old.html"`), 1)
+	root = bytes.Replace(root, []byte(`href="p1.html"`), []byte(`href="p1.html?from=home"`), 1)
+	writeFile(t, s.site, "index.html", root)
+	rep, err := verify(t, s.verifyOpts(s.server, false))
+	if err != nil || rep.Crawl.Pages != 12 || rep.Crawl.Requests != 13 || rep.Crawl.Queries != 0 {
+		t.Fatalf("%v, crawl %+v", err, rep.Crawl)
+	}
+	o := s.verifyOpts(s.server, false)
+	o.SkipQuery = true
+	rep, _ = verify(t, o)
+	if rep.Crawl.Pages != 11 || rep.Crawl.Queries != 1 {
+		t.Fatalf("with SkipQuery: crawl %+v", rep.Crawl)
+	}
+}
+
+// TestVerifyHygiene: a server whose pages change on every GET (a
+// timestamp), and one that sends an ETag but ignores If-None-Match, are
+// reported; the blocks are still fine.
+func TestVerifyHygiene(t *testing.T) {
+	stamp := func(dir string, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			for k, v := range rec.Header() {
+				w.Header()[k] = v
+			}
+			w.Header().Del("Content-Length")
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			fmt.Fprintf(w, "<!-- served %d -->", time.Now().UnixNano())
+		})
+	}
+	ignoring := func(dir string, h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.Header.Del("If-None-Match")
+			r.Header.Del("If-Modified-Since")
+			w.Header().Set("ETag", `"v1"`)
+			h.ServeHTTP(w, r)
+		})
+	}
+	tests := []struct {
+		name string
+		wrap func(string, http.Handler) http.Handler
+		want string
+	}{
+		{"timestamp", stamp, "two GETs gave different bytes"},
+		{"no 304", ignoring, "If-None-Match: the ETag was answered 200, not 304"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := servedInjected(t, tt.wrap)
+			rep, err := verify(t, s.verifyOpts(s.server, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Hygiene) < 2 {
+				t.Fatalf("hygiene %+v", rep.Hygiene)
+			}
+			for _, h := range rep.Hygiene {
+				if !strings.Contains(strings.Join(h.Problems, "\n"), tt.want) {
+					t.Fatalf("%s: problems %q, want %q", h.URL, h.Problems, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestVerifyWrongKey: a key that signed nothing on the site finds no
+// generation, and says why.
+func TestVerifyWrongKey(t *testing.T) {
+	s := servedInjected(t, nil)
+	_, other, _ := keys.Generate(true)
+	rep, err := verify(t, s.verifyOpts(other.Marshal(), false))
+	if !errors.Is(err, lzrecover.ErrNoGeneration) || !strings.Contains(err.Error(), "none signed by this key") || rep.Foreign == 0 {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestVerifyOptions: bad options are errors before any request.
+func TestVerifyOptions(t *testing.T) {
+	_, server, _ := keys.Generate(true)
+	owner, _, _ := keys.Generate(true)
+	tests := []struct {
+		name string
+		o    lzrecover.VerifyOptions
+		want string
+	}{
+		{"no URL", lzrecover.VerifyOptions{ServerKey: server.Marshal()}, "not an absolute http(s) URL"},
+		{"relative URL", lzrecover.VerifyOptions{SiteURL: "example.org", ServerKey: server.Marshal()}, "not an absolute"},
+		{"query", lzrecover.VerifyOptions{SiteURL: "http://127.0.0.1:1/?a=b", ServerKey: server.Marshal()}, "without query"},
+		{"no key", lzrecover.VerifyOptions{SiteURL: "http://127.0.0.1:1/"}, "exactly one of"},
+		{"two keys", lzrecover.VerifyOptions{SiteURL: "http://127.0.0.1:1/", ServerKey: server.Marshal(), OwnerKey: owner.Marshal()}, "exactly one of"},
+		{"owner key as server key", lzrecover.VerifyOptions{SiteURL: "http://127.0.0.1:1/", ServerKey: owner.Marshal()}, "server"},
+		{"negative bound", lzrecover.VerifyOptions{SiteURL: "http://127.0.0.1:1/", ServerKey: server.Marshal(), MaxPages: -1}, "negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := lzrecover.Verify(context.Background(), tt.o)
+			if err == nil || rep != nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, %v; want an error saying %q", rep, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestVerifyHostile: a site of endless links, endless pages and redirect
+// loops keeps the crawl within its bounds, in requests and bytes, and
+// ends with a report.
+func TestVerifyHostile(t *testing.T) {
+	endless := regexp.MustCompile(`^/n/(\d+)$`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch p := r.URL.Path; {
+		case p == "/":
+			fmt.Fprint(w, `<a href="/n/0">n</a><a href="/huge">h</a><a href="/loop/a">l</a><a href="/q?x=0">q</a>`)
+		case endless.MatchString(p):
+			n := endless.FindStringSubmatch(p)[1]
+			for i := range 50 {
+				fmt.Fprintf(w, `<a href="/n/%s%d">x</a>`, n, i)
+			}
+		case p == "/huge":
+			chunk := bytes.Repeat([]byte("<p>huge</p>"), 10_000)
+			for r.Context().Err() == nil {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		case p == "/loop/a":
+			http.Redirect(w, r, "/loop/b", http.StatusFound)
+		case p == "/loop/b":
+			http.Redirect(w, r, "/loop/a", http.StatusFound)
+		case p == "/q":
+			fmt.Fprintf(w, `<a href="/q?x=%s1">more</a>`, r.URL.Query().Get("x"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	_, server, _ := keys.Generate(true)
+	const maxBytes = 48 << 20
+	o := lzrecover.VerifyOptions{SiteURL: srv.URL + "/", ServerKey: server.Marshal(), MaxPages: 300, MaxBytes: maxBytes, Rate: 600000}
+	start := time.Now()
+	rep, err := verify(t, o)
+	if !errors.Is(err, lzrecover.ErrNoGeneration) {
+		t.Fatalf("got %v, want ErrNoGeneration", err)
+	}
+	c := rep.Crawl
+	if c.Requests > 300 || c.Limit == "" || c.Bytes > maxBytes+2*lzrecover.DefaultMaxCapture {
+		t.Fatalf("crawl not bounded: %+v", c)
+	}
+	if !strings.Contains(strings.Join(c.Failed, "\n"), "/loop/b: redirect loop through") {
+		t.Fatalf("the redirect loop is not reported: %q", c.Failed)
+	}
+	t.Logf("%d requests, %d bytes in %v", c.Requests, c.Bytes, time.Since(start))
+}
+
+// BenchmarkVerify_200Pages measures a whole verify of a 200-page site
+// carrying 2 MiB in 48 KiB blocks, with server.key (crawl, signature
+// checks, signal checks of 21 pages) and with owner.key (plus the trial
+// restore). Bytes are the pages crawled.
+func BenchmarkVerify_200Pages(b *testing.B) {
+	s := serveInjected(b, 199, 2<<20, 48<<10, nil)
+	for _, owner := range []bool{false, true} {
+		name, key := "server", s.server
+		if owner {
+			name, key = "owner", s.owner
+		}
+		b.Run(name, func(b *testing.B) {
+			o := s.verifyOpts(key, owner)
+			o.TempDir = b.TempDir()
+			for b.Loop() {
+				rep, err := lzrecover.Verify(context.Background(), o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(rep.Crawl.Bytes)
+				b.ReportMetric(float64(rep.Crawl.Requests), "pages")
+			}
+		})
+	}
+}
