@@ -92,11 +92,12 @@ func perSegment(manifests []*manifest.Signed, status []codec.SegmentStatus, o *O
 			declared[s.ID] = s.TarSize
 		}
 	}
+	other := o.otherSites(manifests)
 	best := map[string]*target{}
 	var names []string
 	for _, st := range status {
 		l := st.Layout
-		if l.Kind != block.KindData || !o.wantsLayout(l) {
+		if l.Kind != block.KindData || !o.wantsLayout(l) || other[manifest.ID(l.Generation)] {
 			continue
 		}
 		t := best[l.Name]
@@ -160,8 +161,9 @@ func newerSeen(manifests []*manifest.Signed, status []codec.SegmentStatus, o *Op
 			note(m.Manifest.Generation, m.Manifest.Time.Unix(), func() string { return shortOf(m, done) })
 		}
 	}
+	other := o.otherSites(manifests)
 	for _, st := range status {
-		if l := st.Layout; o.wantsLayout(l) {
+		if l := st.Layout; o.wantsLayout(l) && !other[manifest.ID(l.Generation)] {
 			note(l.Generation, l.Time, func() string { return blocksOnly(l.Generation, status) })
 		}
 	}

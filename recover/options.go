@@ -3,6 +3,8 @@ package recover
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"sort"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
@@ -111,7 +113,47 @@ func (o *Options) wants(m *manifest.Signed) bool {
 	if o.Generation != "" && m.Manifest.Generation.String() != o.Generation {
 		return false
 	}
+	if o.SiteURL != "" {
+		if site, err := url.Parse(o.SiteURL); err == nil && !sameSite(m.Manifest.Site, site) {
+			return false // another site's generation, signed with the same key
+		}
+	}
 	return o.At.IsZero() || !m.Manifest.Time.After(o.At)
+}
+
+// otherSites returns the generations whose verified manifests name a
+// site other than SiteURL (one key may sign several sites): their blocks
+// must not be restored as segments of this one either.
+func (o *Options) otherSites(manifests []*manifest.Signed) map[manifest.ID]bool {
+	other := map[manifest.ID]bool{}
+	if o.SiteURL == "" {
+		return other
+	}
+	site, err := url.Parse(o.SiteURL)
+	if err != nil {
+		return other
+	}
+	for _, m := range manifests {
+		if !sameSite(m.Manifest.Site, site) {
+			other[m.Manifest.Generation] = true
+		}
+	}
+	return other
+}
+
+// otherSiteNames returns the distinct sites otherSites found, sorted.
+func otherSiteNames(manifests []*manifest.Signed, o *Options) []string {
+	other := o.otherSites(manifests)
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range manifests {
+		if other[m.Manifest.Generation] && !seen[m.Manifest.Site] {
+			seen[m.Manifest.Site] = true
+			out = append(out, m.Manifest.Site)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // wantsLayout reports whether a segment version may be restored when no

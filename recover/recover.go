@@ -37,6 +37,10 @@ type Report struct {
 	// (a verified manifest or signed blocks) but not rebuilt, newest
 	// first. Not empty means the restore is a rollback or mixed.
 	Newer []GenerationSeen `json:"newer,omitempty"`
+	// OtherSites lists the sites named by verified generations that were
+	// ignored because they are not Options.SiteURL's (one key may sign
+	// several sites).
+	OtherSites []string `json:"other_sites,omitempty"`
 	// Saved is where Save wrote the report.
 	Saved string `json:"-"`
 	// Provenance lists every capture that contributed blocks or a
@@ -238,6 +242,7 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 		rep.Generation = p.coherent.Manifest.Generation.String()
 	}
 	rep.Newer = newerSeen(manifests, status, &o, p, rebuilt)
+	rep.OtherSites = otherSiteNames(manifests, &o)
 	return outcome(p, rebuilt, rep)
 }
 
@@ -292,6 +297,8 @@ func nothingFound(rep *Report) error {
 		why = fmt.Sprintf("found %d unsigned Lazarus blocks, which are refused: anyone could have made them", rep.Unsigned)
 	case rep.Rejected > 0:
 		why = fmt.Sprintf("found %d Lazarus comments, all damaged", rep.Rejected)
+	case len(rep.OtherSites) > 0:
+		why = fmt.Sprintf("found generations signed by this key for another site (%s), none for this one: give that site's URL to restore them", strings.Join(rep.OtherSites, ", "))
 	case rep.Pages > 0:
 		why = fmt.Sprintf("fetched %d pages; none holds a Lazarus block", rep.Pages)
 	case len(failed) > 0 && len(failed) == len(rep.Sources):

@@ -1,0 +1,43 @@
+package recover
+
+import (
+	"net/url"
+	"strings"
+)
+
+// sameSite reports whether a manifest's site URL names the site at site:
+// the same host (case and a leading "www." aside) and port (a scheme's
+// default port aside, so an http → https move still matches), and one
+// path under the other. One key may protect several sites; their
+// generations must not stand in for each other's.
+func sameSite(manifestSite string, site *url.URL) bool {
+	if site == nil {
+		return true
+	}
+	m, err := url.Parse(manifestSite)
+	if err != nil {
+		return false
+	}
+	host := func(u *url.URL) string { return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.") }
+	port := func(u *url.URL) string {
+		switch p := u.Port(); p {
+		case "", "80", "443":
+			return ""
+		default:
+			return p
+		}
+	}
+	if host(m) != host(site) || port(m) != port(site) {
+		return false
+	}
+	a, b := dirOf(m.Path), dirOf(site.Path)
+	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+}
+
+// dirOf returns p's directory with a final slash ("/" for "").
+func dirOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i+1]
+	}
+	return "/"
+}
