@@ -34,7 +34,9 @@ const MaxStatusSources = 64
 // with the key's public half, and what it held cached by digest in
 // StateDir so a rerun fetches nothing again. Local sources (WARCSource,
 // DirSource) are read once while listing: each page's digest is computed
-// from its bytes, so pages the history records are not scanned. Without
+// from its bytes (the digest a file claims is never used; a page of
+// MaxCapture bytes or more is scanned, cut, as recover reads it), so
+// pages the history records are not scanned. Without
 // a history naming a generation, the live root page tells the newest
 // (unless NoLive). It then tallies, per generation, segment and stripe, the
 // distinct blocks each source holds and the sources combined (recover
@@ -80,6 +82,9 @@ type statusRun struct {
 	// manifests are the verified manifests by generation, from the
 	// history and from captures.
 	manifests map[manifest.ID]*statusManifest
+	// otherSite marks the generations whose manifests name another site
+	// (signed by the same key): ignored, reported once.
+	otherSite map[manifest.ID]bool
 	// layouts describe every segment version seen.
 	layouts map[segKey]statusLayout
 	// streamed are the scans of captures read while listing a Streamer
@@ -94,9 +99,12 @@ type statusRun struct {
 	// foreign counts the manifests (history) and comments (scans) signed
 	// by another key.
 	foreign int
-	// links are the site paths each page (canonicalPage) links to, from
-	// the archived pages read: what depths walks.
-	links map[string]map[string]bool
+	// links are the links between the pages known, from the archived
+	// pages read: what depths walks.
+	links *statusLinks
+	// firstLater is the time of the first generation seen that was made
+	// after Now (left out of an audit as of a past time), zero if none.
+	firstLater time.Time
 }
 
 // statusManifest is one verified manifest and where it was seen.
@@ -113,6 +121,9 @@ type statusCapture struct {
 	length int64  // the stored length the listing gives, 0 if unknown
 	how    string
 	held   *statusHeld
+	// spotFailed marks a capture the history credited whose source's
+	// spot-check fetches all failed (see unreachable).
+	spotFailed bool
 }
 
 // statusHeld is what a capture holds.
@@ -163,7 +174,8 @@ func newStatusRun(o StatusOptions) (*statusRun, error) {
 	if o.MaxCapture == 0 {
 		o.MaxCapture = DefaultMaxCapture
 	}
-	if o.Now.IsZero() {
+	asOf := !o.Now.IsZero()
+	if !asOf {
 		o.Now = time.Now()
 	}
 	if o.MaxFetches == 0 {
@@ -187,9 +199,9 @@ func newStatusRun(o StatusOptions) (*statusRun, error) {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
 	r := &statusRun{o: o, site: site, v: v, cache: cache, srcs: o.Sources,
-		rep:       &StatusReport{Site: site.String(), Now: o.Now.UTC()},
-		manifests: map[manifest.ID]*statusManifest{}, layouts: map[segKey]statusLayout{}, streamed: map[string]*statusScan{},
-		distrusted: make([]bool, len(o.Sources)), links: map[string]map[string]bool{}}
+		rep:       &StatusReport{Site: site.String(), Now: o.Now.UTC(), AsOf: asOf},
+		manifests: map[manifest.ID]*statusManifest{}, otherSite: map[manifest.ID]bool{}, layouts: map[segKey]statusLayout{}, streamed: map[string]*statusScan{},
+		distrusted: make([]bool, len(o.Sources)), links: newStatusLinks()}
 	for _, s := range o.Sources {
 		r.rep.Sources = append(r.rep.Sources, StatusSource{Name: s.Name()})
 	}
@@ -251,10 +263,17 @@ func (r *statusRun) progress(p StatusProgress) {
 // segments, unless it was made after Now (an audit as of a past time
 // judges the generations made by then).
 func (r *statusRun) addManifest(m *manifest.Signed) {
-	if m.Manifest.Time.After(r.o.Now) {
+	if r.madeLater(m) {
 		return
 	}
 	sm := r.manifests[m.Manifest.Generation]
+	if sm == nil && !sameSite(m.Manifest.Site, r.site) {
+		if !r.otherSite[m.Manifest.Generation] {
+			r.otherSite[m.Manifest.Generation] = true
+			r.problem("generation %s is of the site %s, not %s: ignored", m.Manifest.Generation, m.Manifest.Site, r.site)
+		}
+		return
+	}
 	if sm == nil {
 		sm = &statusManifest{m: m}
 		r.manifests[m.Manifest.Generation] = sm
@@ -267,6 +286,19 @@ func (r *statusRun) addManifest(m *manifest.Signed) {
 	}
 }
 
+// madeLater reports whether a verified manifest was made after Now, and
+// notes the first such time (see CauseNoneYet).
+func (r *statusRun) madeLater(m *manifest.Signed) bool {
+	t := m.Manifest.Time
+	if !t.After(r.o.Now) {
+		return false
+	}
+	if r.firstLater.IsZero() || t.Before(r.firstLater) {
+		r.firstLater = t
+	}
+	return true
+}
+
 // layoutOf is a manifest segment's layout.
 func layoutOf(s manifest.Segment) statusLayout {
 	kind := s.Layout(0).Kind
@@ -276,6 +308,10 @@ func layoutOf(s manifest.Segment) statusLayout {
 // list lists every source; captures after Now are left out.
 func (r *statusRun) list(ctx context.Context) error {
 	pages := r.hist.paths()
+	r.links.know(r.rootPage())
+	for _, p := range pages {
+		r.links.know(canonicalPage(p))
+	}
 	for i, src := range r.srcs {
 		sr := &r.rep.Sources[i]
 		r.progress(StatusProgress{Phase: "list", Source: src.Name(), Listed: len(r.caps)})
@@ -284,15 +320,22 @@ func (r *statusRun) list(ctx context.Context) error {
 				return false
 			}
 			sr.Captures++
+			r.links.know(capturePage(c.URL))
 			r.caps = append(r.caps, &statusCapture{c: c, src: i, key: captureCacheKey(c), length: length})
 			return true
 		}
 		var err error
 		if st, ok := localStreamer(src, r.o.MaxCapture, r.problem); ok {
 			err = st.Stream(ctx, r.site, func(c Capture, page []byte) error {
-				if int64(len(page)) < r.o.MaxCapture {
-					// The bytes are in hand: their digest is what the
-					// history records, whatever the record says.
+				// Only a digest computed here from the bytes is looked
+				// up in the history, whatever the file claims. A page
+				// at the bound was cut: its whole bytes are not in hand,
+				// so it has no digest (it is known by its locator) and
+				// what its first MaxCapture bytes hold is counted.
+				c.Digest = ""
+				if int64(len(page)) >= r.o.MaxCapture {
+					page = page[:r.o.MaxCapture]
+				} else {
 					c.Digest = history.Digest(page)
 				}
 				if add(c, 0) {
@@ -315,6 +358,11 @@ func (r *statusRun) list(ctx context.Context) error {
 		}
 	}
 	sort.SliceStable(r.caps, func(i, j int) bool { return r.caps[i].c.Time.Before(r.caps[j].c.Time) })
+	// Every page is listed now: the links to pages no one knows go.
+	r.links.seal()
+	for _, sc := range r.streamed {
+		sc.Links = r.links.keep(sc.Links)
+	}
 	return nil
 }
 
@@ -327,8 +375,7 @@ func (r *statusRun) stream(c Capture, page []byte) {
 	if r.streamed[key] != nil {
 		return
 	}
-	links := pageLinks(page, r.pageURL(c.URL))
-	r.noteLinks(c.URL, links)
+	links := r.noteLinks(c.URL, pageLinks(page, r.pageURL(c.URL)))
 	if _, ok := r.hist.held(c.Digest); ok {
 		return
 	}

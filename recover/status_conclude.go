@@ -13,6 +13,7 @@ import (
 
 // conclude tallies what the captures hold and fills the report.
 func (r *statusRun) conclude() {
+	r.clampTimes()
 	t, gens, verdicts := r.judge()
 	r.rep.Captures = make([]StatusCapture, 0, len(r.caps))
 	for _, c := range r.caps {
@@ -40,13 +41,18 @@ func (r *statusRun) conclude() {
 }
 
 // cause says why nothing is recoverable when the archives are not to
-// blame: every source failed to list the site (the archives were not
+// blame: no generation had been made yet at Now (an audit as of a past
+// time; known when a later one was seen), every source failed to list the site (the archives were not
 // read), or Lazarus data was found but none of it verifies with the key
 // (another site's data, or the wrong key). nil otherwise, and whenever
 // a generation is recoverable.
 func (r *statusRun) cause() *StatusCause {
 	if r.rep.RestorePoint != nil {
 		return nil
+	}
+	if len(r.manifests) == 0 && !r.firstLater.IsZero() {
+		return &StatusCause{Kind: CauseNoneYet, Message: fmt.Sprintf("no generation had been made yet as of %s (the first seen was made at %s)",
+			r.o.Now.UTC().Format(time.RFC3339), r.firstLater.UTC().Format(time.RFC3339))}
 	}
 	failed := 0
 	var why []string
@@ -296,6 +302,9 @@ func (r *statusRun) notes() []string {
 			"With inject's or the Caddy module's history, status reads the archives' listings only.")
 	}
 	for _, src := range r.srcs {
+		if fileTimes(src) {
+			out = append(out, fileTimesNote(src.Name()))
+		}
 		if _, ok := src.(PageLister); ok && len(r.hist.urls) == 0 {
 			out = append(out, src.Name()+" lists captures page by page: without a serve history only the root page's were listed.")
 		}

@@ -201,8 +201,9 @@ func (r *statusRun) took(key string, sc *statusScan, c *statusCapture, caps []*s
 	for _, p := range sc.Problems {
 		r.problem("%s %s: %s", sr.Name, c.c.URL, p)
 	}
+	// Only the links to pages known are kept, and cached.
+	sc.Links = r.noteLinks(c.c.URL, sc.Links)
 	r.cache.put(key, sc)
-	r.noteLinks(c.c.URL, sc.Links)
 	held := r.heldOf(sc)
 	for _, o := range caps {
 		if o.how == "" || o.how == HowFailed {
@@ -225,7 +226,7 @@ func (r *statusRun) took(key string, sc *statusScan, c *statusCapture, caps []*s
 func (r *statusRun) heldOf(sc *statusScan) *statusHeld {
 	h := &statusHeld{rejected: sc.Rejected, foreign: sc.Foreign}
 	for _, m := range sc.manifests {
-		if m.Manifest.Time.After(r.o.Now) {
+		if r.madeLater(m) {
 			continue
 		}
 		r.addManifest(m)

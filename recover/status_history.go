@@ -50,7 +50,7 @@ func (r *statusRun) loadHistory(ctx context.Context) error {
 				r.problem("history: %v", manifestError(gen, err))
 				continue
 			}
-			if m.Manifest.Time.After(r.o.Now) {
+			if r.madeLater(m) {
 				continue // made after the audit's time (--as-of)
 			}
 			h.manifests[gen] = m

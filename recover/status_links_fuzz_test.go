@@ -25,6 +25,21 @@ func FuzzStatusPageLinks(f *testing.F) {
 				t.Fatalf("canonicalPage(%q) = %q, not idempotent", l, c)
 			}
 		}
+		// The link graph keeps, once the listing ends, only the links
+		// to pages known, and its byte count comes back to the links'.
+		g := newStatusLinks()
+		g.know("/sub/")
+		g.know("/blog/")
+		if kept := g.note("/sub/", links); len(kept) > maxScanLinks {
+			t.Fatalf("%d links kept, at most %d", len(kept), maxScanLinks)
+		}
+		g.seal()
+		if g.bytes != 4*len(g.out[0]) || len(g.out[0]) > 2 || len(g.ids) != 2 {
+			t.Fatalf("after seal: %d bytes, links %v, pages %v", g.bytes, g.out[0], g.ids)
+		}
+		if d := g.depths("/sub/"); len(d) > 2 {
+			t.Fatalf("depths %v: more than the known pages", d)
+		}
 	})
 }
 

@@ -44,7 +44,7 @@ func (r *statusRun) live(ctx context.Context) {
 	}
 	for _, m := range sc.manifests {
 		t, id := m.Manifest.Time, m.Manifest.Generation
-		if t.After(r.o.Now) || !t.After(newest) || r.manifests[id] != nil {
+		if r.madeLater(m) || !t.After(newest) || r.manifests[id] != nil {
 			continue
 		}
 		r.addManifest(m)

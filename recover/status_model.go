@@ -1,6 +1,7 @@
 package recover
 
 import (
+	"fmt"
 	"math"
 	"net/url"
 	"sort"
@@ -12,10 +13,14 @@ import (
 
 // statusPageInfo is one page path while Status models the site.
 type statusPageInfo struct {
-	path     string
+	path string
+	// captures are the captures the model counts, per source: aliases
+	// captured in one visit are one (foldAliases).
 	captures map[string][]assure.Capture
-	times    map[string][]time.Time
-	blocks   map[manifest.BlockRef]bool // blocks of the newest generation it carries
+	// times are every capture's time, per source (the report's timeline).
+	times   map[string][]time.Time
+	aliases map[string][]aliasCapture
+	blocks  map[manifest.BlockRef]bool // blocks of the newest generation it carries
 }
 
 // statusPath is the page path a capture URL or history record names:
@@ -36,15 +41,16 @@ func statusPath(u string) string {
 }
 
 // pages gathers every page from the listings and the history (one per
-// canonicalPage: "/" and "/index.html" are one page), with its captures
-// per source and the newest generation's blocks it carries, and fills the
+// canonicalPage: "/" and "/index.html" are one page, and their captures
+// in one visit one capture), with its captures per source and the newest generation's blocks it carries, and fills the
 // report's page timeline.
 func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
 	out := map[string]*statusPageInfo{}
 	get := func(p string) *statusPageInfo {
 		pi := out[p]
 		if pi == nil {
-			pi = &statusPageInfo{path: p, captures: map[string][]assure.Capture{}, times: map[string][]time.Time{}, blocks: map[manifest.BlockRef]bool{}}
+			pi = &statusPageInfo{path: p, captures: map[string][]assure.Capture{}, times: map[string][]time.Time{},
+				aliases: map[string][]aliasCapture{}, blocks: map[manifest.BlockRef]bool{}}
 			out[p] = pi
 		}
 		return pi
@@ -60,9 +66,10 @@ func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
 		}
 	}
 	for _, c := range r.caps {
-		pi := get(canonicalPage(statusPath(c.c.URL)))
+		raw := statusPath(c.c.URL)
+		pi := get(canonicalPage(raw))
 		name := r.srcs[c.src].Name()
-		pi.captures[name] = append(pi.captures[name], assure.Capture{Time: c.c.Time, Digest: c.c.Digest})
+		pi.aliases[name] = append(pi.aliases[name], aliasCapture{c: assure.Capture{Time: c.c.Time, Digest: c.c.Digest}, path: raw})
 		pi.times[name] = append(pi.times[name], c.c.Time)
 		if c.held == nil {
 			continue
@@ -85,8 +92,11 @@ func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
 		}
 	}
 	paths := make([]string, 0, len(out))
-	for p := range out {
+	for p, pi := range out {
 		paths = append(paths, p)
+		for name, cs := range pi.aliases {
+			pi.captures[name] = foldAliases(cs, r.statusSweepGap())
+		}
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
@@ -100,13 +110,23 @@ func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
 	return out
 }
 
-// assess runs the recoverability model for the newest generation.
+// assess runs the recoverability model for the newest generation,
+// unless it is known only from the live site (StatusReport.Live): then
+// which pages carry it is unknown, and the assessment says so
+// (AssessCarriersUnknown) instead.
 //
 // A page whose depth is unknown (depths leaves it out) is modelled at
 // depth 1, with the pages one hop from the root: the pooling's fallback.
 func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageInfo, depths map[string]int, t *statusTally) *StatusAssessment {
 	m := newest.m.Manifest
 	out := &StatusAssessment{Generation: m.Generation.String()}
+	if r.rep.Live == out.Generation {
+		// Learned from the live root page alone: no history records
+		// which pages carry it, and modelling none would forecast 0%.
+		out.Reason = AssessCarriersUnknown
+		out.Error = fmt.Sprintf("which pages carry generation %s is unknown without the serve history (--history)", out.Generation)
+		return out
+	}
 	site := assure.Site{Now: r.o.Now, Archived: map[string][]manifest.BlockRef{}}
 	for _, s := range m.Segments {
 		site.Segments = append(site.Segments, assure.SegmentOf(s))
@@ -174,7 +194,8 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 
 // since is when a page started being served, as far as the history says:
 // its first recorded version (under any path naming the page), unless an
-// archive captured it earlier.
+// archive captured it earlier (a capture the history records never does:
+// clampTimes; nor does a dir= source's, whose times are file times).
 func (r *statusRun) since(p string, pi *statusPageInfo) time.Time {
 	var first time.Time
 	for u, recs := range r.hist.urls {
@@ -185,8 +206,11 @@ func (r *statusRun) since(p string, pi *statusPageInfo) time.Time {
 	if first.IsZero() {
 		return time.Time{}
 	}
-	for _, cs := range pi.captures {
-		for _, c := range cs {
+	for _, src := range r.srcs {
+		if fileTimes(src) {
+			continue // a file's time is not when it was captured
+		}
+		for _, c := range pi.captures[src.Name()] {
 			if c.Time.Before(first) {
 				return time.Time{}
 			}

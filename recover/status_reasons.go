@@ -28,6 +28,8 @@ func (r *statusRun) fetchReasons() string {
 		_, recorded := r.hist.records[d]
 		_, held := r.hist.held(c.c.Digest)
 		switch {
+		case c.spotFailed:
+			continue // not read: its archive's spot-check fetches all failed (a problem line says so)
 		case r.distrusted[c.src]:
 			counts[4]++
 		case d == "":

@@ -31,7 +31,8 @@ type StatusOptions struct {
 	// again; empty means no cache. It is created if missing.
 	StateDir string
 	// Now is the time of the audit; captures after it are ignored.
-	// Defaults to time.Now().
+	// Defaults to time.Now(); a Now given is reported as
+	// StatusReport.AsOf (the report says "as of" it, not "now").
 	Now time.Time
 	// Assess tunes the recoverability model (see assure.Options); a nil
 	// Assess.At asks for StatusModelTimes.
@@ -98,6 +99,10 @@ type StatusProgress struct {
 type StatusReport struct {
 	Site string    `json:"site"`
 	Now  time.Time `json:"now"`
+	// AsOf reports that Now was given (StatusOptions.Now, the CLI's
+	// --as-of): the audit judges the archives as they stood then, not
+	// when it ran.
+	AsOf bool `json:"as_of,omitempty"`
 	// Sources says what each source listed and what had to be fetched.
 	Sources []StatusSource `json:"sources"`
 	// History says what the serve histories held.
@@ -143,7 +148,7 @@ type StatusReport struct {
 // StatusCause is why nothing is recoverable when the archives are not to
 // blame (StatusReport.Cause).
 type StatusCause struct {
-	// Kind is CauseWrongKey or CauseSourcesFailed.
+	// Kind is CauseWrongKey, CauseSourcesFailed or CauseNoneYet.
 	Kind string `json:"kind"`
 	// Message says it in a sentence, naming the sources and their errors
 	// or the count of Lazarus comments signed by another key.
@@ -158,6 +163,10 @@ const (
 	// CauseSourcesFailed: every source failed to list the site, so the
 	// audit says nothing about what the archives hold.
 	CauseSourcesFailed = "sources_failed"
+	// CauseNoneYet: the audit's time (StatusOptions.Now, --as-of) is
+	// before the first generation Status learned of was made: none
+	// existed yet.
+	CauseNoneYet = "none_yet"
 )
 
 // StatusCombined is the source name of the archives taken together, as
@@ -297,7 +306,17 @@ type StatusAssessment struct {
 	Evidence *StatusEvidence `json:"evidence,omitempty"`
 	// Error says why the model could not run, if it could not.
 	Error string `json:"error,omitempty"`
+	// Reason is set when the model was not run because its input is
+	// unknown, not because it failed: AssessCarriersUnknown. Error then
+	// says why in a sentence.
+	Reason string `json:"reason,omitempty"`
 }
+
+// AssessCarriersUnknown is StatusAssessment.Reason when the newest
+// generation is known only from the live site's root page (no serve
+// history records it): which pages carry its blocks is unknown, so
+// there is no outlook to model.
+const AssessCarriersUnknown = "carriers_unknown"
 
 // StatusModelView is one view of the model.
 type StatusModelView struct {

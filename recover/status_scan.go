@@ -57,8 +57,9 @@ type statusScan struct {
 	// Foreign counts the rejected comments signed by another key.
 	Foreign   int  `json:"foreign,omitempty"`
 	Truncated bool `json:"truncated,omitempty"`
-	// Links are the site paths the page links to (site.Inspect), at most
+	// Links are the pages (canonicalPage) the page links to, at most
 	// maxScanLinks: what Status walks to learn the pages' link depth.
+	// Only links to pages the history or a listing knows are kept.
 	Links    []string `json:"links,omitempty"`
 	Problems []string `json:"problems,omitempty"`
 

@@ -50,7 +50,9 @@ func (r *statusRun) spotCheck(ctx context.Context) error {
 }
 
 // spotSource spot-checks source i's captures credited with generation g
-// and reports whether one failed (the source is then distrusted).
+// and reports whether the verdict must be worked out again: a check
+// failed (the source is then distrusted), or none of the captures tried
+// could be fetched (see unreachable).
 func (r *statusRun) spotSource(ctx context.Context, i int, g manifest.ID) (bool, error) {
 	var cands []*statusCapture
 	segs := r.segmentsOf(g)
@@ -59,8 +61,9 @@ func (r *statusRun) spotSource(ctx context.Context, i int, g manifest.ID) (bool,
 			cands = append(cands, c)
 		}
 	}
-	failures := 0
-	for checked := 0; checked < r.o.SpotChecks && len(cands) > 0 && failures < maxTriesPerKey; {
+	all := append([]*statusCapture(nil), cands...)
+	failures, checked := 0, 0
+	for checked < r.o.SpotChecks && len(cands) > 0 && failures < maxTriesPerKey {
 		j := randomIndex(len(cands))
 		c := cands[j]
 		cands = append(cands[:j], cands[j+1:]...)
@@ -80,7 +83,30 @@ func (r *statusRun) spotSource(ctx context.Context, i int, g manifest.ID) (bool,
 		}
 		c.how = HowChecked
 	}
+	if checked == 0 && failures > 0 {
+		r.unreachable(i, g, all, failures)
+		return true, nil
+	}
 	return false, nil
+}
+
+// unreachable withdraws the history's credit from source i's captures of
+// generation g when none of its spot-check fetches succeeded: a check
+// that could not fetch confirms nothing, and recover, which must fetch
+// the copies, would fail on them too. They count as failed fetches.
+func (r *statusRun) unreachable(i int, g manifest.ID, caps []*statusCapture, tries int) {
+	sr := &r.rep.Sources[i]
+	n := 0
+	for _, c := range caps {
+		if c.how == HowHistory {
+			c.how, c.held, c.spotFailed = HowFailed, nil, true
+			sr.Known--
+			n++
+		}
+	}
+	r.problem("%s: none of the %d spot-check fetches of its captures of generation %s succeeded: the archive's copies could not be fetched "+
+		"(recover, which must fetch them, would fail too); its %d captures the history credits with that generation are not counted",
+		sr.Name, tries, g, n)
 }
 
 // segmentsOf returns the segment versions generation g's manifest names.

@@ -108,7 +108,7 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 		o.StateDir = filepath.Join(c.out, lzrecover.JournalDir)
 	}
 	if c.at != "" {
-		t, err := parseTime(c.at)
+		t, err := parseTime("--at", c.at)
 		if err != nil {
 			return o, err
 		}
@@ -254,8 +254,9 @@ func sourceFor(spec string, client lzrecover.Doer) (lzrecover.Source, error) {
 
 // parseTime accepts RFC 3339, a date, or a 4–14 digit archive timestamp
 // (all UTC unless a zone is given). A date means its end: "2026-01-31"
-// includes that whole day.
-func parseTime(v string) (time.Time, error) {
+// includes that whole day. flag ("--at", "--as-of") names the flag in
+// the error.
+func parseTime(flag, v string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
 		return t, nil
 	}
@@ -265,5 +266,5 @@ func parseTime(v string) (time.Time, error) {
 	if t, err := archive.ParseTimestamp(v); err == nil {
 		return t, nil
 	}
-	return time.Time{}, fmt.Errorf("--at %q: use 2026-01-31, 2026-01-31T12:00:00Z or 20260131120000", v)
+	return time.Time{}, fmt.Errorf("%s %q: use 2026-01-31, 2026-01-31T12:00:00Z or 20260131120000", flag, v)
 }

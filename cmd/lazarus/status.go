@@ -85,7 +85,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := c.checkOutputs(); err != nil {
 		errorf(stderr, "%v", err)
-		return exitError
+		return exitUsage
 	}
 	sig := notifyInterrupt()
 	defer sig.stop()
@@ -122,9 +122,9 @@ func (c *statusCmd) options() (lzrecover.StatusOptions, error) {
 		return o, errors.New("status needs --key server.key (or owner.key), or --passphrase-file FILE")
 	}
 	if c.asOf != "" {
-		t, err := parseTime(c.asOf)
+		t, err := parseTime("--as-of", c.asOf)
 		if err != nil {
-			return o, fmt.Errorf("--as-of: %w", err)
+			return o, err
 		}
 		now := time.Now()
 		if _, err := time.Parse(time.DateOnly, c.asOf); err == nil && t.After(now) && !t.Add(-24*time.Hour).After(now) {
@@ -240,7 +240,9 @@ func isDir(p string) bool {
 
 // checkOutputs checks, before the audit, that what it will write can be
 // written: --html's directory takes a new file, and --state is a
-// directory status can create and write in. Errors name the user's path.
+// directory status can create and write in. Errors name the user's path;
+// runStatus makes them usage errors (exit 2), as for any flag given a
+// value that cannot be used.
 func (c *statusCmd) checkOutputs() error {
 	if c.htmlOut != "" {
 		dir := filepath.Dir(c.htmlOut)
@@ -310,7 +312,7 @@ func (c *statusCmd) finish(rep *lzrecover.StatusReport, stdout, stderr io.Writer
 	switch rep.Outcome() {
 	case lzrecover.OlderRecoverable:
 		if !c.jsonOut {
-			hintf(stderr, "only generation %s (%s old) is recoverable from the archives; the newest, %s, is not yet", rp.Generation, humane.Duration(rp.Age), rep.Newest)
+			hintf(stderr, "only generation %s (%s old) is recoverable from the archives%s; the newest, %s, is not yet", rp.Generation, humane.Duration(rp.Age), asOf(rep), rep.Newest)
 		}
 	case lzrecover.NothingRecoverable:
 		if c.jsonOut {
@@ -319,7 +321,7 @@ func (c *statusCmd) finish(rep *lzrecover.StatusReport, stdout, stderr io.Writer
 		if rep.Cause != nil {
 			errorf(stderr, "%s", printable(rep.Cause.Message))
 		} else {
-			errorf(stderr, "no generation is recoverable from the archives now")
+			errorf(stderr, "no generation is recoverable from the archives %s", nowOrAsOf(rep))
 		}
 	}
 	return rep.Outcome().ExitCode()

@@ -21,6 +21,11 @@ func printStatus(w io.Writer, r *lzrecover.StatusReport) {
 	for _, s := range r.Sources {
 		printStatusSource(w, s)
 	}
+	if r.Cause != nil && r.Cause.Kind == lzrecover.CauseSourcesFailed {
+		// Nothing was read: no generation, outlook or note says anything.
+		fmt.Fprintln(w, "Restore point: none, and not for what the archives hold: "+printable(r.Cause.Message))
+		return
+	}
 	if r.Live != "" {
 		fmt.Fprintf(w, "Live site: serves generation %s, newer than anything archived\n", r.Live)
 	}
@@ -33,7 +38,7 @@ func printStatus(w io.Writer, r *lzrecover.StatusReport) {
 	} else if r.Cause != nil {
 		fmt.Fprintln(w, "Restore point: none, and not for what the archives hold: "+printable(r.Cause.Message))
 	} else {
-		fmt.Fprintln(w, "Restore point: none; no generation is recoverable from the archives now")
+		fmt.Fprintln(w, "Restore point: none; no generation is recoverable from the archives "+nowOrAsOf(r))
 	}
 	for i, g := range r.Generations {
 		if i == statusGenerationsShown {
@@ -98,7 +103,7 @@ func printGeneration(w io.Writer, g lzrecover.StatusGeneration) {
 			kind = " (listing)"
 		}
 		weak := weakestStripe(s)
-		fmt.Fprintf(w, "  segment %-12s %d/%s with k=%s; weakest stripe %d: %d of %d combined%s%s\n",
+		fmt.Fprintf(w, "  segment %-12s %d/%s with k=%s; weakest stripe %d: %d (%d needed)%s%s\n",
 			printable(s.Name), s.Complete, humane.Count(s.Stripes, "stripe"), humane.Count(s.K, "block"), weak.Index, weak.Combined, weak.Need, haveList(weak.Have), kind)
 	}
 	for _, why := range g.Short {
@@ -120,9 +125,10 @@ func weakestStripe(s lzrecover.StatusSegment) lzrecover.StatusStripe {
 	return weak
 }
 
-// haveList is " (wayback 3, commoncrawl 2)", sources by name.
+// haveList is ": wayback 3, commoncrawl 2", sources by name; "" when
+// one source holds them all (its count is the combined one).
 func haveList(have map[string]int) string {
-	if len(have) == 0 {
+	if len(have) < 2 {
 		return ""
 	}
 	var parts []string
@@ -130,12 +136,16 @@ func haveList(have map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s %d", printable(name), n))
 	}
 	sort.Strings(parts)
-	return " (" + strings.Join(parts, ", ") + ")"
+	return ": " + strings.Join(parts, ", ")
 }
 
 // printAssessment writes P_rec of the newest generation in both views.
 func printAssessment(w io.Writer, a *lzrecover.StatusAssessment) {
 	if a == nil {
+		return
+	}
+	if a.Reason == lzrecover.AssessCarriersUnknown {
+		fmt.Fprintf(w, "Outlook unavailable: %s\n", printable(a.Error))
 		return
 	}
 	if a.Error != "" {
@@ -162,6 +172,23 @@ func printAssessment(w io.Writer, a *lzrecover.StatusAssessment) {
 		}
 		fmt.Fprintf(w, "  %-34s %s; %s\n", label+":", strings.Join(at, ", "), reach)
 	}
+}
+
+// nowOrAsOf is "now", or "as of TIME" for an audit as of a given time
+// (--as-of).
+func nowOrAsOf(r *lzrecover.StatusReport) string {
+	if r.AsOf {
+		return "as of " + r.Now.Format(time.RFC3339)
+	}
+	return "now"
+}
+
+// asOf is " as of TIME" for an audit as of a given time, else "".
+func asOf(r *lzrecover.StatusReport) string {
+	if r.AsOf {
+		return " " + nowOrAsOf(r)
+	}
+	return ""
 }
 
 func percent(p float64) string { return fmt.Sprintf("%g%%", 100*p) }

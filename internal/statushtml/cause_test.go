@@ -54,3 +54,19 @@ func TestNotTheArchives(t *testing.T) {
 		})
 	}
 }
+
+// TestOutlookUnavailable: a generation whose carriers are unknown (no
+// serve history) gets "Outlook unavailable", not an estimate sentence.
+func TestOutlookUnavailable(t *testing.T) {
+	r := sampleReport()
+	r.Assessment.Views = nil
+	r.Assessment.Reason = lzrecover.AssessCarriersUnknown
+	r.Assessment.Error = "which pages carry generation x is unknown without the serve history (--history)"
+	raw, _ := render(t, r)
+	if !strings.Contains(raw, "Outlook unavailable: which pages carry generation x") {
+		t.Errorf("no 'Outlook unavailable' line")
+	}
+	if strings.Contains(raw, "Estimated probability that generation") || strings.Contains(raw, "could not run") {
+		t.Errorf("an estimate sentence or 'could not run' for a generation whose carriers are unknown")
+	}
+}

@@ -58,6 +58,30 @@ func machine(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
+// maxWordShown bounds one word of a sentence the page shows whole.
+const maxWordShown = 60
+
+// shortenWords shortens, in a sentence shown whole, each word (a run
+// without spaces) longer than maxWordShown runes, keeping its start and
+// end around an ellipsis. The project's own words are never that long;
+// the words that can be are URLs and names from the archives or the
+// site, which an attacker may make as long as they like. The
+// sentence's own words are left whole, so it never loses its meaning
+// mid-word.
+func shortenWords(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	var b strings.Builder
+	for i, w := range strings.Split(s, " ") {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(shorten(w, maxWordShown))
+	}
+	return b.String()
+}
+
 // shorten cuts s to at most n runes, keeping its start and end around an
 // ellipsis; invalid UTF-8 is replaced first.
 func shorten(s string, n int) string {

@@ -23,8 +23,12 @@ type outlook struct {
 	Pages      int    // modelled
 	Carriers   int    // of which carry blocks
 	Error      string
-	Times      []column
-	Views      []viewRow
+	// Unavailable: the model was not run because the generation's
+	// carriers are unknown (lzrecover.AssessCarriersUnknown); Error says
+	// why.
+	Unavailable bool
+	Times       []column
+	Views       []viewRow
 }
 
 // column is one reported time after now.
@@ -71,7 +75,7 @@ func makeOutlook(a *lzrecover.StatusAssessment) *outlook {
 		return nil
 	}
 	o := &outlook{Generation: a.Generation, Target: fmtPercent(a.Target), TargetP: machine(a.Target),
-		Pages: a.Pages, Carriers: a.Carriers, Error: a.Error}
+		Pages: a.Pages, Carriers: a.Carriers, Error: a.Error, Unavailable: a.Reason == lzrecover.AssessCarriersUnknown}
 	var times []time.Duration
 	for _, v := range a.Views {
 		for _, p := range v.At {

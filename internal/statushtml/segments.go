@@ -1,6 +1,7 @@
 package statushtml
 
 import (
+	"fmt"
 	"slices"
 
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
@@ -46,10 +47,10 @@ func makeGenTables(r *lzrecover.StatusReport, pal palette) ([]genTable, int) {
 			Newest: g.ID == r.Newest, Restore: r.RestorePoint != nil && r.RestorePoint.Generation == g.ID}
 		for j, s := range g.Short {
 			if j == maxShortShown {
-				t.Short = append(t.Short, shorten(joinShort(g.Short[j:]), 200))
+				t.Short = append(t.Short, fmt.Sprintf("and %d more", len(g.Short)-j))
 				break
 			}
-			t.Short = append(t.Short, shorten(s, 200))
+			t.Short = append(t.Short, shortenWords(s))
 		}
 		t.Sources = pal.used(func(yield func(string) bool) {
 			for _, s := range g.Segments {

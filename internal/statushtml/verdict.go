@@ -76,7 +76,7 @@ func joinShort(short []string) string {
 		if i > 0 {
 			s += "; "
 		}
-		s += shorten(x, 200)
+		s += shortenWords(x)
 	}
 	return s
 }

@@ -45,6 +45,7 @@ type page struct {
 	ProblemsOmitted    int
 	Combined           legendItem
 	MaxPagesShown      int
+	NoBlocks           string // why there is no block chart, when there is none
 }
 
 // sourceRow is one source's line in the sources table.
@@ -78,7 +79,8 @@ func makePage(r *lzrecover.StatusReport) page {
 		Verdict: makeVerdict(r), Outlook: makeOutlook(r.Assessment), CorrelationNote: correlationNote,
 		Prec: makePrecChart(r.Assessment), Pages: makePagesChart(r, pal, sp), History: r.History,
 		Captures: len(r.Captures), Notes: r.Notes, ProblemsOmitted: r.ProblemsOmitted,
-		Combined: legendItem{lzrecover.StatusCombined, combinedColour}, MaxPagesShown: MaxPagesShown}
+		Combined: legendItem{lzrecover.StatusCombined, combinedColour}, MaxPagesShown: MaxPagesShown,
+		NoBlocks: noBlocks(r)}
 	p.Blocks, p.BlocksOmitted = makeBlockCharts(r, pal, sp)
 	p.BlocksLegend = pal.used(func(yield func(string) bool) {
 		for _, c := range p.Blocks {
