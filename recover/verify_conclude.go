@@ -11,6 +11,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
@@ -153,7 +154,7 @@ func (v *verification) noManifest() string {
 	}
 	saw := fmt.Sprintf("blocks of generation %s were seen, of segments %s, but no manifest of it", g.id, strings.Join(names, ", "))
 	if len(t.manifests) > 0 {
-		saw += fmt.Sprintf(" (%d manifests of older generations were found)", len(t.manifests))
+		saw += fmt.Sprintf(" (%s found)", humane.Count(len(t.manifests), "manifest of an older generation was", "manifests of older generations were"))
 	}
 	return head + saw + "; a segment whose blocks are all gone would not show"
 }
@@ -387,13 +388,18 @@ func (v *verification) nothing() error {
 	var why string
 	switch {
 	case t.foreign > 0:
-		why = fmt.Sprintf("found %d Lazarus blocks or manifests, but none signed by this key: another site's data, or the wrong key", t.foreign)
+		why = fmt.Sprintf("found %s, but none signed by this key: another site's data, or the wrong key",
+			humane.Count(t.foreign, "Lazarus block or manifest", "Lazarus blocks or manifests"))
 	case t.unsigned > 0:
-		why = fmt.Sprintf("found %d unsigned Lazarus blocks, which recovery refuses", t.unsigned)
+		why = fmt.Sprintf("found %s, which recovery refuses", humane.Count(t.unsigned, "unsigned Lazarus block"))
 	case t.rejected > 0:
-		why = fmt.Sprintf("found %d Lazarus comments, all damaged", t.rejected)
+		why = fmt.Sprintf("found %s, all damaged", humane.Count(t.rejected, "Lazarus comment"))
 	default:
-		why = fmt.Sprintf("crawled %d pages; none holds a Lazarus block or manifest", v.rep.Crawl.Pages)
+		why = "crawled " + humane.Count(v.rep.Crawl.Pages, "HTML page")
+		if n := v.rep.Crawl.NotHTML; n > 0 {
+			why += fmt.Sprintf(" (and %s of another type)", humane.Count(n, "page"))
+		}
+		why += "; none holds a Lazarus block or manifest"
 	}
 	return fmt.Errorf("%w: %s", ErrNoGeneration, why)
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/lazarus-preserve/lazarus/internal/fetch"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/site"
 )
 
@@ -65,11 +66,11 @@ type crawledPage struct {
 // crawlResult summarizes a crawl.
 type crawlResult struct {
 	requests int
-	pages    int   // distinct pages handed to visit (HTML, and those listedType reads); see aliases
+	pages    int   // distinct HTML pages handed to visit (a Content-Type recover's listing takes); see aliases
 	aliases  int   // pages handed to visit under a second URL of a page (see pageKey): "/index.html" after "/"
 	bytes    int64 // body bytes read
 	queries  int   // distinct links with a query string not followed
-	notHTML  int   // answers 200 whose Content-Type recover's listing skips
+	notHTML  int   // answers 200 whose Content-Type recover's listing skips (read or not; never in pages)
 	failed   []string
 	failures int             // pages that could not be fetched (failed lists the first)
 	dropped  int             // links not kept: the queue or the set of paths seen was full
@@ -117,12 +118,12 @@ func crawl(ctx context.Context, c crawlConfig, visit func(p *crawledPage)) (*cra
 		if err != nil {
 			return cr.res, err
 		}
-		if depth == 0 && cr.res.pages == 0 {
+		if depth == 0 && len(cr.res.keys) == 0 {
 			return cr.res, fmt.Errorf("%w: %s", ErrSiteUnreachable, cr.rootErr)
 		}
 		level = next
 		if cr.res.limit != "" && len(level) > 0 {
-			cr.res.limit += fmt.Sprintf("; %d more pages found were not fetched", len(level))
+			cr.res.limit += fmt.Sprintf("; %s found not fetched", humane.Count(len(level), "more page", "more pages"))
 			break
 		}
 	}
@@ -221,10 +222,10 @@ func (cr *crawler) admit() bool {
 	case cr.res.limit != "":
 		return false
 	case cr.res.requests >= cr.c.maxPages:
-		cr.res.limit = fmt.Sprintf("stopped after %d pages (the page bound)", cr.res.requests)
+		cr.res.limit = fmt.Sprintf("stopped after %s (the page bound)", humane.Count(cr.res.requests, "page"))
 		return false
 	case cr.res.bytes >= cr.c.maxBytes:
-		cr.res.limit = fmt.Sprintf("stopped after %d bytes of pages (the byte bound)", cr.res.bytes)
+		cr.res.limit = fmt.Sprintf("stopped after %s of pages (the byte bound)", humane.Count(int(cr.res.bytes), "byte"))
 		return false
 	}
 	cr.res.requests++
@@ -321,7 +322,7 @@ func (cr *crawler) answer(u *url.URL, from archiveSet, resp *http.Response, dept
 		cr.fail(u, err.Error(), depth)
 		return nil, 0
 	}
-	if !cr.first(final) {
+	if !cr.first(final, unlisted == "") {
 		return nil, 0 // a redirect to a page already fetched
 	}
 	in := site.Inspect(body[:min(int64(len(body)), cr.c.linkBytes)], final)
@@ -348,8 +349,11 @@ func (cr *crawler) get(ctx context.Context, u *url.URL) (*http.Response, error) 
 }
 
 // first records the page's final URL and reports whether it is new (a
-// redirect may lead to a page fetched already).
-func (cr *crawler) first(final *url.URL) bool {
+// redirect may lead to a page fetched already). A new page is counted
+// among the pages if it is HTML (listed), among the aliases if another
+// URL of it was seen; one recover's listing skips is counted in notHTML
+// already.
+func (cr *crawler) first(final *url.URL, listed bool) bool {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
 	k := pathKey(final)
@@ -362,7 +366,9 @@ func (cr *crawler) first(final *url.URL) bool {
 		cr.res.aliases++
 	} else {
 		cr.res.keys[pk] = true
-		cr.res.pages++
+		if listed {
+			cr.res.pages++
+		}
 	}
 	return true
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lazarus-preserve/lazarus/internal/history"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
@@ -94,6 +95,8 @@ func (v *verification) planHistory(ctx context.Context, p *placementPlan, site *
 		for _, rec := range ix.Records {
 			urls[rec.URL] = true
 		}
+		v.rep.Histories++
+		v.rep.HistoryPages += len(urls)
 		for _, u := range slices.Sorted(maps.Keys(urls)) {
 			versions := ix.Versions(u)
 			rec := versions[len(versions)-1] // the page as it is served now
@@ -183,10 +186,7 @@ func (p *placementPlan) unread(crawled map[string]bool) []*plannedPage {
 func missingSummary(r *VerifyReport, most int) string {
 	var parts []string
 	for _, m := range r.Missing[:min(most, len(r.Missing))] {
-		what := fmt.Sprintf("%d blocks", m.Blocks)
-		if m.Blocks == 1 {
-			what = "1 block"
-		}
+		what := humane.Count(m.Blocks, "block")
 		switch {
 		case m.Blocks == 0:
 			what = "the manifest"

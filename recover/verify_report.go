@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 )
 
 // VerifyReport says what Verify found on the live site.
@@ -38,6 +40,13 @@ type VerifyReport struct {
 	// "manifest", "serve history", joined by " and "), "" if none was
 	// available: then Verify cannot tell which pages lost their blocks.
 	Plan string `json:"plan,omitempty"`
+	// Histories counts the serve histories read (VerifyOptions.History),
+	// HistoryPages the pages they record, of any generation. Histories
+	// read that leave "serve history" out of Plan record none of this
+	// generation's pages on this site: another site's history, or one
+	// written before the generation was served.
+	Histories    int `json:"histories_read,omitempty"`
+	HistoryPages int `json:"history_pages,omitempty"`
 	// Archives says, per archive crawler, what robots.txt lets it keep.
 	Archives []ArchiveReach `json:"archives"`
 	// Warnings are findings that do not make the generation short but
@@ -111,11 +120,11 @@ func (s VerifySegment) why() string {
 		if i == 3 {
 			break
 		}
-		parts = append(parts, fmt.Sprintf("stripe %d: %d of %d blocks reachable (%d short)", st.Stripe, st.Reachable, st.Need, st.Need-st.Reachable))
+		parts = append(parts, fmt.Sprintf("stripe %d: %d of %s reachable (%d short)", st.Stripe, st.Reachable, humane.Count(st.Need, "block"), st.Need-st.Reachable))
 	}
 	msg := fmt.Sprintf("segment %s %s", s.Name, strings.Join(parts, ", "))
 	if more := s.ShortStripes - len(parts); more > 0 {
-		msg += fmt.Sprintf(", and %d more short stripes", more)
+		msg += ", and " + humane.Count(more, "more short stripe", "more short stripes")
 	}
 	return msg
 }
@@ -133,18 +142,23 @@ type ManifestPlacement struct {
 
 // CrawlReport says what the crawl fetched.
 type CrawlReport struct {
-	Requests int   `json:"requests"` // pages requested (robots.txt aside)
-	Pages    int   `json:"pages"`    // pages fetched and read (HTML, and others that may carry blocks)
-	Bytes    int64 `json:"bytes"`    // bytes of pages read
+	Requests int `json:"requests"` // pages requested (robots.txt aside)
+	// Pages counts the distinct HTML pages fetched and read: those whose
+	// Content-Type recover's listing of archived captures takes (each
+	// counted once, see Aliases). Pages of any other type, or none, are
+	// counted in NotHTML instead, never here.
+	Pages int   `json:"pages"`
+	Bytes int64 `json:"bytes"` // bytes of pages read, HTML or not
 	// Carriers counts the pages archives would keep that hold blocks of
 	// the generation.
 	Carriers int `json:"carriers"`
 	// Queries counts the distinct links with a query string not followed
 	// (see VerifyOptions.SkipQuery).
 	Queries int `json:"queries_skipped"`
-	// NotHTML counts the answers whose Content-Type is not text/html or
-	// application/xhtml+xml: recover's listing skips them (those read are
-	// among Excluded if they carry blocks).
+	// NotHTML counts the answers 200 whose Content-Type is not text/html
+	// or application/xhtml+xml, or is missing: recover's listing skips
+	// them, so they are not among Pages (those read are among Excluded if
+	// they carry blocks).
 	NotHTML int `json:"not_html"`
 	// Failed lists the first pages that could not be fetched (HTTP errors,
 	// broken links); Failures counts them all.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
@@ -59,7 +60,7 @@ func (v *verification) trialRestore(ctx context.Context) error {
 		}
 	}
 	if len(tr.Mismatches) > 0 {
-		return fmt.Errorf("%w: %s (%d differences)", ErrRestoreMismatch, tr.Mismatches[0], len(tr.Mismatches))
+		return fmt.Errorf("%w: %s (%s)", ErrRestoreMismatch, tr.Mismatches[0], humane.Count(len(tr.Mismatches), "difference"))
 	}
 	return nil
 }

@@ -161,6 +161,21 @@ func TestVerifyF5ContentType(t *testing.T) {
 	if len(got) != 3 || rep.Crawl.Carriers != 12-3 {
 		t.Errorf("excluded %+v, carriers %d", rep.Excluded, rep.Crawl.Carriers)
 	}
+	// The pages are the HTML pages only: the three of another type, or
+	// none, are counted apart (the new user's "8 HTML pages" counted a
+	// page without a Content-Type that it also said was not kept).
+	files, err := filepath.Glob(filepath.Join(s.site, "*.html"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("site pages %v: %v", files, err)
+	}
+	if c := rep.Crawl; c.NotHTML != 3 || c.Pages != len(files)-3 {
+		t.Errorf("crawl counts %d HTML pages and %d others, want %d and 3", c.Pages, c.NotHTML, len(files)-3)
+	}
+	// The root links every page: its one-hop HTML pages are the others
+	// but the three.
+	if m := rep.Manifest; m.OneHopPages != len(files)-1-3 {
+		t.Errorf("%d one-hop HTML pages, want %d", m.OneHopPages, len(files)-1-3)
+	}
 }
 
 // TestVerifyF7LinksBounded (review finding F7): pages full of unique

@@ -87,6 +87,7 @@ type visitInfo struct {
 	depth    int        // the fewest link hops from the root page
 	archives archiveSet // the archives that would keep it under some URL
 	note     string     // robotsVerdict's note, if some archives would not
+	unlisted bool       // its Content-Type is one recover's listing skips (see listedType)
 }
 
 // scan records the verified blocks and manifests of one page, described
@@ -220,7 +221,7 @@ func (v *verification) visit(p *crawledPage) {
 func (t *tally) visit(u, key string, p *crawledPage) {
 	vi := t.visited[key]
 	if vi == nil {
-		vi = &visitInfo{url: u, depth: p.Depth}
+		vi = &visitInfo{url: u, depth: p.Depth, unlisted: p.Unlisted != ""}
 		t.visited[key] = vi
 	}
 	vi.depth = min(vi.depth, p.Depth)
@@ -235,7 +236,7 @@ func (t *tally) visit(u, key string, p *crawledPage) {
 func (t *tally) oneHop() int {
 	n := 0
 	for _, vi := range t.visited {
-		if vi.depth == 1 {
+		if vi.depth == 1 && !vi.unlisted {
 			n++
 		}
 	}

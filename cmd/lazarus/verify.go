@@ -43,9 +43,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			"noarchive; the 1 MiB cut) and says whether the newest generation can be rebuilt from\n"+
 			"the pages archives would keep: blocks per stripe against the k needed, where the\n"+
 			"manifest is, pages whose blocks archives would not keep, pages that lost the blocks\n"+
-			"the placement plan puts on them (the listing with owner.key; inject's serve history\n"+
-			"with --state, or by default for --site), and how the pages answer repeated and\n"+
-			"conditional GETs.\n"+
+			"the placement plan puts on them (the listing with owner.key; the serve history with\n"+
+			"--state: inject's state directory, or by default inject's for --site, or the Caddy\n"+
+			"module's storage directory for the site, STORAGE/lazarus/NAME), and how the pages\n"+
+			"answer repeated and conditional GETs.\n"+
 			"With server.key (on the server) signatures are checked with its public half; with\n"+
 			"owner.key or --passphrase-file the generation is also restored into a temporary\n"+
 			"directory and every file compared with the listing.\n"+
@@ -60,6 +61,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			"  lazarus verify --url https://example.org/ --key server.key --site /var/www/html --json\n\n"+
 			"  # name the pages that lost their blocks, from inject's serve history\n"+
 			"  lazarus verify --url https://example.org/ --key server.key --state /var/lib/lazarus/example\n\n"+
+			"  # the same for a site the Caddy module serves (its storage, the site's NAME)\n"+
+			"  lazarus verify --url https://example.org/ --key server.key --state /var/lib/caddy/lazarus/NAME\n\n"+
 			"  # offline machine with the owner key: a full trial restore\n"+
 			"  lazarus verify --url https://example.org/ --key owner.key\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -68,7 +71,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.key, "key", "", "server.key or owner.key `FILE`")
 	fs.StringVar(&c.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
 	fs.StringVar(&c.siteDir, "site", "", "the static site's `DIR`: its pages no link reaches are read too")
-	fs.StringVar(&c.stateDir, "state", "", "inject's state `DIR`: its serve history says which page carries which block (default: inject's default state for --site, if it exists)")
+	fs.StringVar(&c.stateDir, "state", "", "inject's state `DIR`, or the Caddy module's storage directory for the site (STORAGE/lazarus/NAME): its serve history says which page carries which block (default: inject's default state for --site, if it exists)")
 	fs.BoolVar(&c.skipQuery, "skip-query", false, "ignore links with a query string, as some crawlers do")
 	fs.IntVar(&c.maxPages, "max-pages", lzrecover.DefaultVerifyMaxPages, "stop the crawl after `N` pages")
 	fs.IntVar(&c.hygiene, "hygiene-pages", lzrecover.DefaultHygienePages, "check the signals of the root page and `N` carriers (-1: none)")
@@ -156,8 +159,13 @@ func shortHints(rep *lzrecover.VerifyReport) []string {
 	switch {
 	case rep.MissingPages > 0:
 		out = append(out, "the pages listed under \"missing blocks\" lost the blocks the placement plan puts on them (a deploy or an edit that overwrote them?): "+rerun)
+	case lost && !fullPlan(rep) && rep.Histories > 0:
+		out = append(out, "blocks are missing from the pages, and the serve history given records none of this generation's pages, "+
+			"so verify cannot say which pages lost them: check that --state is this site's (inject's state directory, or the Caddy module's "+
+			"storage directory STORAGE/lazarus/NAME), or give owner.key to name them; "+rerun)
 	case lost && !fullPlan(rep):
-		out = append(out, "blocks are missing from the pages, and without a placement plan verify cannot say which pages lost them: give --state DIR (inject's state directory) or owner.key to name them; "+rerun)
+		out = append(out, "blocks are missing from the pages, and without a placement plan verify cannot say which pages lost them: give --state DIR "+
+			"(inject's state directory, or the Caddy module's storage directory STORAGE/lazarus/NAME) or owner.key to name them; "+rerun)
 	case lost || len(rep.Excluded) == 0:
 		out = append(out, rerun+", or with more redundancy (--parity) or more carriers")
 	}
@@ -244,7 +252,7 @@ func (c *verifyCmd) history(stderr io.Writer) ([]history.Store, error) {
 	if c.stateDir != "" {
 		d := filepath.Join(c.stateDir, injector.HistoryDir)
 		if !isDir(d) {
-			return nil, fmt.Errorf("--state %s: no serve history (%s) in it: is it inject's state directory?", c.stateDir, injector.HistoryDir)
+			return nil, fmt.Errorf("--state %s: no serve history (%s) in it: is it inject's state directory, or the Caddy module's STORAGE/lazarus/NAME?", c.stateDir, injector.HistoryDir)
 		}
 		return []history.Store{history.Dir(d)}, nil
 	}

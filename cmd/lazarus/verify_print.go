@@ -22,9 +22,10 @@ func printVerify(w io.Writer, r *lzrecover.VerifyReport) {
 		fmt.Fprintf(w, "generation %s (made %s): %s\n", r.Generation, r.Time.Format(time.RFC3339), verdict)
 	}
 	for _, s := range r.Segments {
-		fmt.Fprintf(w, "  segment %-12s %d stripe(s) of k=%d+m=%d, fewest blocks in a stripe %d of %d needed", s.Name, s.Stripes, s.K, s.M, s.MinReachable, s.K)
+		fmt.Fprintf(w, "  segment %-12s %s of k=%d+m=%d, fewest blocks in a stripe %d (%d needed)",
+			s.Name, count(s.Stripes, "stripe", "stripes"), s.K, s.M, s.MinReachable, s.K)
 		if !s.Rebuildable {
-			fmt.Fprintf(w, "  SHORT: %d stripe(s)", s.ShortStripes)
+			fmt.Fprintf(w, "  SHORT: %s", count(s.ShortStripes, "stripe", "stripes"))
 			for _, st := range s.Short {
 				fmt.Fprintf(w, "; stripe %d: %d of %d (%d more on pages archives would not keep)", st.Stripe, st.Reachable, st.Need, st.Elsewhere)
 			}
@@ -39,7 +40,8 @@ func printVerify(w io.Writer, r *lzrecover.VerifyReport) {
 		if m.Kept == 0 {
 			fmt.Fprintln(w, "  manifest: NOT on any page archives would keep: recovery could not tell the generation's segments")
 		} else {
-			fmt.Fprintf(w, "  manifest: root page %s, on %d of %d one-hop pages, %d pages archives would keep in all\n", yesNo(m.Root), m.OneHop, m.OneHopPages, m.Kept)
+			fmt.Fprintf(w, "  manifest: root page %s, on %d of %s, %s archives would keep in all\n",
+				yesNo(m.Root), m.OneHop, count(m.OneHopPages, "one-hop HTML page", "one-hop HTML pages"), count(m.Kept, "page", "pages"))
 		}
 	}
 	printVerifyPages(w, r)
@@ -54,6 +56,9 @@ func printVerifyPages(w io.Writer, r *lzrecover.VerifyReport) {
 	if c.Aliases > 0 {
 		pages += fmt.Sprintf(" (and %s under a second URL, such as /index.html for /)", count(c.Aliases, "page", "pages"))
 	}
+	if c.NotHTML > 0 {
+		pages += fmt.Sprintf(", %s of another type recover's listing skips", count(c.NotHTML, "answer", "answers"))
+	}
 	fmt.Fprintf(w, "  crawl: %s, %s, %s, %s archives would keep, %s, %.1fs\n",
 		count(c.Requests, "request", "requests"), pages, formatSize(c.Bytes), count(c.Carriers, "carrier", "carriers"),
 		count(c.Failures, "failure", "failures"), c.DurationSeconds)
@@ -64,7 +69,7 @@ func printVerifyPages(w io.Writer, r *lzrecover.VerifyReport) {
 	}
 	printVerifyArchives(w, r)
 	for _, e := range r.Excluded {
-		fmt.Fprintf(w, "  not kept by archives: %s (%s): %s, %d on no other page", printable(e.URL), printable(e.Reason), count(e.Blocks, "block", "blocks"), e.Only)
+		fmt.Fprintf(w, "  not kept by archives: %s (%s): %s, %d of them on no page archives would keep", printable(e.URL), printable(e.Reason), count(e.Blocks, "block", "blocks"), e.Only)
 		if e.Manifest {
 			fmt.Fprint(w, ", and the manifest")
 		}
@@ -78,7 +83,7 @@ func printVerifyPages(w io.Writer, r *lzrecover.VerifyReport) {
 		}
 	}
 	if len(r.Hygiene) > 0 {
-		fmt.Fprintf(w, "  signals: %d of %d pages checked give the same bytes and validators twice and answer 304 when unchanged\n", ok, len(r.Hygiene))
+		fmt.Fprintf(w, "  signals: %d of %s checked give the same bytes and validators twice and answer 304 when unchanged\n", ok, count(len(r.Hygiene), "page", "pages"))
 	}
 	for _, h := range r.Hygiene {
 		if len(h.Problems) > 0 {
@@ -86,7 +91,8 @@ func printVerifyPages(w io.Writer, r *lzrecover.VerifyReport) {
 		}
 	}
 	if t := r.Restore; t != nil {
-		fmt.Fprintf(w, "  trial restore: %d segments, %d entries, %s compared with the listing, %d differences\n", t.Segments, t.Files, formatSize(t.Bytes), len(t.Mismatches))
+		fmt.Fprintf(w, "  trial restore: %s, %s, %s compared with the listing, %s\n", count(t.Segments, "segment", "segments"),
+			count(t.Files, "entry", "entries"), formatSize(t.Bytes), count(len(t.Mismatches), "difference", "differences"))
 		for _, s := range append(t.Mismatches[:min(5, len(t.Mismatches))], t.Skipped...) {
 			fmt.Fprintf(w, "  trial restore: %s\n", printable(s))
 		}
@@ -96,7 +102,7 @@ func printVerifyPages(w io.Writer, r *lzrecover.VerifyReport) {
 		fmt.Fprintf(w, "  problem: %s\n", printable(p))
 	}
 	if more := len(r.Problems) - min(most, len(r.Problems)) + r.ProblemsOmitted; more > 0 {
-		fmt.Fprintf(w, "  … %d more problems (see --json)\n", more)
+		fmt.Fprintf(w, "  … %s (see --json)\n", count(more, "more problem", "more problems"))
 	}
 }
 
@@ -138,7 +144,12 @@ func printVerifyMissing(w io.Writer, r *lzrecover.VerifyReport) {
 		if r.Plan != "" {
 			what = "the manifest's, for the listing segment only"
 		}
-		fmt.Fprintf(w, "  placement plan: %s (give owner.key, or --state DIR with inject's state): pages that lost their blocks cannot all be named\n", what)
+		hint := "give owner.key, or --state DIR: inject's state, or the Caddy module's storage directory STORAGE/lazarus/NAME"
+		if r.Histories > 0 {
+			hint = fmt.Sprintf("the serve history given records %s, none of them this generation's on this site: another site's state?",
+				count(r.HistoryPages, "page", "pages"))
+		}
+		fmt.Fprintf(w, "  placement plan: %s (%s): pages that lost their blocks cannot all be named\n", what, hint)
 		if r.MissingPages == 0 {
 			return
 		}
@@ -147,7 +158,11 @@ func printVerifyMissing(w io.Writer, r *lzrecover.VerifyReport) {
 		fmt.Fprintf(w, "  placement plan (%s): every planned page carries its blocks\n", r.Plan)
 		return
 	}
-	fmt.Fprintf(w, "  missing blocks: %s of the placement plan (%s) lack blocks they should carry:\n", count(r.MissingPages, "page", "pages"), r.Plan)
+	lack := "lack blocks they"
+	if r.MissingPages == 1 {
+		lack = "lacks blocks it"
+	}
+	fmt.Fprintf(w, "  missing blocks: %s of the placement plan (%s) %s should carry:\n", count(r.MissingPages, "page", "pages"), r.Plan, lack)
 	const most = 10
 	for _, m := range r.Missing[:min(most, len(r.Missing))] {
 		what := fmt.Sprintf("%d of its %s", m.Blocks, count(m.Planned, "block", "blocks"))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -25,6 +28,7 @@ func TestVerifyScripts(t *testing.T) {
 			"serve":          cmdServe,
 			"strip":          cmdStrip,
 			"stripmanifests": cmdStripManifests,
+			"caddyhistory":   cmdCaddyHistory,
 		},
 	})
 }
@@ -82,6 +86,29 @@ func cmdStripManifests(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 		ts.Check(os.WriteFile(p, append(out, page[last:]...), 0o644))
+	}
+}
+
+// caddyhistory STATE DIR: write the serve history of inject's STATE as
+// the Caddy module keeps it in a file_system storage at DIR: one value
+// per page version (history.Add, what the module calls) under
+// DIR/lazarus/NAME/history/, with the manifests.
+func cmdCaddyHistory(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: caddyhistory STATE DIR")
+	}
+	ctx := context.Background()
+	ix, err := history.Load(ctx, history.Dir(ts.MkAbs(filepath.Join(args[0], injector.HistoryDir))))
+	ts.Check(err)
+	if len(ix.Records) == 0 {
+		ts.Fatalf("no records in %s", args[0])
+	}
+	st := history.Dir(ts.MkAbs(filepath.Join(args[1], "lazarus", "NAME", "history")))
+	for _, rec := range ix.Records {
+		ts.Check(history.Add(ctx, st, rec))
+	}
+	for gen, env := range ix.Manifests {
+		ts.Check(history.AddManifest(ctx, st, gen, env))
 	}
 }
 
