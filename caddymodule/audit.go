@@ -2,17 +2,22 @@ package caddymodule
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 	"go.uber.org/zap"
 )
@@ -40,6 +45,12 @@ const (
 // generation now, by model view: independent, sweep) and
 // caddy_lazarus_audit_blocks{kind} (the newest generation's data blocks
 // archived, counting at most k per stripe, and needed: k per stripe).
+// The first audit runs auditFirstDelay (a minute) after start, or a
+// period after the last stored audit of the same configuration if that
+// is later, then every period. An audit that cannot judge the archives
+// (an error; every source failed; the key is not the site's) counts as
+// caddy_lazarus_audits_total{result="failed"}, is logged at error level
+// with its cause, and leaves the gauges as they were.
 type Audit struct {
 	// Every is how often the audit runs (a duration), at least 1 hour.
 	// Defaults to 24 hours.
@@ -97,17 +108,22 @@ func auditSource(spec string, client lzrecover.Doer) (lzrecover.Source, error) {
 
 // auditor runs the audit on its schedule.
 type auditor struct {
-	h      *Handler
-	cfg    *Audit
-	every  time.Duration
-	client lzrecover.Doer
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
+	h     *Handler
+	cfg   *Audit
+	every time.Duration
+	// firstDelay is auditFirstDelay (tests shorten it).
+	firstDelay time.Duration
+	client     lzrecover.Doer
+	mu         sync.Mutex
+	cancel     context.CancelFunc
+	done       chan struct{}
+	// badLast logs a stored summary that is not sane, once; otherConfig
+	// one of another configuration.
+	badLast, otherConfig sync.Once
 }
 
 func newAuditor(h *Handler) *auditor {
-	a := &auditor{h: h, cfg: h.Audit, every: time.Duration(h.Audit.Every)}
+	a := &auditor{h: h, cfg: h.Audit, every: time.Duration(h.Audit.Every), firstDelay: auditFirstDelay}
 	if a.every == 0 {
 		a.every = DefaultAuditEvery
 	}
@@ -137,15 +153,21 @@ func (a *auditor) stop() {
 }
 
 // loop audits every period, starting auditFirstDelay after start or a
-// period after the last audit (stored, by any instance), whichever is
-// later; between audits it keeps the age gauge current, once a minute.
+// period after the last audit (stored, by any instance, of the same
+// configuration), whichever is later; between audits it keeps the age
+// gauge current, once a minute. A failed audit leaves the gauges as they
+// were (the last successful audit's, or unset) and counts
+// audits_total{result="failed"}.
 func (a *auditor) loop(ctx context.Context) {
 	defer close(a.done)
-	next := a.h.now().Add(auditFirstDelay)
-	last, err := a.loadLast(ctx)
-	if err == nil {
-		a.export(last)
-		next = later(next, last.Time.Add(a.every))
+	next := a.h.now().Add(a.firstDelay)
+	var last *auditSummary
+	if _, fp, err := a.options(); err == nil { // else no site URL yet: runShared checks then
+		if s, err := a.loadLast(ctx, fp); err == nil {
+			last = s
+			a.export(last)
+			next = later(next, last.Time.Add(a.every))
+		}
 	}
 	for {
 		t := time.NewTimer(min(auditTick, max(0, next.Sub(a.h.now()))))
@@ -168,7 +190,11 @@ func (a *auditor) loop(ctx context.Context) {
 		next = a.h.now().Add(a.every)
 		if err != nil {
 			a.h.metrics.audits.WithLabelValues(a.h.Name, "failed").Inc()
-			a.h.logger.Error("auditing the archives", zap.Error(err), zap.Duration("retry_in", a.every))
+			fields := []zap.Field{zap.Error(err), zap.Duration("retry_in", a.every)}
+			if f := (*auditFailure)(nil); errors.As(err, &f) {
+				fields = append(fields, zap.String("cause", f.cause.Kind))
+			}
+			a.h.logger.Error("audit failed: the metrics keep the last successful audit's values", fields...)
 			continue
 		}
 		last = sum
@@ -190,7 +216,11 @@ func later(a, b time.Time) time.Time {
 // auditSummary is what the metrics show of one audit, kept in storage
 // (lazarus/NAME/audit/last) so instances and restarts share it.
 type auditSummary struct {
-	Time         time.Time          `json:"time"`
+	Time time.Time `json:"time"`
+	// Config is the fingerprint of the audit's configuration (see
+	// auditor.options): a summary of another configuration is as good as
+	// none, so fixing the configuration and reloading audits anew.
+	Config       string             `json:"config,omitempty"`
 	Newest       string             `json:"newest,omitempty"`
 	RestorePoint string             `json:"restore_point,omitempty"`
 	RestoreTime  time.Time          `json:"restore_time,omitzero"` // the restore point's generation time
@@ -199,23 +229,53 @@ type auditSummary struct {
 	Needed       int                `json:"needed"`
 }
 
-// maxSummaryBytes bounds the stored summary read back.
-const maxSummaryBytes = 64 << 10
+// Bounds of the stored summary read back.
+const (
+	maxSummaryBytes = 64 << 10
+	// maxSummarySkew is how far in the future a summary's time may be
+	// (clocks of instances sharing storage differ a little); one later
+	// would stop every instance's audit until then.
+	maxSummarySkew = 5 * time.Minute
+	// maxSummaryBlocks bounds the block counts: far more than any
+	// generation holds.
+	maxSummaryBlocks = 1 << 30
+)
 
 func (a *auditor) lastKey() string { return a.h.storagePrefix() + "audit/last" }
 
-// loadLast reads the last audit's summary from storage.
-func (a *auditor) loadLast(ctx context.Context) (*auditSummary, error) {
+// loadLast reads the last audit's summary from storage. A summary that
+// is not sane is as good as none (the audit runs), and logged once; so
+// is one of a configuration other than fp (sources, key, site URL).
+func (a *auditor) loadLast(ctx context.Context, fp string) (*auditSummary, error) {
 	v, err := a.h.storage.Load(ctx, a.lastKey())
 	if err != nil {
 		return nil, err
 	}
-	return parseSummary(v)
+	s, err := parseSummary(v, a.h.now())
+	if err != nil {
+		a.badLast.Do(func() {
+			a.h.logger.Warn("ignoring the stored audit summary", zap.String("key", a.lastKey()), zap.Error(err))
+		})
+		return nil, err
+	}
+	if s.Config != fp {
+		a.otherConfig.Do(func() {
+			a.h.logger.Info("the stored audit result is of another audit configuration (sources, key or site URL): auditing anew",
+				zap.Time("stored_audit", s.Time), zap.Duration("first_delay", a.firstDelay))
+		})
+		return nil, errOtherConfig
+	}
+	return s, nil
 }
 
+// errOtherConfig is a stored summary of another audit configuration.
+var errOtherConfig = errors.New("audit summary: another configuration's")
+
 // parseSummary reads a stored summary (shared storage: checked, never
-// trusted to be sane).
-func parseSummary(v []byte) (*auditSummary, error) {
+// trusted to be sane) as of now: its time is not after now (but for
+// maxSummarySkew), its restore point's time not after its own, its
+// generations are generation ids, its counts and probabilities in range.
+func parseSummary(v []byte, now time.Time) (*auditSummary, error) {
 	if len(v) > maxSummaryBytes {
 		return nil, fmt.Errorf("audit summary: %d bytes", len(v))
 	}
@@ -223,7 +283,21 @@ func parseSummary(v []byte) (*auditSummary, error) {
 	if err := json.Unmarshal(v, &s); err != nil {
 		return nil, fmt.Errorf("audit summary: %w", err)
 	}
-	ok := !s.Time.IsZero() && s.Archived >= 0 && s.Needed >= 0 && s.Archived <= s.Needed && len(s.Probability) <= 8
+	switch {
+	case s.Time.IsZero():
+		return nil, errors.New("audit summary: no time")
+	case s.Time.After(now.Add(maxSummarySkew)):
+		return nil, fmt.Errorf("audit summary: time %s is in the future", s.Time.UTC().Format(time.RFC3339))
+	case s.RestoreTime.After(s.Time):
+		return nil, fmt.Errorf("audit summary: restore point of %s, after the audit", s.RestoreTime.UTC().Format(time.RFC3339))
+	case s.RestorePoint != "" && s.RestoreTime.IsZero():
+		return nil, errors.New("audit summary: restore point without a time")
+	case !summaryID(s.Newest) || !summaryID(s.RestorePoint):
+		return nil, errors.New("audit summary: a generation is not a generation id")
+	case len(s.Config) > 128:
+		return nil, errors.New("audit summary: configuration fingerprint too long")
+	}
+	ok := s.Archived >= 0 && s.Needed >= 0 && s.Archived <= s.Needed && s.Needed <= maxSummaryBlocks && len(s.Probability) <= 8
 	for view, p := range s.Probability {
 		ok = ok && len(view) <= 32 && finite(p) && p >= 0 && p <= 1
 	}
@@ -233,35 +307,65 @@ func parseSummary(v []byte) (*auditSummary, error) {
 	return &s, nil
 }
 
+// summaryID reports whether id is "" or a generation id.
+func summaryID(id string) bool {
+	if id == "" {
+		return true
+	}
+	_, err := manifest.ParseID(id)
+	return err == nil
+}
+
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // runShared audits unless another instance did within the period: one
 // instance at a time holds the storage lock lazarus/NAME/audit.
+//
+// A successful audit's summary is stored, counted
+// (audits_total{result="done"}) and logged; a failed one (an error, or a
+// report whose Cause says the archives could not be read: see
+// auditFailure) is neither stored nor exported.
 func (a *auditor) runShared(ctx context.Context) (*auditSummary, error) {
+	o, fp, err := a.options()
+	if err != nil {
+		return nil, err
+	}
 	lock := a.h.storagePrefix() + "audit"
 	if err := a.h.storage.Lock(ctx, lock); err != nil {
 		return nil, fmt.Errorf("audit lock: %w", err)
 	}
 	defer a.h.storage.Unlock(context.WithoutCancel(ctx), lock)
-	if last, err := a.loadLast(ctx); err == nil && a.h.now().Sub(last.Time) < a.every-auditFirstDelay {
+	if last, err := a.loadLast(ctx, fp); err == nil && a.h.now().Sub(last.Time) < a.every-auditFirstDelay {
 		return last, nil
 	}
-	sum, err := a.run(ctx)
+	o.Now = a.h.now()
+	sum, err := a.run(ctx, o)
 	if err != nil {
 		return nil, err
 	}
+	sum.Config = fp
 	v, _ := json.Marshal(sum)
 	if err := a.h.storage.Store(ctx, a.lastKey(), v); err != nil {
 		a.h.logger.Warn("storing the audit summary", zap.Error(err))
 	}
 	a.h.metrics.audits.WithLabelValues(a.h.Name, "done").Inc()
+	a.logDone(sum)
 	return sum, nil
 }
 
-// run performs one audit.
-func (a *auditor) run(ctx context.Context) (*auditSummary, error) {
-	o, err := a.options()
-	if err != nil {
+// auditFailure is an audit whose report says nothing is recoverable for
+// a reason other than what the archives hold (recover.StatusReport.Cause:
+// every source failed, or the key is not the site's): it says nothing of
+// the backup, so it is a failed audit, not one finding no backup.
+type auditFailure struct{ cause *lzrecover.StatusCause }
+
+func (e *auditFailure) Error() string {
+	return fmt.Sprintf("audit: the archives could not be judged (%s): %s", e.cause.Kind, e.cause.Message)
+}
+
+// run performs one audit with o.
+func (a *auditor) run(ctx context.Context, o lzrecover.StatusOptions) (*auditSummary, error) {
+	if err := a.current(ctx); err != nil {
 		return nil, err
 	}
 	rep, err := lzrecover.Status(ctx, o)
@@ -274,26 +378,71 @@ func (a *auditor) run(ctx context.Context) (*auditSummary, error) {
 		}
 	}
 	if c := rep.Cause; c != nil {
-		// Nothing is recoverable, but not for what the archives hold: the
-		// same cause lazarus status and its HTML page name.
-		a.h.logger.Error("audit: nothing recoverable", zap.String("cause", c.Kind), zap.String("error", c.Message))
+		return nil, &auditFailure{cause: c}
 	}
 	return summarize(rep), nil
 }
 
-// options are the status options of one audit.
-func (a *auditor) options() (lzrecover.StatusOptions, error) {
+// logDone logs a successful audit's outcome: "recoverable" (the newest
+// generation is the restore point), "behind" (an older one is) or "none"
+// (no generation is recoverable from the archives).
+func (a *auditor) logDone(s *auditSummary) {
+	outcome := "none"
+	switch {
+	case s.RestorePoint != "" && s.RestorePoint == s.Newest:
+		outcome = "recoverable"
+	case s.RestorePoint != "":
+		outcome = "behind"
+	}
+	fields := []zap.Field{zap.String("outcome", outcome), zap.String("newest", s.Newest),
+		zap.Int("blocks_archived", s.Archived), zap.Int("blocks_needed", s.Needed)}
+	if s.RestorePoint != "" {
+		fields = append(fields, zap.String("restore_point", s.RestorePoint),
+			zap.Duration("restore_point_age", max(0, a.h.now().Sub(s.RestoreTime)).Round(time.Second)))
+	}
+	for _, view := range slices.Sorted(maps.Keys(s.Probability)) {
+		fields = append(fields, zap.Float64("p_rec_"+view, s.Probability[view]))
+	}
+	level := zap.InfoLevel
+	if outcome != "recoverable" {
+		level = zap.WarnLevel
+	}
+	a.h.logger.Log(level, "audited the archives", fields...)
+}
+
+// current stores the manifest of the generation the module serves now in
+// its serve history, if it is not there: status takes the newest
+// generation from the history's manifests (the audit never asks the live
+// site), so an older archived generation never passes for the newest,
+// whatever page versions were recorded.
+func (a *auditor) current(ctx context.Context) error {
+	g := a.h.current()
+	if g == nil {
+		return errors.New("audit: no generation loaded yet, so none to compare the archives with")
+	}
+	if err := storeManifest(ctx, HistoryStore(a.h.storage, a.h.Name), g); err != nil {
+		return fmt.Errorf("audit: recording generation %s's manifest in the serve history: %w", g.id, err)
+	}
+	return nil
+}
+
+// options are the status options of one audit, and the fingerprint of
+// the configuration they come from: the sources, the key's id (or the
+// passphrase file's path: a passphrase's hash would help guess it) and
+// the site URL, hashed.
+func (a *auditor) options() (lzrecover.StatusOptions, string, error) {
 	o := lzrecover.StatusOptions{
 		SiteURL:  a.siteURL(),
 		History:  []history.Store{HistoryStore(a.h.storage, a.h.Name)},
 		StateDir: filepath.Join(caddy.AppDataDir(), "lazarus", a.h.Name, "audit"),
 		Now:      a.h.now(),
-		// The module's own history names the generations it serves: the
-		// audit never asks the live site (itself) which one is newest.
+		// The module's own history names the generations it serves, the
+		// current one always (see current): the audit never asks the live
+		// site (itself) which one is newest.
 		NoLive: true,
 	}
 	if o.SiteURL == "" {
-		return o, errors.New("audit: no site URL yet (no generation loaded); give audit_site_url")
+		return o, "", errors.New("audit: no site URL yet (no generation loaded); give audit_site_url")
 	}
 	specs := a.cfg.Sources
 	if len(specs) == 0 {
@@ -302,11 +451,24 @@ func (a *auditor) options() (lzrecover.StatusOptions, error) {
 	for _, spec := range specs {
 		src, err := auditSource(spec, a.client)
 		if err != nil {
-			return o, err
+			return o, "", err
 		}
 		o.Sources = append(o.Sources, src)
 	}
-	return o, a.secret(&o)
+	id, err := a.secret(&o)
+	if err != nil {
+		return o, "", err
+	}
+	return o, auditFingerprint(specs, id, o.SiteURL), nil
+}
+
+// auditFingerprint hashes an audit's configuration.
+func auditFingerprint(sources []string, keyID, siteURL string) string {
+	h := sha256.New()
+	for _, s := range append([]string{keyID, siteURL}, sources...) {
+		fmt.Fprintf(h, "%d:%s\n", len(s), s)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // siteURL is the configured site URL, the build's, or the current
@@ -325,7 +487,9 @@ func (a *auditor) siteURL() string {
 }
 
 // secret sets the key that verifies: the audit's own, else the build's.
-func (a *auditor) secret(o *lzrecover.StatusOptions) error {
+// It returns what identifies it: the key id, or the passphrase file's
+// absolute path.
+func (a *auditor) secret(o *lzrecover.StatusOptions) (string, error) {
 	key, pass := a.cfg.Key, a.cfg.PassphraseFile
 	if key == "" && pass == "" && a.h.Build != nil {
 		key, pass = a.h.Build.Key, a.h.Build.PassphraseFile
@@ -333,17 +497,20 @@ func (a *auditor) secret(o *lzrecover.StatusOptions) error {
 	if key != "" {
 		srv, _, err := keys.LoadServer(key)
 		if err != nil {
-			return fmt.Errorf("audit key: %w", err)
+			return "", fmt.Errorf("audit key: %w", err)
 		}
 		o.ServerKey = srv.Marshal()
-		return nil
+		return "key " + keys.FormatKeyID(srv.KeyID()), nil
 	}
 	p, _, err := keys.ReadPassphraseFile(pass)
 	if err != nil {
-		return fmt.Errorf("audit passphrase_file: %w", err)
+		return "", fmt.Errorf("audit passphrase_file: %w", err)
 	}
 	o.Passphrase = p
-	return nil
+	if abs, err := filepath.Abs(pass); err == nil {
+		pass = abs
+	}
+	return "passphrase " + pass, nil
 }
 
 // summarize is what the metrics show of a report.

@@ -2,8 +2,10 @@ package caddymodule
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,8 +14,11 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 	dto "github.com/prometheus/client_model/go"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // TestAuditFromHistory: the scheduled audit lists a local Wayback-style
@@ -173,12 +178,15 @@ func FuzzAuditSummary(f *testing.F) {
 	f.Add([]byte(`{"time":"2026-11-25T00:00:00Z","newest":"x","restore_point":"x","restore_time":"2026-11-20T00:00:00Z","probability":{"sweep":0.9},"archived":3,"needed":4}`))
 	f.Add([]byte(`{"time":"2026-11-25T00:00:00Z","archived":5,"needed":4}`))
 	f.Add([]byte(`{"time":"2026-11-25T00:00:00Z","probability":{"sweep":2}}`))
+	f.Add([]byte(`{"time":"9999-01-01T00:00:00Z","restore_point":"00112233445566778899aabbccddeeff","restore_time":"9999-01-01T00:00:00Z","archived":1,"needed":1}`))
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, v []byte) {
-		s, err := parseSummary(v)
+		s, err := parseSummary(v, now)
 		if err != nil {
 			return
 		}
-		if s.Time.IsZero() || s.Archived < 0 || s.Archived > s.Needed {
+		if s.Time.IsZero() || s.Time.After(now.Add(maxSummarySkew)) || s.RestoreTime.After(s.Time) ||
+			s.Archived < 0 || s.Archived > s.Needed || s.Needed > maxSummaryBlocks || !summaryID(s.Newest) || !summaryID(s.RestorePoint) || len(s.Config) > 128 {
 			t.Fatalf("accepted %+v", s)
 		}
 		for _, p := range s.Probability {
@@ -190,16 +198,22 @@ func FuzzAuditSummary(f *testing.F) {
 }
 
 // TestAuditScheduleResumes: a started audit shows the stored result of
-// the last audit (by any instance) at once, and runs no audit before a
-// period has passed since it; stop ends it.
+// the last audit (by any instance, of the same configuration) at once,
+// and runs no audit before a period has passed since it; stop ends it.
+// A stored result of another configuration (sources, key, site URL) is
+// as good as none: fixing the configuration audits anew.
 func TestAuditScheduleResumes(t *testing.T) {
 	f := newFixture(t)
 	h := newHandlerOn(t, f.bundle, newMemStorage())
 	now := genTime.Add(48 * time.Hour)
 	h.now = func() time.Time { return now }
-	h.Audit = &Audit{Key: "/nonexistent"}
+	h.Audit = &Audit{Key: writeKey(t, f.opts.ServerKey), SiteURL: "https://example.org/", Sources: []string{"dir=" + t.TempDir()}}
 	a := newAuditor(h)
-	stored := `{"time":"` + now.Add(-time.Hour).Format(time.RFC3339) + `","newest":"g","restore_point":"g","restore_time":"` +
+	_, fp, err := a.options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := `{"time":"` + now.Add(-time.Hour).Format(time.RFC3339) + `","config":"` + fp + `","newest":"` + testGen + `","restore_point":"` + testGen + `","restore_time":"` +
 		genTime.Format(time.RFC3339) + `","probability":{"independent":0.99,"sweep":0.9},"archived":7,"needed":8}`
 	if err := h.storage.Store(context.Background(), a.lastKey(), []byte(stored)); err != nil {
 		t.Fatal(err)
@@ -219,9 +233,276 @@ func TestAuditScheduleResumes(t *testing.T) {
 	if got := gauge(t, h.metrics.auditProb.WithLabelValues(h.Name, "independent")); got != 0.99 {
 		t.Errorf("probability %v, want 0.99", got)
 	}
+	if counter(t, h.metrics.audits.WithLabelValues(h.Name, "failed")) != 0 {
+		t.Error("an audit ran (and failed on the empty dir source) within the period")
+	}
+
+	// Another configuration: the stored result is not this audit's.
+	for name, cfg := range map[string]Audit{
+		"sources":  {Key: h.Audit.Key, SiteURL: h.Audit.SiteURL, Sources: []string{"dir=" + t.TempDir()}},
+		"site URL": {Key: h.Audit.Key, SiteURL: "https://example.net/", Sources: h.Audit.Sources},
+		"key":      {Key: writeKey(t, otherServerKey(t)), SiteURL: h.Audit.SiteURL, Sources: h.Audit.Sources},
+	} {
+		h.Audit = &cfg
+		b := newAuditor(h)
+		_, fp2, err := b.options()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fp2 == fp {
+			t.Errorf("%s changed, the fingerprint did not", name)
+		}
+		if s, err := b.loadLast(context.Background(), fp2); !errors.Is(err, errOtherConfig) {
+			t.Errorf("%s changed: stored result %+v, %v; want errOtherConfig", name, s, err)
+		}
+	}
+}
+
+// writeKey writes a server.key and returns its path.
+func writeKey(t *testing.T, serverKey []byte) string {
+	t.Helper()
+	key := filepath.Join(t.TempDir(), "server.key")
+	if err := os.WriteFile(key, serverKey, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+// otherServerKey is a server.key of another site.
+func otherServerKey(t *testing.T) []byte {
+	t.Helper()
+	_, srv, err := keys.Generate(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv.Marshal()
+}
+
+func counter(t *testing.T, c interface{ Write(*dto.Metric) error }) float64 {
+	t.Helper()
 	var m dto.Metric
-	h.metrics.audits.WithLabelValues(h.Name, "failed").Write(&m)
-	if m.GetCounter().GetValue() != 0 {
-		t.Error("an audit ran (and failed on its missing key) within the period")
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}
+
+// TestAuditFailedCause: an audit whose sources all fail (a typo in a
+// warc path) or whose key is not the site's says nothing of the backup:
+// it counts as failed, not done, is logged at error level with its
+// cause, stores nothing, and leaves the gauges at the last successful
+// audit's values.
+func TestAuditFailedCause(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir()) // the audit's capture cache
+	f := newFixture(t)
+	h := newHandlerOn(t, f.bundle, newMemStorage())
+	now := genTime.Add(10 * 24 * time.Hour)
+	h.now = func() time.Time { return now }
+	serve(t, h, &page{body: html}, "GET", "/", nil)
+	core, logs := observer.New(zap.InfoLevel)
+	h.logger = zap.New(core)
+	h.Audit = &Audit{Key: writeKey(t, f.opts.ServerKey), Sources: []string{"warc=" + filepath.Join(t.TempDir(), "typo.warc.gz")}}
+	if err := h.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	a := newAuditor(h)
+	a.firstDelay = 0
+	_, fp, err := a.options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last successful audit, a period ago: the next one is due.
+	stored := `{"time":"` + now.Add(-25*time.Hour).Format(time.RFC3339) + `","config":"` + fp + `","newest":"` + testGen + `","restore_point":"` + testGen + `","restore_time":"` +
+		genTime.Format(time.RFC3339) + `","probability":{"sweep":0.9},"archived":7,"needed":8}`
+	if err := h.storage.Store(context.Background(), a.lastKey(), []byte(stored)); err != nil {
+		t.Fatal(err)
+	}
+	a.start(context.Background())
+	deadline := time.Now().Add(20 * time.Second)
+	for counter(t, h.metrics.audits.WithLabelValues(h.Name, "failed")) == 0 {
+		if time.Now().After(deadline) {
+			a.stop()
+			t.Fatalf("no failed audit counted; done %v", counter(t, h.metrics.audits.WithLabelValues(h.Name, "done")))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	a.stop()
+	if done := counter(t, h.metrics.audits.WithLabelValues(h.Name, "done")); done != 0 {
+		t.Errorf("audits done %v, want 0: the audit could not read the archives", done)
+	}
+	if got := gauge(t, h.metrics.auditBlocks.WithLabelValues(h.Name, "archived")); got != 7 {
+		t.Errorf("archived gauge %v, want the last successful audit's 7", got)
+	}
+	if got := gauge(t, h.metrics.auditAge.WithLabelValues(h.Name)); got != now.Sub(genTime).Seconds() {
+		t.Errorf("age gauge %v, want the last successful audit's restore point's age", got)
+	}
+	if got := gauge(t, h.metrics.auditProb.WithLabelValues(h.Name, "sweep")); got != 0.9 {
+		t.Errorf("probability gauge %v, want the last successful audit's 0.9", got)
+	}
+	if v, err := h.storage.Load(context.Background(), a.lastKey()); err != nil || string(v) != stored {
+		t.Errorf("stored summary %s, %v; want the last successful audit's, untouched", v, err)
+	}
+	failed := logs.FilterMessageSnippet("audit failed").FilterField(zap.String("cause", lzrecover.CauseSourcesFailed)).All()
+	if len(failed) != 1 || failed[0].Level != zap.ErrorLevel {
+		t.Errorf("logged %v; want one error naming the cause %s", logs.All(), lzrecover.CauseSourcesFailed)
+	}
+}
+
+// TestAuditWrongKey: archives holding the site's pages, audited with
+// another site's key: a failure with cause wrong_key, not "nothing
+// archived".
+func TestAuditWrongKey(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	f := newFixture(t)
+	h := newHandlerOn(t, f.bundle, newMemStorage())
+	now := genTime.Add(10 * 24 * time.Hour)
+	h.now = func() time.Time { return now }
+	var caps []archivetest.Capture
+	for _, p := range []string{"/", "/a"} {
+		w := serve(t, h, &page{body: "<html><body><p>" + p + "</p></body></html>"}, "GET", p, nil)
+		caps = append(caps, archivetest.Capture{URL: "https://example.org" + p, Time: genTime.Add(24 * time.Hour), Body: w.Body.Bytes()})
+	}
+	srv, err := archivetest.New(caps, archivetest.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	h.Audit = &Audit{Sources: []string{"cdx=" + srv.URL}, Key: writeKey(t, otherServerKey(t))}
+	a := newAuditor(h)
+	a.client = srv.Client()
+	sum, err := a.runShared(context.Background())
+	var f2 *auditFailure
+	if !errors.As(err, &f2) || f2.cause.Kind != lzrecover.CauseWrongKey {
+		t.Fatalf("audit %+v, %v; want a failure with cause %s", sum, err, lzrecover.CauseWrongKey)
+	}
+	if _, err := h.storage.Load(context.Background(), a.lastKey()); err == nil {
+		t.Error("the failed audit's result was stored")
+	}
+}
+
+// TestAuditConfigReload: after a successful audit, the same
+// configuration reuses the stored result within the period, but a
+// changed one (a source fixed) audits at once.
+func TestAuditConfigReload(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	f := newFixture(t)
+	h := newHandlerOn(t, f.bundle, newMemStorage())
+	now := genTime.Add(10 * 24 * time.Hour)
+	h.now = func() time.Time { return now }
+	var caps []archivetest.Capture
+	for _, p := range []string{"/", "/a", "/b", "/c"} {
+		w := serve(t, h, &page{body: "<html><body><p>" + p + "</p></body></html>"}, "GET", p, nil)
+		caps = append(caps, archivetest.Capture{URL: "https://example.org" + p, Time: genTime.Add(24 * time.Hour), Body: w.Body.Bytes()})
+	}
+	h.history.wait()
+	first := auditAgainst(t, h, f.opts.ServerKey, caps)
+	now = now.Add(time.Hour)
+	same := newAuditor(h) // a reload with the same configuration
+	same.client = first.a.client
+	if again, err := same.runShared(context.Background()); err != nil || !again.Time.Equal(first.sum.Time) {
+		t.Fatalf("same configuration: %+v, %v; want the stored result", again, err)
+	}
+	cfg := *h.Audit
+	cfg.Sources = append(slices.Clone(cfg.Sources), "dir="+t.TempDir())
+	h.Audit = &cfg
+	fixed := newAuditor(h)
+	fixed.client = first.a.client
+	sum, err := fixed.runShared(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Time.Equal(now) || sum.Config == first.sum.Config {
+		t.Fatalf("changed configuration: %+v; want a new audit at %s", sum, now)
+	}
+}
+
+// testGen is a generation id for stored summaries.
+const testGen = "00112233445566778899aabbccddeeff"
+
+// TestAuditSummaryInsane: a stored summary that cannot be an audit's (a
+// time in the future, a restore point after the audit, a generation that
+// is no id, counts out of range) is as good as none: a planted one in
+// shared storage neither stops the audit nor shows a fresh age.
+func TestAuditSummaryInsane(t *testing.T) {
+	now := genTime.Add(48 * time.Hour)
+	at := func(d time.Duration) string { return now.Add(d).UTC().Format(time.RFC3339) }
+	sane := `{"time":"` + at(-time.Hour) + `","newest":"` + testGen + `","restore_point":"` + testGen + `","restore_time":"` + at(-2*time.Hour) + `","archived":1,"needed":1}`
+	if _, err := parseSummary([]byte(sane), now); err != nil {
+		t.Fatalf("sane summary refused: %v", err)
+	}
+	if _, err := parseSummary([]byte(strings.Replace(sane, at(-time.Hour), at(time.Minute), 1)), now); err != nil {
+		t.Fatalf("summary a minute ahead (clock skew) refused: %v", err)
+	}
+	for name, v := range map[string]string{
+		"far future":            `{"time":"9999-01-01T00:00:00Z","restore_point":"` + testGen + `","restore_time":"9999-01-01T00:00:00Z","archived":1,"needed":1}`,
+		"past the skew":         strings.Replace(sane, at(-time.Hour), at(maxSummarySkew+time.Minute), 1),
+		"restore after audit":   strings.Replace(sane, at(-2*time.Hour), at(-time.Minute), 1),
+		"restore point no time": `{"time":"` + at(-time.Hour) + `","restore_point":"` + testGen + `","archived":1,"needed":1}`,
+		"restore point not id":  strings.Replace(sane, `"restore_point":"`+testGen, `"restore_point":"x`, 1),
+		"newest not id":         strings.Replace(sane, `"newest":"`+testGen, `"newest":"../x`, 1),
+		"absurd count":          strings.Replace(sane, `"archived":1,"needed":1`, `"archived":1,"needed":9999999999`, 1),
+		"negative count":        strings.Replace(sane, `"archived":1`, `"archived":-1`, 1),
+	} {
+		if s, err := parseSummary([]byte(v), now); err == nil {
+			t.Errorf("%s: accepted %+v", name, s)
+		}
+	}
+
+	// Planted in shared storage: the audit runs (and fails here on its
+	// missing key) instead of returning it, and the age gauge is not 0.
+	f := newFixture(t)
+	h := newHandlerOn(t, f.bundle, newMemStorage())
+	h.now = func() time.Time { return now }
+	h.Audit = &Audit{Key: "/nonexistent"}
+	a := newAuditor(h)
+	planted := `{"time":"9999-01-01T00:00:00Z","restore_point":"x","restore_time":"9999-01-01T00:00:00Z","archived":1,"needed":1}`
+	if err := h.storage.Store(context.Background(), a.lastKey(), []byte(planted)); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := a.runShared(context.Background()); err == nil {
+		t.Fatalf("planted summary returned as the audit's result: %+v", sum)
+	}
+	h.metrics.auditAge.WithLabelValues(h.Name).Set(-7) // nothing exported keeps it
+	a.start(context.Background())
+	time.Sleep(50 * time.Millisecond)
+	a.stop()
+	if got := gauge(t, h.metrics.auditAge.WithLabelValues(h.Name)); got != -7 {
+		t.Errorf("age gauge %v exported from a planted summary", got)
+	}
+}
+
+// TestAuditNewGeneration: a new generation the module serves but whose
+// manifest no recorded page version brought into the serve history (the
+// history full, or no page served since the switch) is still the newest
+// the audit judges: the archives hold only the older one, so the newest
+// generation is short of blocks and not the restore point.
+func TestAuditNewGeneration(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir()) // the audit's capture cache
+	f := newFixture(t)
+	st := &certmagic.FileStorage{Path: t.TempDir()}
+	h := newHandlerOn(t, f.bundle, st)
+	now := genTime.Add(2 * 24 * time.Hour)
+	h.now = func() time.Time { return now }
+	var caps []archivetest.Capture
+	for _, p := range []string{"/", "/a", "/b", "/c"} {
+		w := serve(t, h, &page{body: "<html><body><p>" + p + "</p></body></html>"}, "GET", p, nil)
+		caps = append(caps, archivetest.Capture{URL: "https://example.org" + p, Time: genTime.Add(24 * time.Hour), Body: w.Body.Bytes()})
+	}
+	h.history.wait()
+	oldID := h.gen.Load().id
+
+	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
+	newTime := genTime.Add(3 * 24 * time.Hour)
+	f.opts.Now = func() time.Time { return newTime }
+	f.inject(t)
+	now = genTime.Add(10 * 24 * time.Hour) // no page served since: the history has no manifest of it
+
+	got := auditAgainst(t, h, f.opts.ServerKey, caps)
+	newID := h.gen.Load().id
+	if newID == oldID {
+		t.Fatal("the new generation was not loaded")
+	}
+	if got.sum.Newest != newID || got.sum.RestorePoint == newID || got.sum.Archived >= got.sum.Needed {
+		t.Fatalf("summary %+v; want generation %s newest, short of blocks, not the restore point (the archives hold %s only)", got.sum, newID, oldID)
 	}
 }

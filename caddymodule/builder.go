@@ -304,7 +304,10 @@ func (b *builder) build(ctx context.Context) (string, error) {
 		return "failed", err
 	}
 	b.h.logger.Info("built lazarus generation", zap.String("generation", res.Generation), zap.Bool("new", res.New),
-		zap.Int("segments", len(res.Segments)), zap.Int("planned_pages", res.Carriers))
+		// The code is planned for this many pages (Build.Carriers, or more
+		// if the blocks need them); the bundle names none: the blocks are
+		// placed on pages as they are served.
+		zap.Int("segments", len(res.Segments)), zap.Int("code_planned_for_pages", res.Carriers))
 	if res.New {
 		return "new", nil
 	}

@@ -170,7 +170,7 @@ func (*Handler) CaddyModule() caddy.ModuleInfo {
 // nothing itself: the first request loads the current generation.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.ctx, h.logger, h.storage = ctx, ctx.Logger(), ctx.Storage()
-	h.metrics = newMetrics(ctx.GetMetricsRegistry())
+	h.metrics = newMetrics(ctx.GetMetricsRegistry(), processCounters())
 	if err := h.setup(); err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func (h *Handler) setDefaults() {
 		h.streamIdle = defaultStreamIdle
 	}
 	if h.metrics == nil {
-		h.metrics = newMetrics(nil)
+		h.metrics = newMetrics(nil, newCounters())
 	}
 }
 

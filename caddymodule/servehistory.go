@@ -31,13 +31,17 @@ const (
 	historySeen = 1 << 16
 )
 
-// serveHistory records, off the request path, every page version the
-// handler produced (a page with blocks or the manifest) into Caddy's
-// storage under lazarus/NAME/history/: one key per (URL, digest), at most
-// historyPerPath per URL and history.MaxRecords in all, with the
-// manifests of the generations they name. It is advisory: a version
-// that cannot be recorded is counted and logged, never an error of the
-// request.
+// serveHistory records, off the request path, into Caddy's storage
+// under lazarus/NAME/history/ the manifest of every generation the
+// handler serves, as soon as it serves it (whatever the records), and
+// every page version of a verified page (Handler.verified: the root, a
+// planned page or one a verified page links to) it produced with blocks
+// or the manifest: one key per (URL, digest), at most historyPerPath per
+// URL and history.MaxRecords in all. Pages no verified page links to
+// (any path of a try_files site, any query) are not recorded: requests
+// could make them without end and fill the history. It is advisory: a
+// version that cannot be recorded is counted and logged, never an error
+// of the request.
 type serveHistory struct {
 	h       *Handler
 	st      *historyStore
@@ -53,6 +57,13 @@ type serveHistory struct {
 
 	mu   sync.Mutex
 	seen map[versionKey]bool // versions queued or recorded by this instance
+	// Generations whose manifest is queued or stored, the ones queued,
+	// and the worker's signal that some are.
+	gens     map[string]bool
+	wantGens []*generation
+	wake     chan struct{}
+	latest   atomic.Pointer[generation] // the last generation noted (fast path)
+	riding   atomic.Pointer[generation] // the last previous generation noted
 
 	// The worker's own.
 	total     int             // records in storage; -1 until counted
@@ -83,6 +94,8 @@ func newServeHistory(h *Handler) *serveHistory {
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 		seen:      map[versionKey]bool{},
+		gens:      map[string]bool{},
+		wake:      make(chan struct{}, 1),
 		total:     -1,
 		manifests: map[string]bool{},
 	}
@@ -92,7 +105,14 @@ func newServeHistory(h *Handler) *serveHistory {
 // Called for every page served with blocks, it costs a map lookup once a
 // version is queued, and never blocks.
 func (s *serveHistory) served(key, etag string, l *layout, page []byte) {
-	if s == nil || s.closed.Load() || (!l.cur.manifest && len(l.cur.blocks) == 0 && l.ride == nil) {
+	if s == nil || s.closed.Load() {
+		return
+	}
+	s.generation(l.g, &s.latest)
+	if l.ride != nil {
+		s.generation(l.ride.g, &s.riding)
+	}
+	if !l.cur.manifest && (len(l.cur.blocks) == 0 && l.ride == nil || !s.h.verified(l.g, key)) {
 		return
 	}
 	vk := versionKey{key, etag}
@@ -115,16 +135,67 @@ func (s *serveHistory) served(key, etag string, l *layout, page []byte) {
 		s.drop(v)
 		return
 	}
-	s.start.Do(func() {
-		s.started.Store(true)
-		go s.run()
-	})
+	s.run1()
 	s.pending.Add(1)
 	select {
 	case s.queue <- v:
 	default:
 		s.pending.Done()
 		s.drop(v)
+	}
+}
+
+// run1 starts the worker once.
+func (s *serveHistory) run1() {
+	s.start.Do(func() {
+		s.started.Store(true)
+		go s.run()
+	})
+}
+
+// generation notes that g is served: its manifest is queued to be
+// stored, once per instance (again after a failure), apart from the
+// page versions, so it is never dropped nor left out when the history is
+// full: status takes the newest generation from the manifests. last is
+// the generation noted last in its role (current or riding along): a
+// lookup-free fast path.
+func (s *serveHistory) generation(g *generation, last *atomic.Pointer[generation]) {
+	if g == nil || last.Load() == g {
+		return
+	}
+	s.mu.Lock()
+	if !s.gens[g.id] {
+		s.gens[g.id] = true
+		s.wantGens = append(s.wantGens, g)
+		s.pending.Add(1)
+		s.run1()
+		select {
+		case s.wake <- struct{}{}:
+		default: // the worker is signalled already
+		}
+	}
+	last.Store(g)
+	s.mu.Unlock()
+}
+
+// manifestsNoted stores the manifests of the generations noted since
+// last; one that cannot be stored is logged, and noted again when next
+// served.
+func (s *serveHistory) manifestsNoted() {
+	s.mu.Lock()
+	gens := s.wantGens
+	s.wantGens = nil
+	s.mu.Unlock()
+	for _, g := range gens {
+		if err := s.manifest(s.h.ctx, g); err != nil {
+			s.h.logger.Warn("recording a generation's manifest in the serve history", zap.String("generation", g.id), zap.Error(err))
+			s.mu.Lock()
+			delete(s.gens, g.id)
+			s.latest.CompareAndSwap(g, nil)
+			s.riding.CompareAndSwap(g, nil)
+			s.mu.Unlock()
+		}
+		s.pending.Done()
 	}
 }
 
@@ -143,6 +214,8 @@ func (s *serveHistory) run() {
 	defer close(s.done)
 	for {
 		select {
+		case <-s.wake:
+			s.manifestsNoted()
 		case v := <-s.queue:
 			s.queued.Add(-int64(len(v.page)))
 			result := s.record(v)
@@ -234,15 +307,21 @@ func (s *serveHistory) manifest(ctx context.Context, g *generation) error {
 	if g == nil || s.manifests[g.id] {
 		return nil
 	}
-	env, err := g.src.load(ctx, "generations/"+g.id+"/manifest", manifest.MaxEnvelope)
-	if err != nil {
-		return err
-	}
-	if err := history.AddManifest(ctx, s.st, g.id, env); err != nil {
+	if err := storeManifest(ctx, s.st, g); err != nil {
 		return err
 	}
 	s.manifests[g.id] = true
 	return nil
+}
+
+// storeManifest stores g's signed manifest in the history st, unless it
+// is there already.
+func storeManifest(ctx context.Context, st history.Store, g *generation) error {
+	env, err := g.src.load(ctx, "generations/"+g.id+"/manifest", manifest.MaxEnvelope)
+	if err != nil {
+		return err
+	}
+	return history.AddManifest(ctx, st, g.id, env)
 }
 
 // count returns the records in storage, counted once (shared storage

@@ -22,7 +22,8 @@ import (
 // sent, with its path and exactly the manifest and blocks parsed from
 // those bytes (during the overlap, both generations'); serving a version
 // again, from this instance or a restarted one, adds nothing; a page
-// that passes unchanged is not recorded.
+// that passes unchanged is not recorded. (Pages the plan does not name
+// are recorded once the root links to them: TestServeHistoryUnverified.)
 func TestServeHistory(t *testing.T) {
 	f := newFixture(t)
 	st := &certmagic.FileStorage{Path: t.TempDir()}
@@ -34,13 +35,20 @@ func TestServeHistory(t *testing.T) {
 		body []byte
 	}
 	bodies := map[string]served{} // by digest
-	get := func(h *Handler, path string) {
+	// The root links to the pages the plan does not name: verified.
+	const links = `<a href="/not-planned">n</a><a href="/dir/with%20space/">d</a>`
+	serveBody := func(h *Handler, path string) []byte {
 		t.Helper()
-		w := serve(t, h, &page{body: "<html><body><p>" + path + "</p></body></html>"}, "GET", path, nil)
+		w := serve(t, h, &page{body: "<html><body><p>" + path + "</p>" + links + "</body></html>"}, "GET", path, nil)
 		if !hasComments(w.Body.Bytes()) {
 			t.Fatalf("%s: served without blocks", path)
 		}
-		bodies[history.Digest(w.Body.Bytes())] = served{path, w.Body.Bytes()}
+		return w.Body.Bytes()
+	}
+	get := func(h *Handler, path string) {
+		t.Helper()
+		b := serveBody(h, path)
+		bodies[history.Digest(b)] = served{path, b}
 	}
 	paths := []string{"/", "/a", "/b", "/c", "/not-planned", "/dir/with%20space/"}
 	for range 2 {
@@ -179,6 +187,65 @@ func historyCount(t *testing.T, h *Handler, result string) int {
 	return int(m.GetCounter().GetValue())
 }
 
+// TestServeHistoryUnverified: pages no verified page links to (every
+// path of a try_files site) get blocks but are not recorded, so request
+// traffic cannot fill the history; once the root links to one, it is.
+func TestServeHistoryUnverified(t *testing.T) {
+	f := newFixture(t)
+	st := newMemStorage()
+	h := newHandlerOn(t, f.bundle, st)
+	serve(t, h, &page{body: html}, "GET", "/", nil)
+	for i := range 50 {
+		w := serve(t, h, &page{body: fmt.Sprintf("<html><body><p>%d</p></body></html>", i)}, "GET", fmt.Sprintf("/random/%d", i), nil)
+		if !hasComments(w.Body.Bytes()) {
+			t.Fatalf("/random/%d served without blocks", i)
+		}
+	}
+	h.history.wait()
+	ix := loadHistory(t, st, h.Name, 1, 1)
+	if len(ix.Versions("/")) != 1 {
+		t.Fatalf("records %v, want the root's only", ix.Records)
+	}
+	serve(t, h, &page{body: `<html><body><a href="/random/7">r</a></body></html>`}, "GET", "/", nil)
+	serve(t, h, &page{body: html}, "GET", "/random/7", nil)
+	h.history.wait()
+	ix = loadHistory(t, st, h.Name, 3, 1)
+	if len(ix.Versions("/random/7")) != 1 {
+		t.Fatalf("/random/7, linked from the root now, not recorded: %v", ix.Records)
+	}
+}
+
+// TestServeHistoryFullManifest: with the history at history.MaxRecords
+// (no page version is recorded any more), a new generation's manifest is
+// still stored once it is served, so status, which takes the newest
+// generation from the manifests, never takes an older one for it.
+func TestServeHistoryFullManifest(t *testing.T) {
+	f := newFixture(t)
+	st := newMemStorage()
+	h := newHandlerOn(t, f.bundle, st)
+	now := genTime.Add(time.Minute)
+	h.now = func() time.Time { return now }
+	serve(t, h, &page{body: html}, "GET", "/", nil)
+	h.history.wait()
+	loadHistory(t, st, h.Name, 1, 1)
+	h.history.total = history.MaxRecords // full, as ~1M page versions make it
+
+	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))
+	newTime := genTime.Add(time.Hour)
+	f.opts.Now = func() time.Time { return newTime }
+	f.inject(t)
+	now = newTime.Add(DefaultReloadInterval)
+	serve(t, h, &page{body: html}, "GET", "/", nil)
+	h.history.wait()
+	if got := historyCount(t, h, "full"); got != 1 {
+		t.Fatalf("%d versions found the history full, want 1", got)
+	}
+	ix := loadHistory(t, st, h.Name, 1, 2)
+	if _, ok := ix.Manifests[h.gen.Load().id]; !ok {
+		t.Fatalf("the new generation %s's manifest is not in the full history", h.gen.Load().id)
+	}
+}
+
 // TestServeHistoryQueueBounded: with the recorder stalled, versions past
 // historyQueue (or past historyQueueBytes of pages) are dropped and
 // counted, never blocking the request; a dropped version is forgotten, so
@@ -270,7 +337,7 @@ func BenchmarkServeHistorySeen(b *testing.B) {
 	}
 	l := &layout{g: g, cur: &assignment{blocks: []int{0, 1}, manifest: true}}
 	page := []byte(html)
-	key, etag := "/some/page/path.html", `"lz-0123456789abcdef0123456789abcdef"`
+	key, etag := "/", `"lz-0123456789abcdef0123456789abcdef"` // verified: recorded
 	h.history.served(key, etag, l, page)
 	h.history.wait()
 	b.ReportAllocs()

@@ -88,8 +88,15 @@ func (h *Handler) use(g, cur *generation) {
 	}
 	h.gen.Store(g)
 	h.metrics.blocks.WithLabelValues(h.Name).Set(float64(len(g.blocks)))
+	// pages_in_plan are the pages plan.json names (inject --bundle with a
+	// site); the placer puts blocks on the others as they are served, on
+	// every page when the plan names none (a self-built generation).
+	placement := "plan, then as served"
+	if len(g.pages) == 0 {
+		placement = "as served"
+	}
 	h.logger.Info("loaded lazarus generation", zap.String("generation", g.id),
-		zap.Int("blocks", len(g.blocks)), zap.Int("planned_pages", len(g.pages)))
+		zap.Int("blocks", len(g.blocks)), zap.Int("pages_in_plan", len(g.pages)), zap.String("placement", placement))
 	h.prunePlacement(g, prev)
 }
 
