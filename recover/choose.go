@@ -28,8 +28,9 @@ type plan struct {
 func choose(manifests []*manifest.Signed, status []codec.SegmentStatus, o *Options) plan {
 	done := statusByLayout(status)
 	sort.SliceStable(manifests, func(i, j int) bool { return manifests[i].Manifest.Time.After(manifests[j].Manifest.Time) })
+	other := o.otherSites(manifests)
 	for _, m := range manifests {
-		if !o.wants(m) {
+		if !o.wants(m) || other[m.Manifest.Generation] {
 			continue
 		}
 		if ts, ok := complete(m, done); ok {
@@ -156,12 +157,12 @@ func newerSeen(manifests []*manifest.Signed, status []codec.SegmentStatus, o *Op
 		out = append(out, GenerationSeen{Generation: id.String(), Time: time.Unix(at, 0).UTC(), Detail: detail()})
 	}
 	done := statusByLayout(status)
+	other := o.otherSites(manifests)
 	for _, m := range manifests {
-		if o.wants(m) {
+		if o.wants(m) && !other[m.Manifest.Generation] {
 			note(m.Manifest.Generation, m.Manifest.Time.Unix(), func() string { return shortOf(m, done) })
 		}
 	}
-	other := o.otherSites(manifests)
 	for _, st := range status {
 		if l := st.Layout; o.wantsLayout(l) && !other[manifest.ID(l.Generation)] {
 			note(l.Generation, l.Time, func() string { return blocksOnly(l.Generation, status) })

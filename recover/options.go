@@ -113,32 +113,72 @@ func (o *Options) wants(m *manifest.Signed) bool {
 	if o.Generation != "" && m.Manifest.Generation.String() != o.Generation {
 		return false
 	}
-	if o.SiteURL != "" {
-		if site, err := url.Parse(o.SiteURL); err == nil && !sameSite(m.Manifest.Site, site) {
-			return false // another site's generation, signed with the same key
-		}
-	}
 	return o.At.IsZero() || !m.Manifest.Time.After(o.At)
 }
 
-// otherSites returns the generations whose verified manifests name a
-// site other than SiteURL (one key may sign several sites): their blocks
-// must not be restored as segments of this one either.
+// otherSites returns the generations to leave out because their verified
+// manifests name a site other than SiteURL (one key may sign several
+// sites), when at least one manifest names SiteURL's site: then those are
+// the site asked for. When none does (the site URL was recorded
+// otherwise: a development address, a move to a new domain), nothing is
+// left out — losing the data would be worse — and the report names the
+// site the manifests give. An explicit Generation is never left out.
 func (o *Options) otherSites(manifests []*manifest.Signed) map[manifest.ID]bool {
 	other := map[manifest.ID]bool{}
-	if o.SiteURL == "" {
+	if o.SiteURL == "" || o.Generation != "" {
 		return other
 	}
 	site, err := url.Parse(o.SiteURL)
 	if err != nil {
 		return other
 	}
+	own := false
 	for _, m := range manifests {
-		if !sameSite(m.Manifest.Site, site) {
+		if sameSite(m.Manifest.Site, site) {
+			own = true
+		} else {
 			other[m.Manifest.Generation] = true
 		}
 	}
+	if !own {
+		return map[manifest.ID]bool{}
+	}
 	return other
+}
+
+// namesSite reports whether m names SiteURL's site (true when no site
+// URL is given, or a Generation is asked for).
+func (o *Options) namesSite(m *manifest.Signed) bool {
+	if o.SiteURL == "" || o.Generation != "" {
+		return true
+	}
+	site, err := url.Parse(o.SiteURL)
+	return err != nil || sameSite(m.Manifest.Site, site)
+}
+
+// recordedElsewhere returns the sites the manifests name when none of
+// them names SiteURL's site (recovered anyway, see otherSites), sorted.
+func recordedElsewhere(manifests []*manifest.Signed, o *Options) []string {
+	if o.SiteURL == "" {
+		return nil
+	}
+	site, err := url.Parse(o.SiteURL)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range manifests {
+		if sameSite(m.Manifest.Site, site) {
+			return nil
+		}
+		if !seen[m.Manifest.Site] {
+			seen[m.Manifest.Site] = true
+			out = append(out, m.Manifest.Site)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // otherSiteNames returns the distinct sites otherSites found, sorted.

@@ -38,8 +38,10 @@ type Report struct {
 	// first. Not empty means the restore is a rollback or mixed.
 	Newer []GenerationSeen `json:"newer,omitempty"`
 	// OtherSites lists the sites named by verified generations that were
-	// ignored because they are not Options.SiteURL's (one key may sign
-	// several sites).
+	// ignored because they are not Options.SiteURL's while others are
+	// (one key may sign several sites). When no generation names
+	// SiteURL's site, none is ignored and a problem line names the sites
+	// they were made for.
 	OtherSites []string `json:"other_sites,omitempty"`
 	// Saved is where Save wrote the report.
 	Saved string `json:"-"`
@@ -243,6 +245,9 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 	}
 	rep.Newer = newerSeen(manifests, status, &o, p, rebuilt)
 	rep.OtherSites = otherSiteNames(manifests, &o)
+	if sites := recordedElsewhere(manifests, &o); len(sites) > 0 {
+		rep.problem("the generations found were made for %s, not %s: restored as this site's (no generation names it)", strings.Join(sites, ", "), o.SiteURL)
+	}
 	return outcome(p, rebuilt, rep)
 }
 
@@ -298,7 +303,7 @@ func nothingFound(rep *Report) error {
 	case rep.Rejected > 0:
 		why = fmt.Sprintf("found %d Lazarus comments, all damaged", rep.Rejected)
 	case len(rep.OtherSites) > 0:
-		why = fmt.Sprintf("found generations signed by this key for another site (%s), none for this one: give that site's URL to restore them", strings.Join(rep.OtherSites, ", "))
+		why = fmt.Sprintf("the blocks found are of generations signed by this key for another site (%s); give that site's URL to restore them", strings.Join(rep.OtherSites, ", "))
 	case rep.Pages > 0:
 		why = fmt.Sprintf("fetched %d pages; none holds a Lazarus block", rep.Pages)
 	case len(failed) > 0 && len(failed) == len(rep.Sources):

@@ -274,16 +274,17 @@ func (s *session) take(ctx context.Context, c Capture, page []byte) error {
 // done reports whether the newest manifest's data segments are complete.
 func (s *session) done() bool {
 	var newest *manifest.Signed
+	other := s.o.otherSites(s.manifests)
 	for _, m := range s.manifests {
-		if !s.o.wants(m) {
+		if !s.o.wants(m) || other[m.Manifest.Generation] {
 			continue
 		}
 		if newest == nil || m.Manifest.Time.After(newest.Manifest.Time) {
 			newest = m
 		}
 	}
-	if newest == nil {
-		return false
+	if newest == nil || !s.o.namesSite(newest) {
+		return false // another site's (or a misrecorded URL's): look on for this site's
 	}
 	status := map[block.Layout]codec.SegmentStatus{}
 	for _, st := range s.a.Status() {

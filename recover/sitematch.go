@@ -1,12 +1,16 @@
 package recover
 
 import (
+	"net"
 	"net/url"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // sameSite reports whether a manifest's site URL names the site at site:
-// the same host (case and a leading "www." aside) and port (a scheme's
+// the same host (case, a leading "www.", a final dot, IDN and IP address
+// spellings aside) and port (a scheme's
 // default port aside, so an http → https move still matches), and one
 // path under the other. One key may protect several sites; their
 // generations must not stand in for each other's.
@@ -18,7 +22,16 @@ func sameSite(manifestSite string, site *url.URL) bool {
 	if err != nil {
 		return false
 	}
-	host := func(u *url.URL) string { return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.") }
+	host := func(u *url.URL) string {
+		h := strings.TrimSuffix(u.Hostname(), ".")
+		if a, err := idna.ToASCII(h); err == nil {
+			h = a // bücher.example is xn--bcher-kva.example
+		}
+		if ip := net.ParseIP(h); ip != nil {
+			h = ip.String() // one spelling of an address
+		}
+		return strings.TrimPrefix(strings.ToLower(h), "www.")
+	}
 	port := func(u *url.URL) string {
 		switch p := u.Port(); p {
 		case "", "80", "443":

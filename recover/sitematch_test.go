@@ -21,6 +21,9 @@ func TestSameSite(t *testing.T) {
 		{"http://127.0.0.1:18483/", "http://127.0.0.1:28483/", false},
 		{"https://example.org/blog/", "https://example.org/shop/", false},
 		{"://bad", "https://example.org/", false},
+		{"https://bücher.example/", "https://xn--bcher-kva.example/", true},
+		{"https://example.org./", "https://example.org/", true},
+		{"http://[::1]:8080/", "http://[0:0:0:0:0:0:0:1]:8080/", true},
 	} {
 		site, _ := url.Parse(c.site)
 		if got := sameSite(c.manifest, site); got != c.want {

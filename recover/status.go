@@ -82,9 +82,6 @@ type statusRun struct {
 	// manifests are the verified manifests by generation, from the
 	// history and from captures.
 	manifests map[manifest.ID]*statusManifest
-	// otherSite marks the generations whose manifests name another site
-	// (signed by the same key): ignored, reported once.
-	otherSite map[manifest.ID]bool
 	// layouts describe every segment version seen.
 	layouts map[segKey]statusLayout
 	// streamed are the scans of captures read while listing a Streamer
@@ -200,7 +197,7 @@ func newStatusRun(o StatusOptions) (*statusRun, error) {
 	}
 	r := &statusRun{o: o, site: site, v: v, cache: cache, srcs: o.Sources,
 		rep:       &StatusReport{Site: site.String(), Now: o.Now.UTC(), AsOf: asOf},
-		manifests: map[manifest.ID]*statusManifest{}, otherSite: map[manifest.ID]bool{}, layouts: map[segKey]statusLayout{}, streamed: map[string]*statusScan{},
+		manifests: map[manifest.ID]*statusManifest{}, layouts: map[segKey]statusLayout{}, streamed: map[string]*statusScan{},
 		distrusted: make([]bool, len(o.Sources)), links: newStatusLinks()}
 	for _, s := range o.Sources {
 		r.rep.Sources = append(r.rep.Sources, StatusSource{Name: s.Name()})
@@ -267,13 +264,6 @@ func (r *statusRun) addManifest(m *manifest.Signed) {
 		return
 	}
 	sm := r.manifests[m.Manifest.Generation]
-	if sm == nil && !sameSite(m.Manifest.Site, r.site) {
-		if !r.otherSite[m.Manifest.Generation] {
-			r.otherSite[m.Manifest.Generation] = true
-			r.problem("generation %s is of the site %s, not %s: ignored", m.Manifest.Generation, m.Manifest.Site, r.site)
-		}
-		return
-	}
 	if sm == nil {
 		sm = &statusManifest{m: m}
 		r.manifests[m.Manifest.Generation] = sm

@@ -2,6 +2,8 @@ package recover
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +15,7 @@ import (
 
 // conclude tallies what the captures hold and fills the report.
 func (r *statusRun) conclude() {
+	r.otherSites()
 	r.clampTimes()
 	t, gens, verdicts := r.judge()
 	r.rep.Captures = make([]StatusCapture, 0, len(r.caps))
@@ -332,4 +335,35 @@ func (r *statusRun) notes() []string {
 			"what they hold is not counted; run again with --state to go on where this run stopped.", unfetched, r.o.MaxFetches))
 	}
 	return out
+}
+
+// otherSites leaves out the generations whose manifests name another site
+// (one key may sign several), as recover does (Options.otherSites): when
+// some generation names this site, the others are not its; when none
+// does (the site URL was recorded otherwise), all count, and the report
+// says which site they name.
+func (r *statusRun) otherSites() {
+	var own, other []manifest.ID
+	sites := map[string]bool{}
+	for id, sm := range r.manifests {
+		if sameSite(sm.m.Manifest.Site, r.site) {
+			own = append(own, id)
+		} else {
+			other = append(other, id)
+			sites[sm.m.Manifest.Site] = true
+		}
+	}
+	if len(other) == 0 {
+		return
+	}
+	names := slices.Sorted(maps.Keys(sites))
+	if len(own) == 0 {
+		r.problem("the generations found were made for %s, not %s: counted as this site's (no generation names it)", strings.Join(names, ", "), r.site)
+		return
+	}
+	slices.SortFunc(other, func(a, b manifest.ID) int { return strings.Compare(a.String(), b.String()) })
+	for _, id := range other {
+		r.problem("generation %s is of the site %s, not %s: ignored", id, r.manifests[id].m.Manifest.Site, r.site)
+		delete(r.manifests, id)
+	}
 }

@@ -23,11 +23,14 @@ import (
 // statusSite is a small injected site whose generations are kept page by
 // page, with the serve history of every version in hist.
 type statusSite struct {
-	dir    string
-	owner  *keys.Owner
-	server *keys.Server
-	hist   history.Dir
-	gens   []statusGen
+	// siteURL is the site URL inject records; "" means
+	// https://example.org/ (pages are keyed by that URL either way).
+	siteURL string
+	dir     string
+	owner   *keys.Owner
+	server  *keys.Server
+	hist    history.Dir
+	gens    []statusGen
 }
 
 // statusGen is one generation: its id, time and every page's bytes by
@@ -61,6 +64,9 @@ func (s *statusSite) inject(tb testing.TB, at time.Time) statusGen {
 	o := injector.DefaultOptions()
 	o.Includes = []injector.Include{{Path: filepath.Join(s.dir, "src/app")}}
 	o.ServerKey, o.SiteURL, o.MaxBlockBytes = s.server.Marshal(), "https://example.org/", 1024
+	if s.siteURL != "" {
+		o.SiteURL = s.siteURL
+	}
 	o.SiteDir, o.StateDir = filepath.Join(s.dir, "site"), filepath.Join(s.dir, "state")
 	o.Now = func() time.Time { return at }
 	res, err := injector.Run(context.Background(), o)

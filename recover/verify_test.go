@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -502,5 +503,27 @@ func BenchmarkVerify_200Pages(b *testing.B) {
 				b.ReportMetric(float64(rep.Crawl.Requests), "pages")
 			}
 		})
+	}
+}
+
+// TestVerifySiteURLMismatch: a site whose generations were made for
+// another URL (here 127.0.0.1:PORT, verified as localhost:PORT) is still
+// rebuildable — recover and status fall back to it while no generation
+// names the site — but verify warns, naming both URLs.
+func TestVerifySiteURLMismatch(t *testing.T) {
+	s := servedInjected(t, nil)
+	rep, err := verify(t, s.verifyOpts(s.server, false))
+	if err != nil || slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "was made for") }) {
+		t.Fatalf("the site's own URL: %v, warnings %q", err, rep.Warnings)
+	}
+	o := s.verifyOpts(s.server, false)
+	o.SiteURL = strings.Replace(s.url, "127.0.0.1", "localhost", 1)
+	rep, err = verify(t, o)
+	if err != nil || !rep.Rebuildable {
+		t.Fatalf("verified as %s: %v, rebuildable %v", o.SiteURL, err, rep != nil && rep.Rebuildable)
+	}
+	want := "the newest generation was made for " + s.url + ", not " + o.SiteURL
+	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
+		t.Errorf("warnings %q, want one saying %q", rep.Warnings, want)
 	}
 }
