@@ -242,7 +242,7 @@ func TestAssessMonteCarloMatchesBruteForce(t *testing.T) {
 	for j, at := range a.At {
 		p := make([]float64, len(site.Pages))
 		for u := range p {
-			p[u] = PCaptured(a.Rates[u].Rate, at)
+			p[u] = pExp(a.Rates[u].Rate, days(at))
 		}
 		var want float64
 		for mask := range 1 << len(p) {

@@ -120,21 +120,16 @@ func containsTime(ts []time.Time, from, to time.Time) bool {
 	return false
 }
 
-// PStoredAfterChange is the probability that an archive which keeps a new
+// pHypo is the probability that an archive which keeps a new
 // copy of a page only after a visible change has stored the page's newest
-// blocks within dwell: the page must first change visibly (rate change per
-// day) and then be captured (rate capture per day). The waiting time is the
+// blocks within t days: the page must first change visibly (λ = l per
+// day) and then be captured (κ = k per day). The waiting time is the
 // sum of two exponentials (hypoexponential):
 //
-//	1 − (κ·e^(−λD) − λ·e^(−κD)) / (κ − λ),   or 1 − e^(−κD)(1 + κD) if κ = λ.
+//	1 − (κ·e^(−λt) − λ·e^(−κt)) / (κ − λ),   or 1 − e^(−κt)(1 + κt) if κ = λ.
 //
 // An infinite change rate (the blocks' change is itself visible) gives
-// PCaptured; a zero rate of either gives 0.
-func PStoredAfterChange(capture, change float64, dwell time.Duration) float64 {
-	return pHypo(capture, change, days(dwell))
-}
-
-// pHypo is PStoredAfterChange with t in days.
+// 1 − e^(−κt) (pExp); a zero rate of either gives 0.
 func pHypo(k, l, t float64) float64 {
 	switch {
 	case math.IsInf(l, 1):

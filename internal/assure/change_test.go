@@ -113,12 +113,12 @@ func TestChangeIntervals(t *testing.T) {
 	}
 }
 
-// TestPStoredAfterChange checks the hypoexponential against simulation
+// TestPHypo checks the hypoexponential against simulation
 // and its limits.
-func TestPStoredAfterChange(t *testing.T) {
+func TestPHypo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, tc := range []struct{ k, l, d float64 }{{0.1, 0.05, 20}, {0.2, 0.2, 10}, {1, 0.01, 60}, {0.05, 3, 5}} {
-		got := PStoredAfterChange(tc.k, tc.l, time.Duration(tc.d*float64(Day)))
+		got := pHypo(tc.k, tc.l, tc.d)
 		const n = 100000
 		hits := 0
 		for range n {
@@ -131,10 +131,10 @@ func TestPStoredAfterChange(t *testing.T) {
 			t.Errorf("κ=%v λ=%v D=%v: %v, simulated %v ± %v", tc.k, tc.l, tc.d, got, p, se)
 		}
 	}
-	if got, want := PStoredAfterChange(0.1, math.Inf(1), 10*Day), PCaptured(0.1, 10*Day); got != want {
-		t.Errorf("infinite change rate: %v, want PCaptured %v", got, want)
+	if got, want := pHypo(0.1, math.Inf(1), 10), pExp(0.1, 10); got != want {
+		t.Errorf("infinite change rate: %v, want pExp %v", got, want)
 	}
-	if got := PStoredAfterChange(0.1, 0, 10*Day); got != 0 {
+	if got := pHypo(0.1, 0, 10); got != 0 {
 		t.Errorf("no change: %v, want 0", got)
 	}
 }

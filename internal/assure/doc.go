@@ -6,8 +6,8 @@
 //
 // Where things live:
 //
-//   - rate.go: capture rates κ̂ = N/w, P(captured within D) = 1 − e^(−κ̂·D),
-//     archives combined 1 − Π(1 − p_a) (BRIEF §5).
+//   - rate.go: days as the unit of rates; P(captured within D) =
+//     1 − e^(−κ·D) (BRIEF §5; archives combine in model.go's pageP).
 //   - pool.go: the fixed prior of capture rates, and pages with few
 //     captures borrowing a rate from the pages at the same depth
 //     (gamma–Poisson empirical Bayes shrinkage on top of the fixed prior).
@@ -19,7 +19,8 @@
 //     stored a page's newest blocks.
 //   - sweep.go: captures of one archive clustered into sweeps.
 //   - dp.go: the capped Poisson-binomial DP, S ← min(r, S + c_u).
-//   - stripe.go: P_rec of one stripe, exact even when blocks have replicas.
+//   - stripe.go: P_rec of one stripe, exact even when blocks have replicas
+//     (up to MaxHubs pages carrying several of its shards per group).
 //   - input.go, options.go: what the caller knows; tunables with defaults.
 //   - model.go: capture rates (with depth pooling), change rates and sweep
 //     rates estimated from a Site.
@@ -127,7 +128,7 @@
 // a page's newest blocks are stored only at the first capture after the
 // page's next visible change, so the page's change rate λ (eq. 5, from
 // digest changes between consecutive captures, excluding intervals that
-// contain a block rotation) enters the probability (PStoredAfterChange): a
+// contain a block rotation) enters the probability (pHypo): a
 // page that changes often is re-stored often, a page that never changes
 // visibly never is. Pages with Page.Notice (the injector's visible "updated"
 // line) change visibly whenever their blocks do, so every archive treats

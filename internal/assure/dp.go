@@ -1,27 +1,5 @@
 package assure
 
-// RecoverProb returns the probability that pages captured independently,
-// page u with probability p[u] and carrying c[u] distinct blocks of a
-// stripe (no block on two pages), together yield at least r blocks. It is
-// the Poisson-binomial DP of BRIEF §5 over the count S of blocks, capped at
-// r: for each page, S ← min(r, S + c_u) with probability p_u. Cost
-// O(len(p)·r) time, O(r) space. Blocks already archived are handled by the
-// caller lowering r; r ≤ 0 gives 1. It panics if len(c) != len(p).
-func RecoverProb(p []float64, c []int, r int) float64 {
-	if len(c) != len(p) {
-		panic("assure: RecoverProb: len(c) != len(p)")
-	}
-	if r <= 0 {
-		return 1
-	}
-	dist := make([]float64, r+1)
-	dist[0] = 1
-	for u, pu := range p {
-		addPage(dist, pu, c[u])
-	}
-	return clamp01(dist[r])
-}
-
 // clamp01 bounds a probability to [0, 1] against rounding.
 func clamp01(p float64) float64 { return min(1, max(0, p)) }
 

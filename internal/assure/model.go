@@ -13,6 +13,7 @@ import (
 // Site.Now.
 type model struct {
 	o        Options
+	pages    int       // len(Site.Pages)
 	horizon  float64   // Options.Horizon in days
 	at       []float64 // Options.At in days
 	archives []string  // archives with captures, by name
@@ -38,7 +39,7 @@ type model struct {
 
 // newModel estimates the model of a validated site.
 func newModel(site *Site, o Options) (*model, error) {
-	m := &model{o: o, horizon: days(o.Horizon)}
+	m := &model{o: o, pages: len(site.Pages), horizon: days(o.Horizon)}
 	for _, t := range o.At {
 		m.at = append(m.at, days(t))
 	}

@@ -82,6 +82,9 @@ func (o Options) prior() Prior {
 	return FixedPrior(o.PriorInterval, o.PriorDays)
 }
 
+// DefaultSamples is Options.Samples' default.
+const DefaultSamples = 4000
+
 // MaxSamples is the largest Options.Samples accepted.
 const MaxSamples = 10_000_000
 

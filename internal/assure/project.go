@@ -89,7 +89,7 @@ func (m *model) dataStripes() ([]int, bool) {
 	return out, missing
 }
 
-// stripePlans returns, per stored stripe, its exact plan (StripeProb's),
+// stripePlans returns, per stored stripe, its exact plan,
 // or nil when the stripe is not pending or the plan is not exact.
 func (m *model) stripePlans() []*stripePlan {
 	plans := make([]*stripePlan, len(m.idx.stripes))
@@ -130,7 +130,7 @@ func (m *model) separable(stripes []int, plans []*stripePlan) bool {
 
 // pageProbs returns every page's probability of being stored within t days.
 func (m *model) pageProbs(t float64) []float64 {
-	p := make([]float64, len(m.change))
+	p := make([]float64, m.pages)
 	for u := range p {
 		p[u] = m.pageP(u, t)
 	}

@@ -115,7 +115,7 @@ type trialWorker struct {
 
 // newTrialWorker prepares a worker for view v.
 func (m *model) newTrialWorker(v view, active []int) *trialWorker {
-	w := &trialWorker{m: m, v: v, active: active, t: make([]float64, len(m.change)),
+	w := &trialWorker{m: m, v: v, active: active, t: make([]float64, m.pages),
 		hits: make([][]int, len(m.idx.stripes)), stripeT: make([]float64, len(m.idx.stripes))}
 	for s := range w.hits {
 		w.hits[s] = make([]int, len(m.at))
@@ -125,7 +125,7 @@ func (m *model) newTrialWorker(v view, active []int) *trialWorker {
 		for a := range m.archives {
 			sp := newSweepPlan(m.sweepRate[a], m.horizon)
 			w.sweeps = append(w.sweeps, sp)
-			w.logMiss[a] = make([]float64, len(m.change))
+			w.logMiss[a] = make([]float64, m.pages)
 			for _, u := range active {
 				w.logMiss[a][u] = sp.logMiss(m.kappa[a][u])
 			}

@@ -1,87 +1,30 @@
 package assure
 
 import (
-	"fmt"
 	"math/bits"
 	"slices"
 )
 
-// Carrier is one page as one stripe sees it.
-type Carrier struct {
-	P      float64 // probability that the page is captured in time, in [0, 1]
-	Shards []int   // shard indices of this stripe the page carries; repeats ignored
-}
-
-// Estimate is a probability with how it was obtained.
-type Estimate struct {
-	P       float64
-	StdErr  float64 // standard error, sqrt(P(1−P)/Samples); 0 when Exact
-	Exact   bool    // computed exactly; false: Monte Carlo
-	Samples int     // Monte Carlo trials; 0 when Exact
-}
-
 // MaxHubs is the most "hub" carriers (pages carrying two or more needed
-// shards of one stripe) that one connected group may have for StripeProb to
-// stay exact; it enumerates the 2^MaxHubs capture patterns of a group.
+// shards of one stripe) that one connected group may have for a stripe's
+// plan to stay exact; it enumerates the 2^MaxHubs capture patterns of a
+// group. Beyond it the stripe is left to the Monte Carlo (simulate.go).
 const MaxHubs = 12
 
-// DefaultSamples is the Monte Carlo sample size used when none is given.
-const DefaultSamples = 4000
-
-// StripeProb returns the probability that at least k distinct shards of a
-// stripe are available, counting the archived shards as certain and each
-// carrier captured independently with probability P.
-//
-// It is exact whenever it can be. Shards carried by no page that carries
-// another needed shard are independent: shard b is available with
-// probability 1 − Π(1 − p_u) over its carriers (its replicas), and enters
-// the DP as a one-block page. Pages carrying several needed shards ("hubs")
-// make those shards dependent; shards linked through hubs form a group, and
-// for each group the 2^h capture patterns of its h hubs are enumerated,
-// with the remaining shards independent given the pattern. Groups combine
-// by capped convolution. When pages hold disjoint shards this is exactly
-// the DP S ← min(r, S + c_u) of RecoverProb. Only when a group has more
-// than MaxHubs hubs does it fall back to StripeProbMC with DefaultSamples
-// trials and seed 1 (Exact is then false and StdErr set).
-func StripeProb(k int, archived []int, carriers []Carrier) (Estimate, error) {
-	if err := checkCarriers(archived, carriers); err != nil {
-		return Estimate{}, err
-	}
-	lists := make([][]int, len(carriers))
-	p := make([]float64, len(carriers))
-	for i, c := range carriers {
-		lists[i], p[i] = c.Shards, c.P
-	}
-	plan := newStripePlan(k, archived, lists)
-	if !plan.exact {
-		return StripeProbMC(k, archived, carriers, DefaultSamples, 1)
-	}
-	return Estimate{P: plan.eval(p), Exact: true}, nil
-}
-
-// checkCarriers rejects negative shard indices and probabilities outside
-// [0, 1].
-func checkCarriers(archived []int, carriers []Carrier) error {
-	for _, s := range archived {
-		if s < 0 {
-			return fmt.Errorf("%w: archived shard %d is negative", ErrInvalid, s)
-		}
-	}
-	for i, c := range carriers {
-		if !(c.P >= 0 && c.P <= 1) {
-			return fmt.Errorf("%w: carrier %d: probability %v is not in [0, 1]", ErrInvalid, i, c.P)
-		}
-		for _, s := range c.Shards {
-			if s < 0 {
-				return fmt.Errorf("%w: carrier %d: shard %d is negative", ErrInvalid, i, s)
-			}
-		}
-	}
-	return nil
-}
-
 // stripePlan is the structure of one stripe, fixed while the carriers'
-// probabilities vary (with time, in bisection).
+// probabilities vary (with time, in bisection). Its eval is P_rec of the
+// stripe, counting the archived shards as certain and each carrier
+// captured independently, exact even when shards have replicas.
+//
+// Shards carried by no page that carries another needed shard are
+// independent: shard b is available with probability 1 − Π(1 − p_u) over
+// its carriers (its replicas), and enters the DP as a one-block page.
+// Pages carrying several needed shards ("hubs") make those shards
+// dependent; shards linked through hubs form a group, and for each group
+// the 2^h capture patterns of its h hubs are enumerated, with the
+// remaining shards independent given the pattern. Groups combine by
+// capped convolution. When pages hold disjoint shards this is exactly the
+// DP S ← min(r, S + c_u) of BRIEF §5.
 type stripePlan struct {
 	need   int       // distinct shards still needed beyond the archived ones
 	leaves [][]int   // independent shards: their carriers' positions
