@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -69,9 +70,6 @@ const maxWordShown = 60
 // sentence's own words are left whole, so it never loses its meaning
 // mid-word.
 func shortenWords(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
 	var b strings.Builder
 	for i, w := range strings.Split(s, " ") {
 		if i > 0 {
@@ -83,11 +81,9 @@ func shortenWords(s string) string {
 }
 
 // shorten cuts s to at most n runes, keeping its start and end around an
-// ellipsis; invalid UTF-8 is replaced first.
+// ellipsis; it is made plain first.
 func shorten(s string, n int) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
+	s = plain(s)
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -96,3 +92,26 @@ func shorten(s string, n int) string {
 	tail := n - 1 - head
 	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
+
+// plain replaces, in a string from an archive, a page or a manifest,
+// invalid UTF-8 and Unicode format characters (bidi overrides and
+// isolates, zero-width characters) by U+FFFD: html/template escapes
+// markup but not these, and a right-to-left override in a URL or a
+// problem would show it reversed, another URL than the one it is.
+func plain(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	if !strings.ContainsFunc(s, isFormat) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isFormat(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+}
+
+// isFormat reports whether r is a Unicode format character (category Cf).
+func isFormat(r rune) bool { return unicode.Is(unicode.Cf, r) }

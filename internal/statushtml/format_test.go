@@ -50,6 +50,8 @@ func TestShorten(t *testing.T) {
 		{"https://example.org/a/very/long/path.html", 16, "https://ex….html"},
 		{"ééééééééé", 4, "éé…é"},
 		{"a\xffb", 10, "a\uFFFDb"},
+		{"https://example.org/\u202egpj.exe", 40, "https://example.org/\uFFFDgpj.exe"}, // a bidi override shows the URL reversed
+		{"a\u2066b\u200bc", 10, "a\uFFFDb\uFFFDc"},
 	} {
 		got := shorten(tc.s, tc.n)
 		if got != tc.want {

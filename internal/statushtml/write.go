@@ -78,7 +78,7 @@ func makePage(r *lzrecover.StatusReport) page {
 	p := page{Site: shorten(r.Site, urlTitle), Now: fmtTime(r.Now), NowRFC: rfc3339(r.Now),
 		Verdict: makeVerdict(r), Outlook: makeOutlook(r.Assessment), CorrelationNote: correlationNote,
 		Prec: makePrecChart(r.Assessment), Pages: makePagesChart(r, pal, sp), History: r.History,
-		Captures: len(r.Captures), Notes: r.Notes, ProblemsOmitted: r.ProblemsOmitted,
+		Captures: len(r.Captures), ProblemsOmitted: r.ProblemsOmitted,
 		Combined: legendItem{lzrecover.StatusCombined, combinedColour}, MaxPagesShown: MaxPagesShown,
 		NoBlocks: noBlocks(r)}
 	p.Blocks, p.BlocksOmitted = makeBlockCharts(r, pal, sp)
@@ -93,14 +93,18 @@ func makePage(r *lzrecover.StatusReport) page {
 	})
 	p.Generations, p.GenerationsOmitted = makeGenTables(r, pal)
 	for _, s := range r.Sources {
-		p.Sources = append(p.Sources, sourceRow{s, pal.colour(s.Name)})
+		colour := pal.colour(s.Name)
+		s.Name, s.Error = plain(s.Name), plain(s.Error)
+		p.Sources = append(p.Sources, sourceRow{s, colour})
 		p.Unfetched += s.Unfetched
 	}
-	p.Problems = r.Problems
-	if len(p.Problems) > maxProblemsShown {
-		p.ProblemsOmitted += len(p.Problems) - maxProblemsShown
-		p.Problems = p.Problems[:maxProblemsShown]
+	problems := r.Problems
+	if len(problems) > maxProblemsShown {
+		p.ProblemsOmitted += len(problems) - maxProblemsShown
+		problems = problems[:maxProblemsShown]
 	}
+	p.Problems = plainAll(problems)
+	p.Notes = plainAll(r.Notes)
 	return p
 }
 
@@ -155,4 +159,13 @@ func timeSpan(r *lzrecover.StatusReport) span {
 		pad = max(d/25, time.Second)
 	}
 	return span{From: from.Add(-pad), To: end.Add(pad), End: end}
+}
+
+// plainAll is plain of each of ss, in a new slice (nil for none).
+func plainAll(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, plain(s))
+	}
+	return out
 }

@@ -511,3 +511,26 @@ func TestBlockSeriesThinned(t *testing.T) {
 		t.Errorf("the page is %d KiB", len(raw)>>10)
 	}
 }
+
+// TestFormatCharactersReplaced: a bidi override in a problem, a note or a
+// page URL from an archive never reaches the page, where it would show
+// the text reversed; the rest of the text stays.
+func TestFormatCharactersReplaced(t *testing.T) {
+	r := sampleReport()
+	r.Problems = append(r.Problems, "fetching https://example.org/\u202egpj.exe: 404")
+	r.Notes = append(r.Notes, "note \u2067isolated\u2069")
+	r.Sources[0].Error = "fetching https://example.org/\u202emth.x: timeout"
+	r.Pages = append(r.Pages, lzrecover.StatusPage{URL: "https://example.org/\u202ecod.exe", Carrier: true})
+	raw, doc := render(t, r)
+	for _, c := range []string{"\u202e", "\u2067", "\u2069"} {
+		if strings.Contains(raw, c) {
+			t.Errorf("the page holds the format character %U", []rune(c)[0])
+		}
+	}
+	all := text(doc)
+	for _, want := range []string{"https://example.org/\uFFFDgpj.exe: 404", "note \uFFFDisolated\uFFFD", "https://example.org/\uFFFDcod.exe", "https://example.org/\uFFFDmth.x: timeout"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the page's text lacks %q", want)
+		}
+	}
+}
