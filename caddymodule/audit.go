@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -86,6 +87,9 @@ func (a *Audit) validate(h *Handler) error {
 			errs = append(errs, fmt.Errorf("lazarus: %w", err))
 		}
 	}
+	if a.SiteURL != "" && !absHTTPURL(a.SiteURL) {
+		errs = append(errs, fmt.Errorf("lazarus: audit_site_url %q must be an absolute http(s) URL such as https://example.org/", a.SiteURL))
+	}
 	if a.Key != "" && a.PassphraseFile != "" {
 		errs = append(errs, errors.New("lazarus: audit: give audit_key or audit_passphrase_file, not both"))
 	}
@@ -93,6 +97,13 @@ func (a *Audit) validate(h *Handler) error {
 		errs = append(errs, errors.New("lazarus: audit: with a bundle, give audit_key (server.key) or audit_passphrase_file"))
 	}
 	return errors.Join(errs...)
+}
+
+// absHTTPURL reports whether s is an absolute http(s) URL, as a site URL
+// must be.
+func absHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // auditSource parses one audit_source spec as `lazarus status --source`
@@ -420,7 +431,7 @@ func (a *auditor) current(ctx context.Context) error {
 	if g == nil {
 		return errors.New("audit: no generation loaded yet, so none to compare the archives with")
 	}
-	if err := storeManifest(ctx, HistoryStore(a.h.storage, a.h.Name), g); err != nil {
+	if err := storeManifest(ctx, a.h.history.st, g); err != nil {
 		return fmt.Errorf("audit: recording generation %s's manifest in the serve history: %w", g.id, err)
 	}
 	return nil
@@ -433,7 +444,7 @@ func (a *auditor) current(ctx context.Context) error {
 func (a *auditor) options() (lzrecover.StatusOptions, string, error) {
 	o := lzrecover.StatusOptions{
 		SiteURL:  a.siteURL(),
-		History:  []history.Store{HistoryStore(a.h.storage, a.h.Name)},
+		History:  []history.Store{a.h.history.st},
 		StateDir: filepath.Join(caddy.AppDataDir(), "lazarus", a.h.Name, "audit"),
 		Now:      a.h.now(),
 		// The module's own history names the generations it serves, the

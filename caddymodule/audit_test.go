@@ -34,12 +34,7 @@ func TestAuditFromHistory(t *testing.T) {
 	h := newHandlerOn(t, f.bundle, st)
 	now := genTime.Add(10 * 24 * time.Hour)
 	h.now = func() time.Time { return now }
-	var caps []archivetest.Capture
-	for _, p := range []string{"/", "/a", "/b", "/c"} {
-		w := serve(t, h, &page{body: "<html><body><p>" + p + "</p></body></html>"}, "GET", p, nil)
-		caps = append(caps, archivetest.Capture{URL: "https://example.org" + p, Time: genTime.Add(24 * time.Hour), Body: w.Body.Bytes()})
-	}
-	h.history.wait()
+	caps := serveCaptures(t, h, "/", "/a", "/b", "/c")
 
 	full := auditAgainst(t, h, f.opts.ServerKey, caps)
 	if full.sum.RestorePoint != h.gen.Load().id || full.sum.Needed == 0 || full.sum.Archived != full.sum.Needed {
@@ -86,6 +81,20 @@ type audited struct {
 	requests []archivetest.Request
 }
 
+// serveCaptures serves the pages at paths, waits until their versions
+// are in the serve history, and returns them as an archive captured them
+// a day after genTime.
+func serveCaptures(t *testing.T, h *Handler, paths ...string) []archivetest.Capture {
+	t.Helper()
+	var caps []archivetest.Capture
+	for _, p := range paths {
+		w := serve(t, h, &page{body: "<html><body><p>" + p + "</p></body></html>"}, "GET", p, nil)
+		caps = append(caps, archivetest.Capture{URL: "https://example.org" + p, Time: genTime.Add(24 * time.Hour), Body: w.Body.Bytes()})
+	}
+	h.history.wait()
+	return caps
+}
+
 // auditAgainst runs h's audit once against a local archive of caps, with
 // serverKey, its stored summary cleared first.
 func auditAgainst(t *testing.T, h *Handler, serverKey []byte, caps []archivetest.Capture) audited {
@@ -95,10 +104,7 @@ func auditAgainst(t *testing.T, h *Handler, serverKey []byte, caps []archivetest
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	key := filepath.Join(t.TempDir(), "server.key")
-	if err := os.WriteFile(key, serverKey, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	key := writeKey(t, serverKey)
 	if h.gen.Load() == nil { // the site URL comes from the generation
 		serve(t, h, &page{body: html}, "GET", "/", nil)
 	}
@@ -141,6 +147,7 @@ func TestAuditCaddyfile(t *testing.T) {
 		{"unknown source", "lazarus /b {\n audit\n audit_source ftp=x\n audit_key /k\n}", nil, `unknown kind "ftp"`},
 		{"source without value", "lazarus /b {\n audit\n audit_source cdx=\n audit_key /k\n}", nil, "needs a value"},
 		{"bundle without key", "lazarus /b {\n audit every 24h\n}", nil, "audit_key"},
+		{"bad site URL", "lazarus /b {\n audit\n audit_key /k\n audit_site_url example.org\n}", nil, "absolute http(s) URL"},
 		{"two keys", "lazarus /b {\n audit\n audit_key /k\n audit_passphrase_file /p\n}", nil, "not both"},
 	}
 	for _, tt := range tests {
@@ -357,11 +364,7 @@ func TestAuditWrongKey(t *testing.T) {
 	h := newHandlerOn(t, f.bundle, newMemStorage())
 	now := genTime.Add(10 * 24 * time.Hour)
 	h.now = func() time.Time { return now }
-	var caps []archivetest.Capture
-	for _, p := range []string{"/", "/a"} {
-		w := serve(t, h, &page{body: "<html><body><p>" + p + "</p></body></html>"}, "GET", p, nil)
-		caps = append(caps, archivetest.Capture{URL: "https://example.org" + p, Time: genTime.Add(24 * time.Hour), Body: w.Body.Bytes()})
-	}
+	caps := serveCaptures(t, h, "/", "/a")
 	srv, err := archivetest.New(caps, archivetest.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -389,12 +392,7 @@ func TestAuditConfigReload(t *testing.T) {
 	h := newHandlerOn(t, f.bundle, newMemStorage())
 	now := genTime.Add(10 * 24 * time.Hour)
 	h.now = func() time.Time { return now }
-	var caps []archivetest.Capture
-	for _, p := range []string{"/", "/a", "/b", "/c"} {
-		w := serve(t, h, &page{body: "<html><body><p>" + p + "</p></body></html>"}, "GET", p, nil)
-		caps = append(caps, archivetest.Capture{URL: "https://example.org" + p, Time: genTime.Add(24 * time.Hour), Body: w.Body.Bytes()})
-	}
-	h.history.wait()
+	caps := serveCaptures(t, h, "/", "/a", "/b", "/c")
 	first := auditAgainst(t, h, f.opts.ServerKey, caps)
 	now = now.Add(time.Hour)
 	same := newAuditor(h) // a reload with the same configuration
@@ -483,12 +481,7 @@ func TestAuditNewGeneration(t *testing.T) {
 	h := newHandlerOn(t, f.bundle, st)
 	now := genTime.Add(2 * 24 * time.Hour)
 	h.now = func() time.Time { return now }
-	var caps []archivetest.Capture
-	for _, p := range []string{"/", "/a", "/b", "/c"} {
-		w := serve(t, h, &page{body: "<html><body><p>" + p + "</p></body></html>"}, "GET", p, nil)
-		caps = append(caps, archivetest.Capture{URL: "https://example.org" + p, Time: genTime.Add(24 * time.Hour), Body: w.Body.Bytes()})
-	}
-	h.history.wait()
+	caps := serveCaptures(t, h, "/", "/a", "/b", "/c")
 	oldID := h.gen.Load().id
 
 	writeFile(t, filepath.Join(f.src, "app/new.txt"), []byte("new file\n"))

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,7 +101,7 @@ func (b *Build) validate() error {
 	}
 	if b.SiteURL == "" {
 		errs = append(errs, errors.New("lazarus: site_url is required when building: the site's public URL, such as https://example.org/"))
-	} else if u, err := url.Parse(b.SiteURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	} else if !absHTTPURL(b.SiteURL) {
 		errs = append(errs, fmt.Errorf("lazarus: site_url %q must be an absolute http(s) URL such as https://example.org/", b.SiteURL))
 	}
 	if b.Every < 0 || b.Carriers < 0 || b.MaxBlockBytes < 0 || b.Redundancy < 0 || b.DumpTimeout < 0 {

@@ -10,20 +10,19 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/history"
 )
 
-// HistoryStore returns the serve history of the handler named name in
+// newHistoryStore returns the serve history of the handler named name in
 // Caddy's storage st (keys under lazarus/NAME/history/, docs/FORMAT.md
-// §14.1), for history.Load: what `lazarus status` reads to tell which
-// generation an archive's capture holds from its digest alone.
-func HistoryStore(st certmagic.Storage, name string) history.Store {
-	return &historyStore{st: st, prefix: "lazarus/" + name + "/history/"}
+// §14.1): what the scheduled audit gives recover.Status to tell which
+// generation an archive's capture holds from its digest alone. (In a
+// file system storage it is also a directory `lazarus status --history`
+// reads.)
+func newHistoryStore(st certmagic.Storage, name string) *historyStore {
+	return &historyStore{bundleStore{st: st, prefix: "lazarus/" + name + "/history/"}}
 }
 
-// historyStore is a history.Store over a certmagic.Storage, below a
-// prefix ending in "/".
-type historyStore struct {
-	st     certmagic.Storage
-	prefix string
-}
+// historyStore is a history.Store over the storage below a bundleStore's
+// prefix (the same prefixed, size-limited reads the generations use).
+type historyStore struct{ b bundleStore }
 
 // Put stores value at key; certmagic storages replace a value whole.
 func (s *historyStore) Put(ctx context.Context, key string, value []byte) error {
@@ -31,23 +30,15 @@ func (s *historyStore) Put(ctx context.Context, key string, value []byte) error 
 	if err != nil {
 		return err
 	}
-	return s.st.Store(ctx, k, value)
+	return s.b.st.Store(ctx, k, value)
 }
 
 // Get loads the value at key, refusing one over history.MaxValueBytes.
 func (s *historyStore) Get(ctx context.Context, key string) ([]byte, error) {
-	k, err := s.key(key)
-	if err != nil {
+	if _, err := s.key(key); err != nil {
 		return nil, err
 	}
-	v, err := s.st.Load(ctx, k)
-	if err != nil {
-		return nil, err
-	}
-	if len(v) > history.MaxValueBytes {
-		return nil, fmt.Errorf("%s: more than %d bytes", key, history.MaxValueBytes)
-	}
-	return v, nil
+	return s.b.load(ctx, key, history.MaxValueBytes)
 }
 
 // List returns the keys directly under dir, whether the storage lists
@@ -57,7 +48,7 @@ func (s *historyStore) List(ctx context.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys, err := s.st.List(ctx, k, false)
+	keys, err := s.b.st.List(ctx, k, false)
 	if err != nil {
 		return nil, err
 	}
@@ -77,13 +68,19 @@ func (s *historyStore) List(ctx context.Context, dir string) ([]string, error) {
 	return out, nil
 }
 
+// exists reports whether there is a value at key.
+func (s *historyStore) exists(ctx context.Context, key string) bool {
+	k, err := s.key(key)
+	return err == nil && s.b.st.Exists(ctx, k)
+}
+
 // delete removes the value at key (pruning old versions).
 func (s *historyStore) delete(ctx context.Context, key string) error {
 	k, err := s.key(key)
 	if err != nil {
 		return err
 	}
-	return s.st.Delete(ctx, k)
+	return s.b.st.Delete(ctx, k)
 }
 
 // stat returns the storage's information on the value at key.
@@ -92,7 +89,7 @@ func (s *historyStore) stat(ctx context.Context, key string) (certmagic.KeyInfo,
 	if err != nil {
 		return certmagic.KeyInfo{}, err
 	}
-	return s.st.Stat(ctx, k)
+	return s.b.st.Stat(ctx, k)
 }
 
 // key maps a history key to the storage's, refusing keys that leave the
@@ -101,5 +98,5 @@ func (s *historyStore) key(key string) (string, error) {
 	if !fs.ValidPath(key) || key == "." {
 		return "", fmt.Errorf("history key %q: %w", key, fs.ErrInvalid)
 	}
-	return s.prefix + key, nil
+	return s.b.prefix + key, nil
 }

@@ -140,7 +140,7 @@ func (h *Handler) render(g *generation, key string, verified bool, sum [sha256.S
 	notice := h.noticeText(l.since)
 	etag := l.etag(sum, notice)
 	if out, ok := h.pages.get(etag); ok {
-		h.history.served(key, etag, l, out)
+		h.history.served(key, etag, verified, l, out)
 		return out, etag, l.since, nil
 	}
 	riding := l.ride != nil
@@ -157,7 +157,7 @@ func (h *Handler) render(g *generation, key string, verified bool, sum [sha256.S
 		return nil, "", time.Time{}, err
 	}
 	h.pages.put(etag, out)
-	h.history.served(key, etag, l, out)
+	h.history.served(key, etag, verified, l, out)
 	return out, etag, l.since, nil
 }
 

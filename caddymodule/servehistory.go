@@ -89,7 +89,7 @@ type servedVersion struct {
 func newServeHistory(h *Handler) *serveHistory {
 	return &serveHistory{
 		h:         h,
-		st:        HistoryStore(h.storage, h.Name).(*historyStore),
+		st:        newHistoryStore(h.storage, h.Name),
 		queue:     make(chan *servedVersion, historyQueue),
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
@@ -101,10 +101,11 @@ func newServeHistory(h *Handler) *serveHistory {
 	}
 }
 
-// served notes that page, laid out as l, is served at key with etag.
+// served notes that page, laid out as l, is served at key with etag;
+// verified is Handler.verified(l.g, key), as the request computed it.
 // Called for every page served with blocks, it costs a map lookup once a
 // version is queued, and never blocks.
-func (s *serveHistory) served(key, etag string, l *layout, page []byte) {
+func (s *serveHistory) served(key, etag string, verified bool, l *layout, page []byte) {
 	if s == nil || s.closed.Load() {
 		return
 	}
@@ -112,7 +113,7 @@ func (s *serveHistory) served(key, etag string, l *layout, page []byte) {
 	if l.ride != nil {
 		s.generation(l.ride.g, &s.riding)
 	}
-	if !l.cur.manifest && (len(l.cur.blocks) == 0 && l.ride == nil || !s.h.verified(l.g, key)) {
+	if !l.cur.manifest && (len(l.cur.blocks) == 0 && l.ride == nil || !verified) {
 		return
 	}
 	vk := versionKey{key, etag}
@@ -256,7 +257,7 @@ func (s *serveHistory) record(v *servedVersion) string {
 		return "invalid"
 	}
 	key := history.RecordKey(&rec)
-	if s.st.st.Exists(ctx, s.st.prefix+key) {
+	if s.st.exists(ctx, key) {
 		return "known"
 	}
 	if s.count(ctx) >= history.MaxRecords {

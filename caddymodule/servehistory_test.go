@@ -110,7 +110,7 @@ func TestServeHistory(t *testing.T) {
 // wants records and manifests of it, none damaged.
 func loadHistory(t *testing.T, st certmagic.Storage, name string, records, manifests int) *history.Index {
 	t.Helper()
-	ix, err := history.Load(context.Background(), HistoryStore(st, name))
+	ix, err := history.Load(context.Background(), newHistoryStore(st, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,12 +262,12 @@ func TestServeHistoryQueueBounded(t *testing.T) {
 	l := &layout{g: g, cur: &assignment{blocks: []int{0, 1}, manifest: true}}
 	page := []byte("<html><body>small</body></html>")
 	for i := range historyQueue + 5 {
-		s.served(fmt.Sprintf("/p%d", i), `"e"`, l, page)
+		s.served(fmt.Sprintf("/p%d", i), `"e"`, false, l, page)
 	}
 	if got := historyCount(t, h, "dropped"); got != 5 {
 		t.Fatalf("%d dropped, want 5", got)
 	}
-	s.served("/p0", `"e"`, l, page) // queued already: not counted again
+	s.served("/p0", `"e"`, false, l, page) // queued already: not counted again
 	if got := historyCount(t, h, "dropped"); got != 5 {
 		t.Fatalf("a queued version served again: %d dropped, want 5", got)
 	}
@@ -277,7 +277,7 @@ func TestServeHistoryQueueBounded(t *testing.T) {
 	if got := historyCount(t, h, "recorded"); got != historyQueue+1 { // /a's, then the queue
 		t.Fatalf("%d recorded, want %d", got, historyQueue+1)
 	}
-	s.served(fmt.Sprintf("/p%d", historyQueue), `"e"`, l, page) // dropped before: queued now
+	s.served(fmt.Sprintf("/p%d", historyQueue), `"e"`, false, l, page) // dropped before: queued now
 	s.wait()
 	if got := historyCount(t, h, "recorded"); got != historyQueue+2 {
 		t.Fatalf("a dropped version served again: %d recorded, want %d", got, historyQueue+2)
@@ -287,7 +287,7 @@ func TestServeHistoryQueueBounded(t *testing.T) {
 	big.start.Do(func() {})
 	large := make([]byte, 1<<20)
 	for i := range historyQueueBytes>>20 + 3 {
-		big.served(fmt.Sprintf("/big%d", i), `"e"`, l, large)
+		big.served(fmt.Sprintf("/big%d", i), `"e"`, false, l, large)
 	}
 	if got := historyCount(t, h, "dropped"); got != 5+3 {
 		t.Fatalf("%d dropped after 1 MiB pages past %d bytes, want %d", got, historyQueueBytes, 5+3)
@@ -307,7 +307,7 @@ func TestServeHistoryPerPath(t *testing.T) {
 		digests = append(digests, history.Digest(w.Body.Bytes()))
 		h.history.wait() // one at a time, so storage times order them
 	}
-	ix, err := history.Load(context.Background(), HistoryStore(st, h.Name))
+	ix, err := history.Load(context.Background(), newHistoryStore(st, h.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,12 +338,12 @@ func BenchmarkServeHistorySeen(b *testing.B) {
 	l := &layout{g: g, cur: &assignment{blocks: []int{0, 1}, manifest: true}}
 	page := []byte(html)
 	key, etag := "/", `"lz-0123456789abcdef0123456789abcdef"` // verified: recorded
-	h.history.served(key, etag, l, page)
+	h.history.served(key, etag, true, l, page)
 	h.history.wait()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			h.history.served(key, etag, l, page)
+			h.history.served(key, etag, true, l, page)
 		}
 	})
 	b.StopTimer()

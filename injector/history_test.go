@@ -52,7 +52,6 @@ func TestHistoryRecordsPages(t *testing.T) {
 			t.Fatalf("%s rebuilt with time %v, want %v (when the page was written)", rec.URL, rec.Time, want)
 		}
 	}
-	before = historySnapshot(t, o.StateDir)
 
 	f.write(t, "src/app/new.php", "<?php // a change\n")
 	o.Now = func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }

@@ -91,18 +91,9 @@ func createTemp(root *os.Root, dir string) (string, *os.File, error) {
 // Get reads the key's file, refusing one over MaxValueBytes and anything
 // but a regular file.
 func (d Dir) Get(ctx context.Context, key string) ([]byte, error) {
-	name, err := d.name(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(string(d))
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
 	// O_NONBLOCK: opening a FIFO does not wait for a writer; it is then
 	// refused as not regular.
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := d.open(ctx, key, os.O_RDONLY|syscall.O_NONBLOCK)
 	if err != nil {
 		return nil, err
 	}
@@ -123,17 +114,8 @@ func (d Dir) Get(ctx context.Context, key string) ([]byte, error) {
 
 // List names the files and directories in the key's directory.
 func (d Dir) List(ctx context.Context, dir string) ([]string, error) {
-	name, err := d.name(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(string(d))
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
 	// O_DIRECTORY and O_NONBLOCK: a FIFO is not waited on but refused.
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	f, err := d.open(ctx, dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK)
 	if errors.Is(err, syscall.ENOTDIR) {
 		return nil, nil
 	}
@@ -152,6 +134,21 @@ func (d Dir) List(ctx context.Context, dir string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// open opens the key's file with flag, through an os.Root of the
+// directory.
+func (d Dir) open(ctx context.Context, key string, flag int) (*os.File, error) {
+	name, err := d.name(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(string(d))
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close() // files opened stay open
+	return root.OpenFile(name, flag, 0)
 }
 
 // name checks a key, refusing keys that leave the directory, and the
