@@ -34,3 +34,22 @@ func TestSameSite(t *testing.T) {
 		t.Error("no site to compare with must accept")
 	}
 }
+
+// FuzzSameSite: a manifest's site URL (signed, but written by whoever
+// held the server key) never makes sameSite panic, and every URL names
+// its own site.
+func FuzzSameSite(f *testing.F) {
+	for _, s := range []string{"https://example.org/", "http://WWW.Example.org.:80/blog/x", "https://[::1]:8443/", "https://bücher.example/", "%zz", ""} {
+		f.Add(s, "https://example.org/")
+	}
+	f.Fuzz(func(t *testing.T, manifest, site string) {
+		u, err := url.Parse(site)
+		if err != nil {
+			return
+		}
+		sameSite(manifest, u)
+		if !sameSite(site, u) {
+			t.Fatalf("%q does not name its own site", site)
+		}
+	})
+}

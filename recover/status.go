@@ -357,17 +357,18 @@ func (r *statusRun) list(ctx context.Context) error {
 }
 
 // stream scans a capture a Streamer read while listing, unless the
-// history or an earlier capture already says what it holds: reading a
-// local file again per capture would cost more than scanning it now. The
-// page's links are noted either way (they tell the pages' depth).
+// history, the cache or an earlier capture already says what it holds:
+// reading a local file again per capture would cost more than scanning
+// it now. The page's links are noted either way (they tell the pages'
+// depth).
 func (r *statusRun) stream(c Capture, page []byte) {
 	key := captureCacheKey(c)
 	if r.streamed[key] != nil {
 		return
 	}
 	links := r.noteLinks(c.URL, pageLinks(page, r.pageURL(c.URL)))
-	if _, ok := r.hist.held(c.Digest); ok {
-		return
+	if _, ok := r.hist.held(c.Digest); ok || r.cache.has(key) {
+		return // resolve reads the cache entry (and fetches again if it is unusable)
 	}
 	sc := scanStatus(page, r.v, int64(len(page)) >= r.o.MaxCapture)
 	sc.Links = links

@@ -18,6 +18,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // statusSite is a small injected site whose generations are kept page by
@@ -169,4 +170,36 @@ func expectShards(tb testing.TB, caps ...[]archivetest.Capture) map[string]map[u
 		}
 	}
 	return out
+}
+
+// liveNewerWorld is a world without a history in which only generation 1
+// is archived (by the Wayback Machine, a day after it was made) while the
+// live site serves generation 2. n counts the live requests.
+func liveNewerWorld(t *testing.T) (w *statusWorld, o lzrecover.StatusOptions, n *int) {
+	t.Helper()
+	w = newStatusWorld(t, func(w *statusWorld) {
+		w.wayback = w.g1.plant(statusT1.Add(day), "", w.g1.names()...)
+	})
+	n = new(int)
+	o = w.statusOpts(false, "")
+	o.NoLive, o.Client = false, liveDoer{pages: w.g2.pages, n: n}
+	return w, o, n
+}
+
+// checkDepths fails unless the report's pages are exactly want's, each
+// at its link depth. why explains want, for the failure message.
+func checkDepths(t *testing.T, rep *lzrecover.StatusReport, want map[string]int, why string) {
+	t.Helper()
+	got := map[string]int{}
+	for _, p := range rep.Pages {
+		got[p.URL] = p.Depth
+	}
+	if len(got) != len(want) {
+		t.Fatalf("pages %v, want %v %s", got, want, why)
+	}
+	for u, d := range want {
+		if got[u] != d {
+			t.Errorf("%s: depth %d, want %d", u, got[u], d)
+		}
+	}
 }

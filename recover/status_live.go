@@ -3,7 +3,6 @@ package recover
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -55,12 +54,9 @@ func (r *statusRun) live(ctx context.Context) {
 	}
 }
 
-// fetchLive reads the site's root page, at most MaxCapture+1 bytes.
+// fetchLive reads the site's root page, at most MaxCapture+1 bytes, as
+// recover fetches it from the live site.
 func (r *statusRun) fetchLive(ctx context.Context) ([]byte, error) {
-	rc, err := get(ctx, r.o.Client, r.site.String())
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(io.LimitReader(rc, r.o.MaxCapture+1))
+	root := r.site.String()
+	return (*journal)(nil).fetch(ctx, LiveSource{Client: r.o.Client}, Capture{URL: root, Locator: root}, r.o.MaxCapture+1)
 }

@@ -2,10 +2,7 @@ package recover
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"net/url"
-	"os"
 )
 
 // localStreamer returns how Status reads a source whose captures are
@@ -32,28 +29,14 @@ type dirStreamer struct {
 }
 
 // Stream implements Streamer: every file DirSource lists, at most max
-// bytes of it.
+// bytes of it, read as recover fetches a capture.
 func (d dirStreamer) Stream(ctx context.Context, site *url.URL, fn func(Capture, []byte) error) error {
 	return d.dir.List(ctx, site, func(c Capture) error {
-		page, err := readLimited(c.Locator, d.max)
+		page, err := (*journal)(nil).fetch(ctx, d.dir, c, d.max)
 		if err != nil {
 			d.problem("%s: %v", d.dir.Name(), err)
 			return nil
 		}
 		return fn(c, page)
 	})
-}
-
-// readLimited reads at most max bytes of the file at path.
-func readLimited(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	page, err := io.ReadAll(io.LimitReader(f, max))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return page, nil
 }

@@ -173,19 +173,7 @@ func TestStatusR2WARCDepth(t *testing.T) {
 	f.Close()
 	rep := runStatus(t, lzrecover.StatusOptions{SiteURL: "https://example.org/", Sources: []lzrecover.Source{lzrecover.WARCSource{Path: dir}},
 		ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true})
-	got := map[string]int{}
-	for _, p := range rep.Pages {
-		got[p.URL] = p.Depth
-	}
-	want := map[string]int{"/": 0, "/a.html": 1, "/b.html": 2, "/c.html": lzrecover.DepthUnknown}
-	if len(got) != len(want) {
-		t.Fatalf("pages %v, want %v", got, want)
-	}
-	for u, d := range want {
-		if got[u] != d {
-			t.Errorf("%s: depth %d, want %d", u, got[u], d)
-		}
-	}
+	checkDepths(t, rep, map[string]int{"/": 0, "/a.html": 1, "/b.html": 2, "/c.html": lzrecover.DepthUnknown}, "")
 }
 
 // TestStatusR5OversizedWARCDigest: a local WARC file whose records are

@@ -303,30 +303,25 @@ func (d liveDoer) Do(req *http.Request) (*http.Response, error) {
 // Without the live check (--no-live) it says a newer generation may
 // exist.
 func TestStatusF6LiveNewer(t *testing.T) {
-	w := newStatusWorld(t, func(w *statusWorld) {
-		w.wayback = w.g1.plant(statusT1.Add(day), "", w.g1.names()...)
-	})
-	n := 0
-	o := w.statusOpts(false, "")
-	o.NoLive, o.Client = false, liveDoer{pages: w.g2.pages, n: &n}
+	w, o, n := liveNewerWorld(t)
 	rep := runStatus(t, o)
-	if rep.Newest != w.g2.id || rep.Live != w.g2.id || rep.Outcome().ExitCode() != 3 || n != 1 {
+	if rep.Newest != w.g2.id || rep.Live != w.g2.id || rep.Outcome().ExitCode() != 3 || *n != 1 {
 		t.Fatalf("live serves %s: newest %s, live %q, restore point %+v, %d live requests; want generation 2 newest, exit 3, 1 request",
-			w.g2.id, rep.Newest, rep.Live, rep.RestorePoint, n)
+			w.g2.id, rep.Newest, rep.Live, rep.RestorePoint, *n)
 	}
 	if rep.RestorePoint.Generation != w.g1.id {
 		t.Fatalf("restore point %+v, want generation 1", rep.RestorePoint)
 	}
 	// A live site that cannot be read is a note, not an error.
-	o.Client = liveDoer{pages: map[string][]byte{}, n: &n}
+	o.Client = liveDoer{pages: map[string][]byte{}, n: n}
 	rep = runStatus(t, o)
 	if rep.Newest != w.g1.id || !strings.Contains(strings.Join(rep.Notes, " "), "a newer generation may exist") {
 		t.Fatalf("unreadable live site: newest %s, notes %q", rep.Newest, rep.Notes)
 	}
 	o.NoLive = true
 	rep = runStatus(t, o)
-	if n != 2 || !strings.Contains(strings.Join(rep.Notes, " "), "a newer generation may exist") {
-		t.Fatalf("--no-live: %d live requests, notes %q", n-2, rep.Notes)
+	if *n != 2 || !strings.Contains(strings.Join(rep.Notes, " "), "a newer generation may exist") {
+		t.Fatalf("--no-live: %d live requests, notes %q", *n-2, rep.Notes)
 	}
 }
 

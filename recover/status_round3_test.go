@@ -17,12 +17,7 @@ import (
 // serves generation 2, which no archive holds: which pages carry it is
 // unknown, so there is no outlook (not a forecast of 0% forever).
 func TestStatusN4LiveCarriersUnknown(t *testing.T) {
-	w := newStatusWorld(t, func(w *statusWorld) {
-		w.wayback = w.g1.plant(statusT1.Add(day), "", w.g1.names()...)
-	})
-	n := 0
-	o := w.statusOpts(false, "")
-	o.NoLive, o.Client = false, liveDoer{pages: w.g2.pages, n: &n}
+	w, o, _ := liveNewerWorld(t)
 	rep := runStatus(t, o)
 	a := rep.Assessment
 	if rep.Live != w.g2.id || a == nil {

@@ -219,6 +219,16 @@ func (c *statusCache) get(key string, v *keys.Verifier) (*statusScan, bool) {
 	return &sc, true
 }
 
+// has reports whether the cache holds an entry for a capture key (a
+// regular file; get still checks it).
+func (c *statusCache) has(key string) bool {
+	if c == nil {
+		return false
+	}
+	info, err := c.root.Lstat(c.name(key))
+	return err == nil && info.Mode().IsRegular()
+}
+
 // check re-verifies a scan read from the cache and fills its parsed
 // fields: every manifest and block is parsed and its signature checked
 // again, as when the capture was scanned. An entry of another format, or

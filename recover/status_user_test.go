@@ -283,19 +283,8 @@ func TestStatusU8Depth(t *testing.T) {
 	o := lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
 		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}}
 	rep := runStatus(t, o)
-	got := map[string]int{}
-	for _, p := range rep.Pages {
-		got[p.URL] = p.Depth
-	}
-	want := map[string]int{"/": 0, "/blog/": 1, "/about.html": 1, "/blog/post1.html": 2, "/orphan.html": lzrecover.DepthUnknown}
-	if len(got) != len(want) {
-		t.Fatalf("pages %v, want %v (\"/index.html\" is \"/\")", got, want)
-	}
-	for u, d := range want {
-		if got[u] != d {
-			t.Errorf("%s: depth %d, want %d", u, got[u], d)
-		}
-	}
+	checkDepths(t, rep, map[string]int{"/": 0, "/blog/": 1, "/about.html": 1, "/blog/post1.html": 2, "/orphan.html": lzrecover.DepthUnknown},
+		`("/index.html" is "/")`)
 }
 
 // TestStatusU13ThinEvidence: five days of captures weigh less than the

@@ -163,21 +163,14 @@ func (o *VerifyOptions) opener() (*keys.Opener, bool, error) {
 	if given != 1 {
 		return nil, false, errors.New("verify needs exactly one of the server key, the owner key or the passphrase")
 	}
-	switch {
-	case len(o.ServerKey) > 0:
+	if len(o.ServerKey) > 0 {
 		s, err := keys.ParseServer(o.ServerKey)
 		if err != nil {
 			return nil, false, err
 		}
 		return &keys.Opener{Verifier: s.Verifier()}, false, nil
-	case len(o.OwnerKey) > 0:
-		owner, err := keys.ParseOwner(o.OwnerKey)
-		if err != nil {
-			return nil, false, err
-		}
-		return owner.Opener(), true, nil
 	}
-	op, err := keys.PassphraseOpener(o.Passphrase, nil)
+	op, err := (&Options{OwnerKey: o.OwnerKey, Passphrase: o.Passphrase}).opener() // recover's keys
 	return op, err == nil, err
 }
 

@@ -59,3 +59,19 @@ func TestRobotsVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveCrawlersAgents: the crawlers Verify plays are the archive
+// agents inject and the site package heed (site.DefaultAgents less "*"),
+// so that verify does not judge robots.txt for other agents than those
+// inject placed blocks for.
+func TestArchiveCrawlersAgents(t *testing.T) {
+	var want []string
+	for _, a := range site.DefaultAgents() {
+		if a != "*" {
+			want = append(want, a)
+		}
+	}
+	if got := allArchives.agents(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("archive crawlers' agents %q, site.DefaultAgents %q", got, want)
+	}
+}

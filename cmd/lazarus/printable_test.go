@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -65,4 +66,31 @@ func checkNoControl(t *testing.T, out string) {
 	if !strings.Contains(out, `\x1b[2J`) {
 		t.Fatalf("the hostile string is not shown escaped: %q", out)
 	}
+}
+
+// FuzzPrintable: whatever an archive sends, printable's result is valid
+// UTF-8 without a control or format character, and a string that has
+// none is left as is.
+func FuzzPrintable(f *testing.F) {
+	for _, s := range []string{"", "plain", "\x1b[2J", "a\u202eb", "\xff\xfe", "\ufffd", "\u0085"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := printable(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("printable(%q) = %q: invalid UTF-8", s, out)
+		}
+		clean := true
+		for _, r := range out {
+			if !printableRune(r) {
+				t.Fatalf("printable(%q) = %q: holds %U", s, out, r)
+			}
+		}
+		for _, r := range s {
+			clean = clean && printableRune(r)
+		}
+		if clean && out != s {
+			t.Fatalf("printable(%q) = %q, want it unchanged", s, out)
+		}
+	})
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -99,9 +98,9 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 	if c.out == "" {
 		return o, errors.New("recover needs --out DIR")
 	}
-	if c.site != "" {
-		if u, err := url.Parse(c.site); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return o, fmt.Errorf("--url %q: give the site's absolute URL, like https://example.org/", c.site)
+	if c.site != "" { // optional for mirrors and WARC files
+		if err := checkSiteURL("recover", c.site); err != nil {
+			return o, err
 		}
 	}
 	if o.StateDir == "" {

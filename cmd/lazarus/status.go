@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/humane"
-	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/statushtml"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -114,9 +112,8 @@ func (c *statusCmd) options() (lzrecover.StatusOptions, error) {
 	case c.spotChecks == 0:
 		o.SpotChecks = lzrecover.NoSpotChecks
 	}
-	u, err := url.Parse(c.site)
-	if c.site == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return o, fmt.Errorf("status needs --url: the site's absolute URL, like https://example.org/")
+	if err := checkSiteURL("status", c.site); err != nil {
+		return o, err
 	}
 	if (c.key == "") == (c.passFile == "") {
 		return o, errors.New("status needs --key server.key (or owner.key), or --passphrase-file FILE")
@@ -170,34 +167,9 @@ func (c *statusCmd) loadKey(o *lzrecover.StatusOptions) error {
 		o.Passphrase = pass
 		return err
 	}
-	s, warn, err := keys.LoadServer(c.key)
-	if err == nil {
-		warnf(c.stderr, warn)
-		o.ServerKey = s.Marshal()
-		return nil
-	}
-	if !isOwnerKeyFile(c.key) {
-		return fmt.Errorf("--key: %w", err)
-	}
-	owner, warn, err := keys.LoadOwner(c.key)
-	if err != nil {
-		return fmt.Errorf("--key: %w", err)
-	}
-	warnf(c.stderr, warn)
-	o.OwnerKey = owner.Marshal()
-	return nil
-}
-
-// isOwnerKeyFile reports whether a key file says it is an owner key.
-func isOwnerKeyFile(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 4096)
-	n, _ := io.ReadFull(f, head)
-	return bytes.Contains(head[:n], []byte("\nlazarus-owner-key:"))
+	var err error
+	o.ServerKey, o.OwnerKey, err = loadAnyKey(c.key, c.stderr)
+	return err
 }
 
 // historyDirs returns the history directories: each --history (an

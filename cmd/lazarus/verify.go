@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/history"
-	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -199,14 +197,10 @@ func fullPlan(rep *lzrecover.VerifyReport) bool {
 func (c *verifyCmd) options(stderr io.Writer) (lzrecover.VerifyOptions, error) {
 	o := lzrecover.VerifyOptions{SiteURL: c.site, SiteDir: c.siteDir, SkipQuery: c.skipQuery, MaxPages: c.maxPages,
 		HygienePages: c.hygiene, Rate: c.rate, Contact: c.contact}
-	hist, err := c.history(stderr)
-	if err != nil {
+	if err := checkSiteURL("verify", c.site); err != nil {
 		return o, err
 	}
-	o.History = hist
 	switch {
-	case c.site == "":
-		return o, errors.New("verify needs --url URL, the site's address")
 	case (c.key == "") == (c.passFile == ""):
 		return o, errors.New("verify needs --key server.key (or owner.key), or --passphrase-file FILE")
 	case c.maxPages <= 0 || c.rate <= 0:
@@ -219,31 +213,17 @@ func (c *verifyCmd) options(stderr io.Writer) (lzrecover.VerifyOptions, error) {
 			return o, fmt.Errorf("--site %q is not a directory", c.siteDir)
 		}
 	}
-	if c.passFile != "" {
-		pass, err := readPassphrase(c.passFile, stderr)
-		o.Passphrase = pass
+	hist, err := c.history(stderr)
+	if err != nil {
 		return o, err
 	}
-	raw, err := os.ReadFile(c.key)
-	if err != nil {
-		return o, fmt.Errorf("--key: %w", err)
+	o.History = hist
+	if c.passFile != "" {
+		o.Passphrase, err = readPassphrase(c.passFile, stderr)
+		return o, err
 	}
-	if bytes.Contains(raw, []byte("lazarus-owner-key:")) {
-		owner, warn, err := keys.LoadOwner(c.key)
-		if err != nil {
-			return o, fmt.Errorf("--key: %w", err)
-		}
-		warnf(stderr, warn)
-		o.OwnerKey = owner.Marshal()
-		return o, nil
-	}
-	server, warn, err := keys.LoadServer(c.key)
-	if err != nil {
-		return o, fmt.Errorf("--key: %w", err)
-	}
-	warnf(stderr, warn)
-	o.ServerKey = server.Marshal()
-	return o, nil
+	o.ServerKey, o.OwnerKey, err = loadAnyKey(c.key, stderr)
+	return o, err
 }
 
 // history returns inject's serve history: --state DIR's, else the one

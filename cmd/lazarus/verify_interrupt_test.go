@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -78,10 +77,9 @@ func TestVerifyInterrupted(t *testing.T) {
 			}
 			time.Sleep(300 * time.Millisecond) // the signal is handled before the restore starts
 			writeTestFile(t, filepath.Join(pauseDir, "go"), "")
-			var exitErr *exec.ExitError
 			select {
 			case err := <-done:
-				if !errors.As(err, &exitErr) || exitErr.ExitCode() != c.code {
+				if exitCode(err) != c.code {
 					t.Fatalf("exit %v, want %d; stderr:\n%s", err, c.code, stderr.String())
 				}
 			case <-time.After(30 * time.Second):

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,6 +68,13 @@ func printVerifyPages(w io.Writer, r *lzrecover.VerifyReport) {
 			fmt.Fprintf(w, "  crawl: %s\n", printable(s))
 		}
 	}
+	const mostFailed = 5
+	for _, f := range c.Failed[:min(mostFailed, len(c.Failed))] {
+		fmt.Fprintf(w, "  crawl failed: %s\n", printable(f))
+	}
+	if more := c.Failures - min(mostFailed, len(c.Failed)); more > 0 {
+		fmt.Fprintf(w, "  … %s (see --json)\n", count(more, "more failure", "more failures"))
+	}
 	printVerifyArchives(w, r)
 	for _, e := range r.Excluded {
 		fmt.Fprintf(w, "  not kept by archives: %s (%s): %s, %d of them on no page archives would keep", printable(e.URL), printable(e.Reason), count(e.Blocks, "block", "blocks"), e.Only)
@@ -93,7 +101,8 @@ func printVerifyPages(w io.Writer, r *lzrecover.VerifyReport) {
 	if t := r.Restore; t != nil {
 		fmt.Fprintf(w, "  trial restore: %s, %s, %s compared with the listing, %s\n", count(t.Segments, "segment", "segments"),
 			count(t.Files, "entry", "entries"), formatSize(t.Bytes), count(len(t.Mismatches), "difference", "differences"))
-		for _, s := range append(t.Mismatches[:min(5, len(t.Mismatches))], t.Skipped...) {
+		// A new slice: appending to Mismatches[:5] would write over the report's.
+		for _, s := range slices.Concat(t.Mismatches[:min(5, len(t.Mismatches))], t.Skipped) {
 			fmt.Fprintf(w, "  trial restore: %s\n", printable(s))
 		}
 	}

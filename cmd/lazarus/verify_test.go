@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -185,5 +187,94 @@ func TestShortHints(t *testing.T) {
 				t.Errorf("%s: hints %q say %q", c.name, got, n)
 			}
 		}
+	}
+}
+
+// TestPrintVerifyFailuresAndRestore: the report names the first failed
+// URLs (made printable) and counts the rest; printing the trial restore's
+// first mismatches with the skipped segments leaves the report's
+// mismatches as they were.
+func TestPrintVerifyFailuresAndRestore(t *testing.T) {
+	mism := []string{"m0", "m1", "m2", "m3", "m4", "m5", "m6"}
+	rep := lzrecover.VerifyReport{
+		Crawl: lzrecover.CrawlReport{Failures: 8, Failed: []string{"http://h/a\x1b[2J: HTTP 404", "http://h/b: HTTP 500",
+			"http://h/c: HTTP 404", "http://h/d: HTTP 404", "http://h/e: HTTP 404", "http://h/f: HTTP 404"}},
+		Restore: &lzrecover.TrialRestore{Mismatches: slices.Clone(mism), Skipped: []string{"s0", "s1"}},
+	}
+	var out bytes.Buffer
+	printVerify(&out, &rep)
+	got := out.String()
+	for _, w := range []string{"  crawl failed: http://h/a\\x1b[2J: HTTP 404\n", "  crawl failed: http://h/e: HTTP 404\n",
+		"  … 3 more failures (see --json)\n", "  trial restore: m4\n", "  trial restore: s1\n"} {
+		if !strings.Contains(got, w) {
+			t.Errorf("report lacks %q:\n%s", w, got)
+		}
+	}
+	for _, n := range []string{"http://h/f", "\x1b", "trial restore: m5"} {
+		if strings.Contains(got, n) {
+			t.Errorf("report has %q:\n%s", n, got)
+		}
+	}
+	if !slices.Equal(rep.Restore.Mismatches, mism) {
+		t.Errorf("printing changed the report's mismatches: %q", rep.Restore.Mismatches)
+	}
+}
+
+// TestVerifyKeyFile: --key takes server.key and owner.key, the latter
+// also retyped from paper without its comment lines; a damaged owner key
+// is reported as one, and a file that is no key file (a device that never
+// ends) is refused without reading it whole.
+func TestVerifyKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	ownerPath, serverPath, err := keys.WriteNewPair(dir, true, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(ownerPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bare, damaged []string
+	for l := range strings.Lines(string(raw)) {
+		if strings.HasPrefix(l, "#") || strings.TrimSpace(l) == "" {
+			continue
+		}
+		bare = append(bare, l)
+		if strings.HasPrefix(l, "signing-seed:") {
+			l = "signing-seed: !!!\n"
+		}
+		damaged = append(damaged, l)
+	}
+	barePath, damagedPath := filepath.Join(dir, "bare.key"), filepath.Join(dir, "damaged.key")
+	for p, lines := range map[string][]string{barePath: bare, damagedPath: append([]string{"# owner key\n"}, damaged...)} {
+		if err := os.WriteFile(p, []byte(strings.Join(lines, "")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func(key string) (lzrecover.VerifyOptions, string, error) {
+		var stderr bytes.Buffer
+		o, err := (&verifyCmd{site: "http://127.0.0.1/", key: key, maxPages: 1, rate: 1, hygiene: -1}).options(&stderr)
+		return o, stderr.String(), err
+	}
+	if o, warn, err := load(serverPath); err != nil || len(o.ServerKey) == 0 || len(o.OwnerKey) != 0 || warn != "" {
+		t.Errorf("server.key: %v %q", err, warn)
+	}
+	for _, p := range []string{ownerPath, barePath} {
+		if o, warn, err := load(p); err != nil || len(o.OwnerKey) == 0 || len(o.ServerKey) != 0 || warn != "" {
+			t.Errorf("%s: %v %q", filepath.Base(p), err, warn)
+		}
+	}
+	if _, _, err := load(damagedPath); err == nil || !strings.Contains(err.Error(), "owner key file") || !strings.Contains(err.Error(), "signing-seed") {
+		t.Errorf("damaged owner key: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, _, err := load("/dev/zero"); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "--key") {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("--key /dev/zero still being read after 10s")
 	}
 }
