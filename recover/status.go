@@ -87,6 +87,9 @@ type statusRun struct {
 	// streamed are the scans of captures read while listing a Streamer
 	// (local WARC files), by capture key.
 	streamed map[string]*statusScan
+	// streamedBytes is what streamed holds (heldBytes), at most
+	// maxStreamedBytes.
+	streamedBytes int64
 	// distrusted marks the sources whose listed digests failed a spot
 	// check: none of their captures is credited by the history.
 	distrusted []bool
@@ -371,8 +374,29 @@ func (r *statusRun) stream(c Capture, page []byte) {
 		return // resolve reads the cache entry (and fetches again if it is unusable)
 	}
 	sc := scanStatus(page, r.v, int64(len(page)) >= r.o.MaxCapture)
+	n := sc.heldBytes()
+	if r.streamedBytes+n > maxStreamedBytes {
+		return // resolve reads the file again, within MaxFetches: a WARC of many distinct records cannot fill memory
+	}
+	r.streamedBytes += n
 	sc.Links = links
 	r.streamed[key] = sc
+}
+
+// maxStreamedBytes bounds the verified comments Status holds from local
+// sources' pages between listing and resolving.
+var maxStreamedBytes int64 = 256 << 20
+
+// heldBytes is what a scan holds in memory: its verified comments.
+func (sc *statusScan) heldBytes() int64 {
+	var n int64
+	for _, b := range sc.Raw {
+		n += int64(len(b))
+	}
+	for _, m := range sc.Manifests {
+		n += int64(len(m))
+	}
+	return n
 }
 
 // pageURL is a capture URL made absolute against the site.

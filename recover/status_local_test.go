@@ -1,12 +1,16 @@
 package recover_test
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/warc"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -50,5 +54,60 @@ func TestStatusLocalCache(t *testing.T) {
 				t.Fatalf("%s run: capture %s is %q", how, c.URL, c.How)
 			}
 		}
+	}
+}
+
+// countingWARC counts the captures Status reads again through Fetch.
+type countingWARC struct {
+	lzrecover.WARCSource
+	fetches *int
+}
+
+func (w countingWARC) Fetch(ctx context.Context, c lzrecover.Capture) (io.ReadCloser, error) {
+	*w.fetches++
+	return w.WARCSource.Fetch(ctx, c)
+}
+
+// TestStatusStreamedBounded: what Status holds from a WARC's pages
+// between listing and resolving is bounded (a WARC of many distinct
+// records each repeating genuine blocks cannot fill memory); pages past
+// the bound are read again when resolving, and the verdict is the same.
+func TestStatusStreamedBounded(t *testing.T) {
+	site := newStatusSite(t, 4)
+	g := site.inject(t, statusT1)
+	file := filepath.Join(t.TempDir(), "crawl.warc.gz")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := warc.NewWriter(f, true)
+	for _, n := range g.names() {
+		body := g.pages["https://example.org/"+n]
+		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		if err := w.WriteResponse("https://example.org/"+n, g.time.Add(time.Hour), []byte(resp)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	run := func() (*lzrecover.StatusReport, int) {
+		n := 0
+		o := lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
+			Sources: []lzrecover.Source{countingWARC{lzrecover.WARCSource{Path: file}, &n}}}
+		return runStatus(t, o), n
+	}
+	free, reads := run()
+	if reads != 0 {
+		t.Fatalf("%d captures read again without a bound, want 0 (scanned while listing)", reads)
+	}
+	defer lzrecover.SetMaxStreamedBytes(1)()
+	bounded, reads := run()
+	if reads == 0 {
+		t.Errorf("no capture read again past the bound")
+	}
+	if free.RestorePoint == nil || bounded.RestorePoint == nil || *free.RestorePoint != *bounded.RestorePoint {
+		t.Fatalf("restore point %+v unbounded, %+v bounded; want the same", free.RestorePoint, bounded.RestorePoint)
+	}
+	if !reflect.DeepEqual(free.Generations, bounded.Generations) {
+		t.Errorf("generations differ:\n%+v\n%+v", free.Generations, bounded.Generations)
 	}
 }
