@@ -91,17 +91,14 @@ func inspectPage(body []byte, u *url.URL, root bool) inspection {
 }
 
 // excluded says why a page must not carry blocks: its robots meta tags
-// (in.excluded) or an X-Robots-Tag header with noindex, noarchive or none.
+// (in.excluded) or an X-Robots-Tag header with noindex, noarchive, none
+// or nocache (site.HeaderExcluded).
 func excluded(hdr http.Header, in inspection) string {
 	if in.excluded != "" {
 		return in.excluded
 	}
-	for _, v := range hdr.Values("X-Robots-Tag") {
-		for _, d := range strings.FieldsFunc(strings.ToLower(v), func(r rune) bool { return r == ',' || r == ' ' || r == ':' }) {
-			if d == "noindex" || d == "noarchive" || d == "none" {
-				return "noarchive"
-			}
-		}
+	if site.HeaderExcluded(hdr) != "" { // the same reading verify gives the header
+		return "noarchive"
 	}
 	return ""
 }
