@@ -172,23 +172,6 @@ func (g *statusLinks) depths(root string) map[string]int {
 	return out
 }
 
-// canonicalPage is the page a path names: "/a/index.html" (and
-// "index.htm") is "/a/", as a server serves it, so that archives that
-// captured both count one page.
-func canonicalPage(p string) string {
-	path, query, hasQuery := strings.Cut(p, "?")
-	for _, index := range []string{"index.html", "index.htm"} {
-		if strings.HasSuffix(path, "/"+index) {
-			path = strings.TrimSuffix(path, index)
-			break
-		}
-	}
-	if hasQuery {
-		return path + "?" + query
-	}
-	return path
-}
-
 // rootPage is the site's root page path, canonical ("/" or "/blog/").
 func (r *statusRun) rootPage() string {
 	root := r.site.EscapedPath()
