@@ -26,6 +26,12 @@ type input struct {
 	old   []OldBlock
 	// oldFirst keeps old blocks before raising parity and replicating.
 	oldFirst bool
+	// target is Options.Target (0: a redundancy plan); noSpare is
+	// Options.NoSpare.
+	target  float64
+	noSpare bool
+	// capture is each page's keep probability, by index into pages.
+	capture []float64
 }
 
 func invalidf(format string, args ...any) error {
@@ -46,7 +52,27 @@ func newInput(segs []Segment, carriers []Carrier, opts Options) (*input, error) 
 	if err := checkOld(opts.Old); err != nil {
 		return nil, err
 	}
+	if err := in.setCapture(opts.Capture); err != nil {
+		return nil, err
+	}
 	return in, nil
+}
+
+// setCapture gives every page its keep probability.
+func (in *input) setCapture(c map[string]float64) error {
+	in.capture = make([]float64, len(in.pages))
+	for i := range in.pages {
+		in.capture[i] = DefaultCapture
+	}
+	for u, p := range c {
+		if !(p >= 0 && p <= 1) {
+			return invalidf("capture probability %v of %q is outside [0, 1]", p, u)
+		}
+		if i := in.lookup(u); i >= 0 {
+			in.capture[i] = p
+		}
+	}
+	return nil
 }
 
 func (in *input) setOptions(opts Options) error {
@@ -66,6 +92,14 @@ func (in *input) setOptions(opts Options) error {
 	default:
 		in.rho = rho
 	}
+	switch t := opts.Target; {
+	case t == 0:
+	case !(t > 0 && t < 1):
+		return invalidf("target %v is outside (0, 1)", t)
+	default:
+		in.target = t
+	}
+	in.noSpare = opts.NoSpare
 	if opts.ManifestBytes < 1 {
 		return invalidf("manifest bytes %d is not positive", opts.ManifestBytes)
 	}

@@ -3,6 +3,7 @@ package placement
 import (
 	"bytes"
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/lazarus-preserve/lazarus/internal/erasure"
@@ -29,6 +30,7 @@ func (st *state) plan() *Plan {
 	for i := range st.pages {
 		st.pagePlan(pl, &st.pages[i])
 	}
+	pl.Recoverability = math.Exp(st.logRecoverability())
 	return pl
 }
 

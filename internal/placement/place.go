@@ -93,6 +93,27 @@ type Options struct {
 	// stays whole while the new one gets archived. Defaults to false: old
 	// blocks get only the room left at the end.
 	OldBeforeSpare bool
+
+	// Target, when set (0 < Target < 1), makes a target plan: each new
+	// segment gets the block size and the width k+m that reach this
+	// recoverability under the capture model with the fewest bytes, the
+	// manifest goes on as few shallow pages as reach it, and nothing more
+	// is added (no parity raised by spare room, no replicas): the page
+	// budget is a cap, not a target. Redundancy is then ignored. When the
+	// site cannot reach the target, the plan gets the most recoverability
+	// the pages allow (Plan.Recoverability says how much). Zero keeps the
+	// redundancy plan described in the package documentation.
+	Target float64
+
+	// Capture gives pages (by URL) the probability that the archives keep
+	// their current version, as learned by lazarus status; pages it does
+	// not name get DefaultCapture. A target plan puts blocks on the most
+	// kept pages first; every plan's Recoverability is computed with it.
+	Capture map[string]float64
+
+	// NoSpare leaves spare room unused in a redundancy plan: no parity is
+	// raised by it and no replicas are added (a fixed parity ratio).
+	NoSpare bool
 }
 
 // Plan says which page carries what.
@@ -122,6 +143,12 @@ type Plan struct {
 	// anything: manifest, blocks and old blocks. It never exceeds the
 	// page's Capacity.
 	Bytes map[string]int
+
+	// Recoverability is the probability, under the capture model (each
+	// page kept independently with its Options.Capture probability), that
+	// the archives keep a manifest copy and k blocks of every stripe of
+	// this generation.
+	Recoverability float64
 }
 
 // Place chooses parameters for the new segments and assigns every block to
@@ -157,6 +184,14 @@ func (st *state) run(full bool) error {
 	if err := st.placeMissingFixed(); err != nil {
 		return err
 	}
+	if st.in.target > 0 {
+		if err := st.placeTarget(); err != nil || !full {
+			return err
+		}
+		st.keepFixed(false)
+		st.keepOld()
+		return nil
+	}
 	if err := st.planNew(); err != nil {
 		return err
 	}
@@ -164,12 +199,14 @@ func (st *state) run(full bool) error {
 		return err
 	}
 	st.keepFixed(false)
-	if st.in.oldFirst {
+	if st.in.oldFirst || st.in.noSpare {
 		st.keepOld()
 	}
-	st.raise()
-	st.replicate()
-	if !st.in.oldFirst {
+	if !st.in.noSpare {
+		st.raise()
+		st.replicate()
+	}
+	if !st.in.oldFirst && !st.in.noSpare {
 		st.keepOld()
 	}
 	return nil

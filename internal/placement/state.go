@@ -63,15 +63,12 @@ type state struct {
 
 func newState(in *input, z int) *state {
 	st := &state{in: in, z: z, pages: slices.Clone(in.pages)}
-	level := int32(-1)
+	levels := st.levels()
 	for i := range st.pages {
 		p := &st.pages[i]
-		if i == 0 || p.depth != st.pages[i-1].depth {
-			level++
-		}
-		p.free, p.level, p.hpos = p.capacity, level, -1
+		p.free, p.level, p.hpos = p.capacity, levels[i], -1
 	}
-	st.heaps = make([][]int32, level+1)
+	st.heaps = make([][]int32, slices.Max(append(levels, 0))+1)
 	st.segs = make([]*segment, len(in.segs))
 	for i, s := range in.segs {
 		st.segs[i] = newSegment(i, s)
@@ -99,6 +96,33 @@ func (sg *segment) setParams(p erasure.Params) {
 	sg.params = p
 	sg.cost = BlockCommentBytes(len(sg.name), p.ShardSize)
 	sg.held = make([][]slot, p.Stripes())
+}
+
+// levels returns each page's level, the order in which picks try pages:
+// by depth (shallowest first) in a redundancy plan; by keep probability
+// (most kept first) in a target plan, where depth only breaks ties of
+// free bytes (through the page order), so that blocks spread evenly over
+// pages the model values alike.
+func (st *state) levels() []int32 {
+	out := make([]int32, len(st.pages))
+	if st.in.target == 0 {
+		level := int32(-1)
+		for i := range st.pages {
+			if i == 0 || st.pages[i].depth != st.pages[i-1].depth {
+				level++
+			}
+			out[i] = level
+		}
+		return out
+	}
+	ps := slices.Clone(st.in.capture)
+	slices.SortFunc(ps, func(a, b float64) int { return cmp.Compare(b, a) })
+	ps = slices.Compact(ps)
+	for i, p := range st.in.capture {
+		l, _ := slices.BinarySearchFunc(ps, p, func(a, b float64) int { return cmp.Compare(b, a) })
+		out[i] = int32(l)
+	}
+	return out
 }
 
 // holds reports whether page p carries a block of stripe j of sg.
@@ -137,8 +161,13 @@ func (st *state) markStripe(sg *segment, j int) {
 }
 
 // placeManifest puts the manifest on the root and on every depth-1 page
-// with room for it.
+// with room for it; in a target plan, on the root and then on as few
+// further pages as reach the manifest's share of the failure budget:
+// depth-1 pages first, the most kept first, then deeper ones.
 func (st *state) placeManifest() error {
+	if st.in.target > 0 {
+		return st.placeManifestTarget()
+	}
 	for i := range st.pages {
 		p := &st.pages[i]
 		if p.depth > 1 {
@@ -163,4 +192,30 @@ func (st *state) sumBlocks() int64 {
 		}
 	}
 	return n
+}
+
+func (st *state) placeManifestTarget() error {
+	if st.pages[0].free < st.in.mbyte {
+		return st.manifestError()
+	}
+	order := make([]int, 0, len(st.pages))
+	for i := 1; i < len(st.pages); i++ {
+		order = append(order, i)
+	}
+	shallow := func(i int) int { return min(st.pages[i].depth, 2) }
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(shallow(a), shallow(b)), cmp.Compare(st.in.capture[b], st.in.capture[a]))
+	})
+	miss, goal := 1.0, st.share(int64(st.in.mbyte))
+	for _, i := range append([]int{0}, order...) {
+		if miss <= goal {
+			break
+		}
+		if p := &st.pages[i]; p.free >= st.in.mbyte {
+			p.free -= st.in.mbyte
+			p.manifest = true
+			miss *= 1 - st.in.capture[i]
+		}
+	}
+	return nil
 }

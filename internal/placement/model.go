@@ -1,0 +1,124 @@
+package placement
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+const (
+	// DefaultTarget is the recoverability a plan aims for when
+	// Options.Target is zero and Options.Redundancy does not fix the
+	// parity: the probability, under the capture model, that archives
+	// keep the manifest and k blocks of every stripe.
+	DefaultTarget = 0.999
+
+	// DefaultCapture is the probability that archives keep a page's
+	// current version, for pages Options.Capture does not name: a coin
+	// toss, for a site whose capture history is not known (issue 11,
+	// seed 001's median site is captured every few weeks).
+	DefaultCapture = 0.5
+)
+
+// capture is the model a target plan is made for: each page is kept by
+// the archives with its own probability, independently of the others
+// (BRIEF §5). Blocks of one stripe are on distinct pages, so a stripe's
+// kept blocks follow a Poisson-binomial law.
+type capture struct {
+	p []float64 // per page index (input order: depth, then URL)
+}
+
+// failure returns the probability that fewer than k of the blocks whose
+// keep probabilities are ps are kept: Σ_{c<k} P(count = c), summed from
+// the small end so that failures far below 1e-16 keep their precision.
+// dist is scratch of at least k entries.
+func failure(ps []float64, k int, dist []float64) float64 {
+	if k <= 0 {
+		return 0
+	}
+	if len(ps) < k {
+		return 1
+	}
+	dist = dist[:k] // dist[c] = P(count = c) for c < k; the rest is ≥ k
+	clear(dist)
+	dist[0] = 1
+	for _, p := range ps {
+		for c := k - 1; c >= 1; c-- {
+			dist[c] = dist[c]*(1-p) + dist[c-1]*p
+		}
+		dist[0] *= 1 - p
+	}
+	var f float64
+	for _, m := range dist {
+		f += m
+	}
+	return min(1, max(0, f))
+}
+
+// tails holds, for the best pages (keep probability descending), the
+// failure of a stripe of k data blocks spread over the first n of them:
+// fail[n][k] for 1 ≤ k ≤ n ≤ width. Planning reads stripe widths off it.
+type tails struct {
+	fail [][]float64
+}
+
+// newTails computes the table for widths up to width over ps sorted
+// descending: O(width²).
+func newTails(ps []float64, width int) *tails {
+	q := slices.Clone(ps)
+	slices.SortFunc(q, func(a, b float64) int { return cmp.Compare(b, a) })
+	width = min(width, len(q))
+	t := &tails{fail: make([][]float64, width+1)}
+	dist := make([]float64, width+1) // P(count = c) over the first n pages
+	dist[0] = 1
+	for n := 1; n <= width; n++ {
+		p := q[n-1]
+		for c := n; c >= 1; c-- {
+			dist[c] = dist[c]*(1-p) + dist[c-1]*p
+		}
+		dist[0] *= 1 - p
+		row := make([]float64, n+1) // row[k] = Σ_{c<k} dist[c]
+		for k := 1; k <= n; k++ {
+			row[k] = min(1, row[k-1]+dist[k-1])
+		}
+		t.fail[n] = row
+	}
+	return t
+}
+
+// width returns the fewest pages n in [k, maxN] whose stripe fails with
+// probability at most f, or maxN and false when none does.
+func (t *tails) width(k, maxN int, f float64) (int, bool) {
+	maxN = min(maxN, len(t.fail)-1)
+	if k > maxN {
+		return maxN, false
+	}
+	if t.fail[maxN][k] > f {
+		return maxN, false
+	}
+	lo, hi := k, maxN // fail[n][k] falls as n grows
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if t.fail[mid][k] <= f {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, true
+}
+
+// stripeShare is the failure one of stripes stripes may have so that all
+// of them together keep a failure of at most eps: 1 − (1 − eps)^(1/stripes).
+func stripeShare(eps float64, stripes int64) float64 {
+	return -math.Expm1(math.Log1p(-eps) / float64(stripes))
+}
+
+// allKept returns the log-probability that every stripe of fails is kept.
+func logKept(fails ...float64) float64 {
+	var l float64
+	for _, f := range fails {
+		l += math.Log1p(-min(f, 1))
+	}
+	return l
+}
