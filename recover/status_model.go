@@ -189,6 +189,7 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 			out.Pooled++
 		}
 	}
+	out.Capture = captureProbabilities(a.Rates)
 	return out
 }
 

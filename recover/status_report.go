@@ -301,6 +301,11 @@ type StatusAssessment struct {
 	// DepthKnown counts the pages whose link depth is known (StatusPage);
 	// the others are pooled as if one hop from the root.
 	DepthKnown int `json:"depth_known"`
+	// Capture is, for each modelled page (named as inject names pages),
+	// the probability that some source captures it within CaptureHorizon,
+	// from the model's rates: what `lazarus inject --rates` plans the next
+	// generation with (ReadCapture).
+	Capture map[string]float64 `json:"capture,omitempty"`
 	// Evidence is what the model's rates rest on; nil if it could not
 	// run.
 	Evidence *StatusEvidence `json:"evidence,omitempty"`
