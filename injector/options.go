@@ -3,6 +3,7 @@ package injector
 import (
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/placement"
 )
 
@@ -15,6 +16,7 @@ const (
 	DefaultPageBudget    = 256 << 10
 	DefaultMaxPageBytes  = 1<<20 - 64<<10              // stay clear of Common Crawl's 1 MiB record cut
 	DefaultRedundancy    = placement.DefaultRedundancy // 1.0
+	DefaultTarget        = placement.DefaultTarget     // 0.999
 	DefaultKeepPrevious  = 1
 	DefaultDumpTimeout   = 10 * time.Minute
 )
@@ -53,11 +55,32 @@ type Options struct {
 	PassphraseWorkFactor int    // scrypt log2 N for passphrase mode; 0 = age's default 18
 	SiteURL              string // the site's public URL, recorded in the manifest
 
-	MaxBlockBytes int     // z, shard bytes per block, 1 KiB to 16 MiB; defaults to 48 KiB
-	PageBudget    int     // most bytes added to any one page, at least 4 KiB; defaults to 256 KiB
-	MaxPageBytes  int     // pages (with blocks) stay below this; defaults to 960 KiB
-	Redundancy    float64 // parity blocks per data block, in (0, 255]; defaults to 1.0
-	KeepPrevious  int     // previous generations kept beside the new one while room allows, 0 to 16; defaults to 1
+	// MaxBlockBytes is z, the most shard bytes per block, 1 KiB to 16
+	// MiB. Zero chooses: with Target, blocks as large as fit PageBudget
+	// (small segments still get small blocks); otherwise 48 KiB.
+	MaxBlockBytes int
+	PageBudget    int // most bytes added to any one page, at least 4 KiB; defaults to 256 KiB
+	MaxPageBytes  int // pages (with blocks) stay below this; defaults to 960 KiB
+	// Target is the recoverability the plan aims for, in (0, 1): the
+	// probability that the archives keep the manifest and k blocks of
+	// every stripe if each page is kept with its Capture probability.
+	// Each segment gets the block size and width that reach it with the
+	// fewest bytes, and nothing more: PageBudget is a cap, not something
+	// to fill. DefaultOptions sets 0.999. Zero plans by Redundancy instead.
+	Target float64
+	// Capture gives pages (by URL path, as "/about/") the probability that
+	// the archives keep their current version, as lazarus status
+	// estimates it; pages it does not name get 0.5. Used by target plans.
+	Capture map[string]float64
+	// Redundancy (with Target zero) is the parity blocks per data block,
+	// in (0, 255]; defaults to 1.0.
+	Redundancy float64
+	// Fill (with Target zero) lets spare room raise parity and put
+	// replicas on pages without blocks, filling pages up to PageBudget:
+	// the most redundancy the pages hold, at the most bytes.
+	Fill bool
+
+	KeepPrevious int // previous generations kept beside the new one while room allows, 0 to 16; defaults to 1
 
 	// Where: at least one of SiteDir, BundleDir, SnippetsDir. The pages
 	// come from SiteDir or, without it, from URLs.
@@ -91,13 +114,13 @@ type Options struct {
 
 // DefaultOptions returns options with every default filled in.
 func DefaultOptions() Options {
-	o := Options{Redundancy: DefaultRedundancy, KeepPrevious: DefaultKeepPrevious}
+	o := Options{Target: DefaultTarget, Redundancy: DefaultRedundancy, KeepPrevious: DefaultKeepPrevious}
 	o.fillDefaults()
 	return o
 }
 
 // fillDefaults sets the options whose zero value means "the default"
-// (Redundancy and KeepPrevious have meaningful or invalid zeros, so only
+// (Target, Redundancy and KeepPrevious have meaningful or invalid zeros, so only
 // DefaultOptions sets them).
 func (o *Options) fillDefaults() {
 	if o.Now == nil {
@@ -105,9 +128,6 @@ func (o *Options) fillDefaults() {
 	}
 	if o.DumpTimeout == 0 {
 		o.DumpTimeout = DefaultDumpTimeout
-	}
-	if o.MaxBlockBytes == 0 {
-		o.MaxBlockBytes = DefaultMaxBlockBytes
 	}
 	if o.PageBudget == 0 {
 		o.PageBudget = DefaultPageBudget
@@ -121,4 +141,21 @@ func (o *Options) fillDefaults() {
 // is listed in an *OptionsError. Run checks them too.
 func (o Options) Validate() error {
 	return o.validate()
+}
+
+// blockBudget is the block budget z the plan uses: MaxBlockBytes, or when
+// zero the largest whole KiB whose block comment fits PageBudget in a
+// target plan, else DefaultMaxBlockBytes.
+func (o *Options) blockBudget() int {
+	switch {
+	case o.MaxBlockBytes > 0:
+		return o.MaxBlockBytes
+	case o.Target > 0:
+		z := (o.PageBudget*3/4 - 1024) &^ 1023
+		for z > 1024 && placement.BlockCommentBytes(block.MaxNameLen, z) > o.PageBudget {
+			z -= 1024
+		}
+		return min(max(z, 1024), 16<<20)
+	}
+	return DefaultMaxBlockBytes
 }

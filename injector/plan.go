@@ -110,7 +110,8 @@ func (r *run) place(segs []segmentInfo, keep *placement.Plan) (*placement.Plan, 
 	carriers := r.carriers(segs)
 	r.res.Carriers = len(carriers)
 	p, err := placement.Place(in, carriers, placement.Options{
-		MaxBlockBytes: r.o.MaxBlockBytes, Redundancy: r.o.Redundancy, ManifestBytes: manifestReserve,
+		MaxBlockBytes: r.o.blockBudget(), Redundancy: r.o.Redundancy, ManifestBytes: manifestReserve,
+		Target: r.o.Target, Capture: r.o.Capture, NoSpare: !r.o.Fill,
 		Old: r.oldBlocks(segs), OldBeforeSpare: true, // make-before-break: the previous generation stays before spare parity
 	})
 	if err != nil {
@@ -151,6 +152,13 @@ func (r *run) apply(p *placement.Plan, segs []segmentInfo) {
 	r.gen.Manifests = slices.DeleteFunc(p.Manifest, isVirtual)
 	r.old = p.Old
 	r.added = p.Bytes
+	r.res.Recoverability, r.res.Target = p.Recoverability, r.o.Target
+	r.res.CaptureRates = 0
+	for _, pg := range r.pages {
+		if _, ok := r.o.Capture[pg.URL]; ok && pg.Carrier {
+			r.res.CaptureRates++
+		}
+	}
 }
 
 // sign builds the manifest. An unchanged generation whose placement did not

@@ -11,8 +11,16 @@ type Report struct {
 	Pages      []PageReport    `json:"pages"`         // carrier pages and pages whose comments changed
 	Written    int             `json:"pages_written"` // files written: pages, snippets, the sitemap, bundle files
 	Warnings   []string        `json:"warnings,omitempty"`
-	Carriers   int             `json:"carriers"`       // carrier pages available
-	Excluded   []string        `json:"excluded_pages"` // pages that cannot carry blocks, with the reason
+	Carriers   int             `json:"carriers"` // carrier pages available
+	// Recoverability is the probability that the archives keep the
+	// manifest and enough blocks of every stripe if they keep each page
+	// with its capture probability (Options.Capture, else 0.5); a lower
+	// bound, as stripes sharing pages help each other. Target is
+	// Options.Target (0: planned by redundancy).
+	Recoverability float64  `json:"recoverability"`
+	Target         float64  `json:"target,omitempty"`
+	CaptureRates   int      `json:"capture_rates,omitempty"` // carrier pages with a capture probability of their own (Options.Capture)
+	Excluded       []string `json:"excluded_pages"`          // pages that cannot carry blocks, with the reason
 }
 
 // SegmentReport describes one segment of the current generation.

@@ -67,11 +67,20 @@ func (o *Options) validateKey() []error {
 
 func (o *Options) validateSizes() []error {
 	var errs []error
-	if o.MaxBlockBytes < 1024 || o.MaxBlockBytes > 16<<20 {
+	if o.MaxBlockBytes != 0 && (o.MaxBlockBytes < 1024 || o.MaxBlockBytes > 16<<20) {
 		errs = append(errs, optionErrorf("MaxBlockBytes", "block size %d bytes is outside 1 KiB to 16 MiB", o.MaxBlockBytes))
 	}
 	if o.PageBudget < 4096 {
 		errs = append(errs, optionErrorf("PageBudget", "page budget %d bytes is below 4 KiB", o.PageBudget))
+	}
+	if !(o.Target >= 0 && o.Target < 1) {
+		errs = append(errs, optionErrorf("Target", "target %g is outside (0, 1)", o.Target))
+	}
+	for u, p := range o.Capture {
+		if !(p >= 0 && p <= 1) {
+			errs = append(errs, optionErrorf("Capture", "capture probability %g of %q is outside [0, 1]", p, u))
+			break
+		}
 	}
 	if !(o.Redundancy > 0 && o.Redundancy <= 255) {
 		errs = append(errs, optionErrorf("Redundancy", "redundancy %g is outside (0, 255]", o.Redundancy))

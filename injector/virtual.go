@@ -22,8 +22,8 @@ func (r *run) virtualCarriers(segs []segmentInfo) []placement.Carrier {
 	blocks := 0.0
 	perPage := r.o.PageBudget
 	for _, s := range segs {
-		blocks += math.Ceil(float64(s.Length)/float64(r.o.MaxBlockBytes)) * (1 + r.o.Redundancy)
-		perPage = min(perPage, r.o.PageBudget/placement.BlockCommentBytes(len(s.Name), r.o.MaxBlockBytes))
+		blocks += math.Ceil(float64(s.Length)/float64(r.o.blockBudget())) * (1 + r.o.Redundancy)
+		perPage = min(perPage, r.o.PageBudget/placement.BlockCommentBytes(len(s.Name), r.o.blockBudget()))
 	}
 	perPage = max(perPage, 1)
 	n := max(r.o.Carriers, int(math.Ceil(blocks*1.25/float64(perPage)))+2)

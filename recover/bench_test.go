@@ -26,6 +26,7 @@ func BenchmarkRecoverRequests_200Pages(b *testing.B) {
 	writeFile(b, dir, "src/app/data.bin", noise)
 	owner, server, _ := keys.Generate(true)
 	o := injector.DefaultOptions()
+	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
 	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
 	o.ServerKey, o.SiteURL = server.Marshal(), "https://example.org/"
 	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")

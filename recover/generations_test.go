@@ -39,6 +39,7 @@ func TestThreeGenerations(t *testing.T) {
 		writeFile(t, dir, "src/app/blob.bin", noise)
 		now := base.Add(time.Duration(g) * 30 * 24 * time.Hour)
 		o := injector.DefaultOptions()
+		o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
 		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
 		o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), "https://example.org/", 1024
 		o.SiteDir, o.StateDir, o.KeepPrevious = filepath.Join(dir, "site"), filepath.Join(dir, "state"), 0

@@ -126,6 +126,7 @@ func TestLiveSiteCompletes(t *testing.T) {
 	defer archive.Close()
 	owner, server, _ := keys.Generate(true)
 	o := injector.DefaultOptions()
+	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
 	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
 	o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), live.URL+"/", 1024
 	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")
@@ -161,6 +162,7 @@ func TestLiveReplayOfOldPages(t *testing.T) {
 		writeFile(t, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", g)))
 		now := base.Add(time.Duration(g) * 30 * 24 * time.Hour)
 		o := injector.DefaultOptions()
+		o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
 		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
 		o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), live.URL+"/", 1024
 		o.SiteDir, o.StateDir, o.KeepPrevious = filepath.Join(dir, "site"), filepath.Join(dir, "state"), 0

@@ -32,6 +32,7 @@ func injectedSite(t *testing.T) (string, []byte) {
 		t.Fatal(err)
 	}
 	o := injector.DefaultOptions()
+	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
 	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}, {Path: filepath.Join(dir, "src/etc")}}
 	o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), "https://example.org/", 1024
 	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")

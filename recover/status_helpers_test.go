@@ -63,6 +63,7 @@ func (s *statusSite) inject(tb testing.TB, at time.Time) statusGen {
 	writeFile(tb, s.dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", len(s.gens)+1)))
 	writeFile(tb, s.dir, "src/app/blob.bin", noise)
 	o := injector.DefaultOptions()
+	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
 	o.Includes = []injector.Include{{Path: filepath.Join(s.dir, "src/app")}}
 	o.ServerKey, o.SiteURL, o.MaxBlockBytes = s.server.Marshal(), "https://example.org/", 1024
 	if s.siteURL != "" {

@@ -61,6 +61,7 @@ func serveInjected(tb testing.TB, pages, size, blockBytes int, wrap func(dir str
 		tb.Fatal(err)
 	}
 	o := injector.DefaultOptions()
+	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
 	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}, {Path: filepath.Join(dir, "src/etc")}}
 	o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), u, blockBytes
 	o.SiteDir, o.StateDir = site, filepath.Join(dir, "state")

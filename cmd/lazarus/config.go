@@ -40,7 +40,9 @@ type injectConfig struct {
 	MaxBlockBytes  tomlSize          `toml:"max_block_bytes"`
 	PageBudget     tomlSize          `toml:"page_budget"`
 	MaxPageBytes   tomlSize          `toml:"max_page_bytes"`
-	Redundancy     *float64          `toml:"redundancy"`
+	Redundancy     any               `toml:"redundancy"` // "auto", "max" or a ratio
+	Target         any               `toml:"target"`     // 0.999 or "99.9%"
+	Rates          string            `toml:"rates"`
 	KeepPrevious   *int              `toml:"keep_previous"`
 	Site           string            `toml:"site"`
 	Bundle         string            `toml:"bundle"`
@@ -143,7 +145,19 @@ func (c *injectConfig) apply(o *injector.Options) error {
 		}
 	}
 	if c.Redundancy != nil {
-		o.Redundancy = *c.Redundancy
+		if err := o.SetRedundancy(strings.TrimSpace(fmt.Sprint(c.Redundancy))); err != nil {
+			return err
+		}
+	}
+	if c.Target != nil {
+		t, err := parseTarget(fmt.Sprint(c.Target))
+		if err != nil {
+			return err
+		}
+		if c.Redundancy != nil && o.Target == 0 {
+			return fmt.Errorf("target plans by recoverability, redundancy %s fixes the parity: give one of them", o.RedundancyName())
+		}
+		o.Target = t
 	}
 	if c.KeepPrevious != nil {
 		o.KeepPrevious = *c.KeepPrevious

@@ -36,7 +36,10 @@ type injectCmd struct {
 	cfg                    injectConfig // the settings that name files, read after parsing
 	include, exclude, dump listFlag
 	jsonOut                bool
-	stderr                 io.Writer
+	// redundancySet and targetSet say --redundancy and --target were
+	// given (on the command line or in the file): they do not combine.
+	redundancySet, targetSet bool
+	stderr                   io.Writer
 }
 
 const injectUsage = `Usage: lazarus inject [--config FILE] [flags]
@@ -171,10 +174,12 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", cfg.PassphraseFile, "`FILE` holding the passphrase (instead of --key)")
 	fs.BoolVar(&o.Public, "public", o.Public, "store UNENCRYPTED (signed if --key is given)")
 	fs.StringVar(&o.SiteURL, "site-url", o.SiteURL, "public `URL` of the site, recorded in the manifest")
-	fs.Var(sizeFlag{&o.MaxBlockBytes}, "max-block-bytes", "`SIZE` of the shard in each block, z (e.g. 48KiB)")
+	fs.Var(sizeFlag{&o.MaxBlockBytes}, "max-block-bytes", "`SIZE` of the shard in each block, z (e.g. 48KiB); 0 chooses: as large as fits --page-budget with --redundancy auto, else 48KiB")
 	fs.Var(sizeFlag{&o.PageBudget}, "page-budget", "most bytes (`SIZE`) added to any one page")
 	fs.Var(sizeFlag{&o.MaxPageBytes}, "max-page-bytes", "pages with blocks stay below this `SIZE`")
-	fs.Float64Var(&o.Redundancy, "redundancy", o.Redundancy, "parity blocks per data block")
+	fs.Var(redundancyFlag{o, &c.redundancySet}, "redundancy", "`auto` (the fewest bytes that reach --target), max (fill pages to --page-budget) or a RATIO of parity to data blocks")
+	fs.Var(targetFlag{o, &c.targetSet}, "target", "recoverability `P` to plan for with --redundancy auto, e.g. 0.999 or 99.9%: the chance the archives keep enough blocks if each page is kept with probability 0.5 (or its --rates)")
+	fs.StringVar(&cfg.Rates, "rates", cfg.Rates, "`FILE` saved from lazarus status --json: plan on the pages the archives capture, with their estimated capture probabilities")
 	fs.IntVar(&o.KeepPrevious, "keep-previous", o.KeepPrevious, "previous generations kept beside the new one while the budget allows")
 	fs.StringVar(&o.SiteDir, "site", o.SiteDir, "static site `DIR` whose .html pages are rewritten in place (with --bundle or --snippets too)")
 	fs.StringVar(&o.BundleDir, "bundle", o.BundleDir, "`DIR` to write generations into for the Caddy module (needs --site or --urls)")

@@ -35,6 +35,16 @@ func (c *injectCmd) options() (injector.Options, error) {
 	if err := c.loadSecrets(&o); err != nil {
 		return o, err
 	}
+	if c.targetSet && c.redundancySet && o.Target == 0 {
+		return o, fmt.Errorf("--target plans by recoverability, --redundancy %s fixes the parity: give one of them", o.RedundancyName())
+	}
+	if c.cfg.Rates != "" {
+		capture, err := readRates(c.cfg.Rates)
+		if err != nil {
+			return o, err
+		}
+		o.Capture = capture
+	}
 	if c.cfg.URLs != "" {
 		urls, err := readURLList(c.cfg.URLs)
 		if err != nil {

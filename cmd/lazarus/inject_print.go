@@ -25,16 +25,22 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 		fmt.Fprintf(w, "  segment %-12s %-9s %s %10s  %d stripe(s) of k=%d+m=%d × %s\n",
 			s.Name, state, what, formatSize(s.Ciphertext), s.Stripes, s.K, s.M, formatSize(int64(s.ShardSize)))
 	}
-	blocks, manifests, most := 0, 0, 0
+	blocks, manifests, most, added := 0, 0, 0, int64(0)
 	for _, p := range r.Pages {
 		blocks += p.Blocks
 		if p.Manifest {
 			manifests++
 		}
 		most = max(most, p.AddedBytes)
+		added += int64(p.AddedBytes)
+	}
+	var cipher int64
+	for _, s := range r.Segments {
+		cipher += s.Ciphertext
 	}
 	fmt.Fprintf(w, "  %s, %s placed, manifest on %s, at most %s added to a page\n",
 		count(r.Carriers, "carrier page", "carrier pages"), count(blocks, "block", "blocks"), count(manifests, "page", "pages"), formatSize(int64(most)))
+	fmt.Fprintf(w, "  %s added in all (%s the ciphertext); %s\n", formatSize(added), ratio(added, cipher), recoverabilityLine(r))
 	excluded := "every page can carry blocks"
 	if n := len(r.Excluded); n > 0 {
 		excluded = fmt.Sprintf("%s (see --json)", count(n, "page cannot carry blocks", "pages cannot carry blocks"))
@@ -72,4 +78,37 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// ratio formats a/b as "3.4×", or "—" without b.
+func ratio(a, b int64) string {
+	if b <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f×", float64(a)/float64(b))
+}
+
+// recoverabilityLine says how likely the archives are to keep enough of
+// the generation, under which assumption, against the target.
+func recoverabilityLine(r *injector.Report) string {
+	model := "if archives keep each page with probability 1/2"
+	if r.CaptureRates > 0 {
+		model = fmt.Sprintf("with the capture rates of %s (--rates)", count(r.CaptureRates, "page", "pages"))
+	}
+	line := fmt.Sprintf("recoverable with probability ≥ %s %s", chance(r.Recoverability), model)
+	if r.Target > 0 {
+		line += fmt.Sprintf(" (target %s)", chance(r.Target))
+	}
+	return line
+}
+
+// chance formats a probability with the digits that matter near 1.
+func chance(p float64) string {
+	switch {
+	case p >= 0.9999 && p < 1:
+		return fmt.Sprintf("%.4f%%", 100*p)
+	case p >= 0.99 && p < 1:
+		return fmt.Sprintf("%.2f%%", 100*p)
+	}
+	return fmt.Sprintf("%.1f%%", 100*p)
 }

@@ -91,7 +91,8 @@ func TestExampleConfig(t *testing.T) {
 	}
 	d, got := injector.DefaultOptions(), cmd.opts
 	if got.MaxBlockBytes != d.MaxBlockBytes || got.PageBudget != d.PageBudget || got.MaxPageBytes != d.MaxPageBytes ||
-		got.Redundancy != d.Redundancy || got.KeepPrevious != d.KeepPrevious || got.DumpTimeout != d.DumpTimeout || got.AllOrNothing || got.Public {
+		got.Redundancy != d.Redundancy || got.Target != d.Target || got.Fill != d.Fill ||
+		got.KeepPrevious != d.KeepPrevious || got.DumpTimeout != d.DumpTimeout || got.AllOrNothing || got.Public {
 		t.Errorf("the defaults shown differ from the real ones: %+v", got)
 	}
 	if len(cmd.cfg.Exclude) == 0 || len(cmd.cfg.Dump) == 0 || cmd.cfg.Notice == "" || cmd.cfg.URLs == "" {

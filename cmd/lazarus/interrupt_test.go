@@ -249,7 +249,9 @@ func TestInjectInterruptedWhileWriting(t *testing.T) {
 			dir := interruptSiteN(t, 300)
 			site := filepath.Join(dir, "site")
 			before := treeState(t, site)
-			args := []string{"inject", "--site", "site", "--site-url", "https://example.org/", "--key", "keys/server.key", "--state", "state", "--include", "app"}
+			// Filled pages (--redundancy max): every page is rewritten,
+			// so the run is far from done at page 100.
+			args := []string{"inject", "--site", "site", "--site-url", "https://example.org/", "--key", "keys/server.key", "--state", "state", "--include", "app", "--redundancy", "max"}
 			cmd := exec.Command(bin, args...)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "LAZARUS_TEST_PAUSE_WRITE="+dir)

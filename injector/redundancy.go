@@ -1,0 +1,52 @@
+package injector
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// The words SetRedundancy accepts besides a ratio.
+const (
+	// RedundancyAuto plans by Target: the fewest bytes that reach it.
+	RedundancyAuto = "auto"
+	// RedundancyMax fills pages up to PageBudget: parity raised by spare
+	// room, replicas on pages without blocks.
+	RedundancyMax = "max"
+)
+
+// SetRedundancy sets how the plan chooses parity from the word a user
+// gives (`lazarus inject --redundancy`, the Caddyfile's redundancy):
+// "auto" plans by Target (DefaultTarget if none is set), "max" fills
+// pages (Fill, at least DefaultRedundancy), and a ratio such as "1.5"
+// fixes the parity blocks per data block (Target zero, no Fill).
+func (o *Options) SetRedundancy(v string) error {
+	switch v {
+	case RedundancyAuto:
+		if o.Target == 0 {
+			o.Target = DefaultTarget
+		}
+		o.Fill = false
+		return nil
+	case RedundancyMax:
+		o.Target, o.Fill, o.Redundancy = 0, true, DefaultRedundancy
+		return nil
+	}
+	r, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(r > 0 && r <= 255) || math.IsInf(r, 0) {
+		return fmt.Errorf("redundancy %q: want auto, max or a ratio in (0, 255] such as 1.0", v)
+	}
+	o.Target, o.Fill, o.Redundancy = 0, false, r
+	return nil
+}
+
+// RedundancyName is the word SetRedundancy takes for o's policy.
+func (o *Options) RedundancyName() string {
+	switch {
+	case o.Target > 0:
+		return RedundancyAuto
+	case o.Fill:
+		return RedundancyMax
+	}
+	return strconv.FormatFloat(o.Redundancy, 'g', -1, 64)
+}
