@@ -71,7 +71,14 @@ type Build struct {
 	Carriers int `json:"carriers,omitempty"`
 	// MaxBlockBytes is the shard size per block. Defaults to 48 KiB.
 	MaxBlockBytes int `json:"max_block_bytes,omitempty"`
-	// Redundancy is parity blocks per data block. Defaults to 1.0.
+	// Target is the recoverability each generation is planned for
+	// (injector.Options.Target): the fewest bytes with which archives
+	// keeping each page with probability 1/2 keep enough blocks with at
+	// least this probability. Defaults to 0.999.
+	Target float64 `json:"target,omitempty"`
+	// Redundancy, when set, fixes the parity blocks per data block
+	// instead of planning for Target (the two do not combine). With
+	// Handler.Fill, the least parity before spare room raises it.
 	Redundancy float64 `json:"redundancy,omitempty"`
 }
 
@@ -150,8 +157,8 @@ func newBuilder(h *Handler) (*builder, error) {
 	if c.MaxBlockBytes > 0 {
 		o.MaxBlockBytes = c.MaxBlockBytes
 	}
-	if c.Redundancy > 0 {
-		o.Redundancy = c.Redundancy
+	if err := c.setRedundancy(&o, h.Fill); err != nil {
+		return nil, err
 	}
 	identity, err := loadSecret(h, c, &o)
 	if err != nil {
@@ -175,6 +182,27 @@ func newBuilder(h *Handler) (*builder, error) {
 		return nil, fmt.Errorf("lazarus: %w", inOptionWords(err))
 	}
 	return b, nil
+}
+
+// setRedundancy sets how generations choose parity: by Target (the
+// default), a fixed Redundancy, or filling pages (fill).
+func (c *Build) setRedundancy(o *injector.Options, fill bool) error {
+	if c.Target != 0 && (c.Redundancy != 0 || fill) {
+		return errors.New("lazarus: target plans by recoverability, redundancy <ratio> or max sets the parity: give one of them")
+	}
+	if !(c.Target >= 0 && c.Target < 1) {
+		return fmt.Errorf("lazarus: target %g: want a probability in (0, 1) such as 0.999", c.Target)
+	}
+	if c.Target > 0 {
+		o.Target = c.Target
+	}
+	if fill {
+		_ = o.SetRedundancy(injector.RedundancyMax)
+	}
+	if c.Redundancy > 0 {
+		o.Target, o.Redundancy = 0, c.Redundancy
+	}
+	return nil
 }
 
 // loadSecret reads the server key or the passphrase into o the way

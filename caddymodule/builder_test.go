@@ -53,7 +53,7 @@ func newBuildFixture(t *testing.T) *buildFixture {
 func (f *buildFixture) handler(t *testing.T, now *time.Time) *Handler {
 	t.Helper()
 	b := f.build
-	h := &Handler{Build: &b, Name: "site", storage: &certmagic.FileStorage{Path: f.storage}, now: func() time.Time { return *now }}
+	h := &Handler{Build: &b, Name: "site", Fill: true, storage: &certmagic.FileStorage{Path: f.storage}, now: func() time.Time { return *now }}
 	if err := h.setup(); err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestBuildConfigErrors(t *testing.T) {
 			b := f.build
 			b.Sources = slices.Clone(b.Sources)
 			tt.edit(&b)
-			h := &Handler{Build: &b, Name: "site", storage: &certmagic.FileStorage{Path: f.storage}}
+			h := &Handler{Build: &b, Name: "site", Fill: true, storage: &certmagic.FileStorage{Path: f.storage}}
 			if err := h.setup(); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}
@@ -287,7 +287,7 @@ func TestPassphraseFileLikeCLI(t *testing.T) {
 	writeFile(t, pf, []byte("correct horse \n\n"))
 	b := f.build
 	b.Key, b.PassphraseFile = "", pf
-	h := &Handler{Build: &b, Name: "site", storage: &certmagic.FileStorage{Path: f.storage}}
+	h := &Handler{Build: &b, Name: "site", Fill: true, storage: &certmagic.FileStorage{Path: f.storage}}
 	if err := h.setup(); err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,11 @@ func newFixture(t testing.TB, urls ...string) *fixture {
 		o.URLs = []string{"/", "/a", "/b", "/c"}
 	}
 	o.Now = func() time.Time { return genTime }
+	// Pages filled as before target plans (the layout these tests were
+	// written for); TestModuleLightPages covers the default.
+	if err := o.SetRedundancy(injector.RedundancyMax); err != nil {
+		t.Fatal(err)
+	}
 	f.opts = o
 	f.inject(t)
 	return f
@@ -82,7 +87,7 @@ func newHandler(t *testing.T, bundle string) *Handler {
 // state in st.
 func newHandlerOn(t *testing.T, bundle string, st certmagic.Storage) *Handler {
 	t.Helper()
-	h := &Handler{Bundle: bundle, storage: st}
+	h := &Handler{Bundle: bundle, storage: st, Fill: true}
 	if err := h.setup(); err != nil {
 		t.Fatal(err)
 	}

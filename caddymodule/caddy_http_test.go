@@ -71,7 +71,7 @@ func TestCaddyHTTP(t *testing.T) {
 		writeFile(t, filepath.Join(site, name+".gz"), gz.Bytes())
 	}
 	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "encode", "encodings": {"zstd": {}, "gzip": {}}, "prefer": ["zstd", "gzip"], "minimum_length": 1},
-		{"handler": "lazarus", "bundle": %q},
+		{"handler": "lazarus", "bundle": %q, "fill": true},
 		{"handler": "file_server", "root": %q, "precompressed": {"br": {}, "gzip": {}}, "precompressed_order": ["br", "gzip"]}`, f.bundle, site))
 	base := "http://" + addr
 	_, identity := get(t, "GET", base+"/a.html", nil)
@@ -129,7 +129,7 @@ func TestCaddySSE(t *testing.T) {
 	}))
 	defer up.Close()
 	defer close(release)
-	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q, "fill": true}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
 		f.bundle, strings.TrimPrefix(up.URL, "http://")))
 	resp, err := http.Get("http://" + addr + "/events")
 	if err != nil {
@@ -253,7 +253,7 @@ func TestCaddyUnchangedKeepsHTTP(t *testing.T) {
 		"/noarchive.html": {[]byte(`<html><head><meta name="robots" content="noarchive"></head><body>not archived</body></html>`),
 			"text/html; charset=utf-8", `"n-1"`},
 	})
-	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q, "fill": true}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
 		f.bundle, strings.TrimPrefix(up.URL, "http://")))
 	base := "http://" + addr
 	full, _ := get(t, "GET", base+"/big.bin", nil)
@@ -372,7 +372,7 @@ func TestCaddyJunkSpellings(t *testing.T) {
 	site := t.TempDir()
 	writeFile(t, filepath.Join(site, "post.html"), []byte(html))
 	storage := t.TempDir()
-	addr := runCaddyRouteOn(t, storage, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "file_server", "root": %q}`, f.bundle, site))
+	addr := runCaddyRouteOn(t, storage, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q, "fill": true}, {"handler": "file_server", "root": %q}`, f.bundle, site))
 	etags := map[string]bool{}
 	spellings := []string{"/./post.html", "/x/../post.html", "/a/b/../../post.html"}
 	for i := 1; i <= 20; i++ {
@@ -401,7 +401,7 @@ func TestCaddyOwnETagsOnFiles(t *testing.T) {
 	big := make([]byte, 10<<20)
 	rand.Read(big)
 	up, methods := contentUpstream(t, map[string]servedFile{"/big.bin": {big, "application/octet-stream", `"big-1"`}})
-	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q, "fill": true}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
 		f.bundle, strings.TrimPrefix(up.URL, "http://")))
 	base := "http://" + addr + "/big.bin"
 	tests := []struct {
@@ -438,7 +438,7 @@ func TestCaddySidecarsOfFiles(t *testing.T) {
 	writeFile(t, filepath.Join(site, "app.js.br"), []byte("pretend-brotli"))
 	writeFile(t, filepath.Join(site, "a.html"), []byte(html))
 	writeFile(t, filepath.Join(site, "a.html.br"), []byte("a brotli sidecar the module must never send"))
-	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q},
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q, "fill": true},
 		{"handler": "file_server", "root": %q, "precompressed": {"br": {}}}`, f.bundle, site))
 	for i := range 2 {
 		// Expected: the br sidecar, the first time and after.
@@ -466,7 +466,7 @@ func TestCaddyMultiRange(t *testing.T) {
 		"/b.html":  {[]byte(html), "text/html; charset=utf-8", `"b-1"`},
 		"/big.bin": {big, "application/octet-stream", `"big-1"`},
 	})
-	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q, "fill": true}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
 		f.bundle, strings.TrimPrefix(up.URL, "http://")))
 	ranges := map[string]string{"Range": "bytes=0-4,10-14"}
 	resp, body := get(t, "GET", "http://"+addr+"/b.html", ranges)
@@ -488,7 +488,7 @@ func TestCaddyHeadOfUnchangedPage(t *testing.T) {
 		"/noarchive.html": {[]byte(`<html><head><meta name="robots" content="noarchive"></head><body>not archived</body></html>`), "text/html; charset=utf-8", `"n-1"`},
 		"/large.html":     {[]byte("<html><body>" + strings.Repeat("x", 2<<20) + "</body></html>"), "text/html; charset=utf-8", `"l-1"`},
 	})
-	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q, "fill": true}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
 		f.bundle, strings.TrimPrefix(up.URL, "http://")))
 	for _, p := range []string{"/noarchive.html", "/large.html"} {
 		get(t, "GET", "http://"+addr+p, nil)
@@ -519,7 +519,7 @@ func TestCaddyTrailers(t *testing.T) {
 		w.Header().Set("X-Checksum", "abc")
 	}))
 	defer up.Close()
-	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
+	addr := runCaddyRoute(t, fmt.Sprintf(`{"handler": "lazarus", "bundle": %q, "fill": true}, {"handler": "reverse_proxy", "upstreams": [{"dial": %q}]}`,
 		f.bundle, strings.TrimPrefix(up.URL, "http://")))
 	for _, tt := range []struct {
 		path    string

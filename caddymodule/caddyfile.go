@@ -9,6 +9,7 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
+	"github.com/lazarus-preserve/lazarus/injector"
 )
 
 func init() {
@@ -50,11 +51,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    every <duration>            # look for changes this often; default 1h
 //	    carriers <n>                # plan the code for at least n pages; default 16
 //	    max_block_bytes <size>      # default 48KiB
-//	    redundancy <ratio>          # parity blocks per data block; default 1.0
+//	    target <p>                  # recoverability each generation is planned for; default 0.999
+//	    redundancy auto|max|<ratio> # auto: fewest bytes reaching target; max: fill pages; or fixed parity per data block
 //
 //	    name <name>                 # state in Caddy's storage: lazarus/<name>/
 //	    page_budget <size>          # bytes: 262144 or 256KiB
-//	    copies <n>                  # pages per block before table replicas; default 3
+//	    copies <n>                  # pages per block; default 1 (3 with redundancy max, then table replicas)
 //	    notice "<text with {date}>" # visible line kept in step with the page's blocks
 //	    max_page_bytes <size>       # pages with blocks stay below; default 960KiB
 //	    max_buffer <size>           # most bytes held (never more than max_page_bytes); default 4MiB
@@ -137,6 +139,8 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser) error {
 		return oneArg(d, func(v string) error { h.Notice = v; return nil })
 	case "copies":
 		return oneArg(d, func(v string) (err error) { h.Copies, err = parseCount(d, v); return })
+	case "redundancy":
+		return oneArg(d, func(v string) error { return h.setRedundancyWord(d, v) })
 	case "audit", "audit_source", "audit_key", "audit_passphrase_file", "audit_site_url", "audit_contact":
 		return h.unmarshalAuditOption(d)
 	default:
@@ -187,13 +191,16 @@ func (h *Handler) unmarshalBuildOption(d *caddyfile.Dispenser) error {
 		return oneArg(d, func(v string) (err error) { b.Carriers, err = parseCount(d, v); return })
 	case "max_block_bytes":
 		return oneArg(d, func(v string) error { n, err := parseSize(d, v); b.MaxBlockBytes = int(n); return err })
-	case "redundancy":
+	case "target":
 		return oneArg(d, func(v string) error {
-			r, err := strconv.ParseFloat(v, 64)
-			if err != nil || r <= 0 || r > 255 {
-				return d.Errf("bad redundancy %q: want a ratio in (0, 255] such as 1.0", v)
+			t, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+			if strings.HasSuffix(v, "%") {
+				t /= 100
 			}
-			b.Redundancy = r
+			if err != nil || !(t > 0 && t < 1) {
+				return d.Errf("bad target %q: want a probability in (0, 1) such as 0.999 or 99.9%%", v)
+			}
+			b.Target = t
 			return nil
 		})
 	default:
@@ -290,4 +297,26 @@ func parseSize(d *caddyfile.Dispenser, v string) (int64, error) {
 		return 0, d.Errf("bad size %q: want a positive number of bytes such as 262144 or 256KiB", v)
 	}
 	return int64(n), nil
+}
+
+// setRedundancyWord reads redundancy auto|max|<ratio>: max fills pages
+// (Handler.Fill, in bundle mode too); a ratio fixes the parity of
+// generations built here.
+func (h *Handler) setRedundancyWord(d *caddyfile.Dispenser, v string) error {
+	switch v {
+	case injector.RedundancyAuto:
+		return nil
+	case injector.RedundancyMax:
+		h.Fill = true
+		return nil
+	}
+	r, err := strconv.ParseFloat(v, 64)
+	if err != nil || r <= 0 || r > 255 {
+		return d.Errf("bad redundancy %q: want auto, max or a ratio in (0, 255] such as 1.0", v)
+	}
+	if h.Build == nil {
+		h.Build = new(Build)
+	}
+	h.Build.Redundancy = r
+	return nil
 }

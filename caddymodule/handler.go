@@ -32,8 +32,10 @@ const (
 	DefaultCrawlSession = 10 * time.Minute
 	// DefaultMaxCrawlHold is the longest crawlers hold a switch.
 	DefaultMaxCrawlHold = time.Hour
-	// DefaultCopies is how many pages each block is placed on.
-	DefaultCopies = 3
+	// DefaultCopies is how many pages each block is placed on; with
+	// Handler.Fill, DefaultFillCopies.
+	DefaultCopies     = 1
+	DefaultFillCopies = 3
 )
 
 func init() {
@@ -73,9 +75,20 @@ type Handler struct {
 	// named in the bundle's plan carry what the plan says.
 	PageBudget int64 `json:"page_budget,omitempty"`
 	// Copies is how many verified pages (linked from the site) each block
-	// is placed on before new pages get replicas from a fixed table
-	// instead of placement records. Defaults to 3.
+	// is placed on; then new pages get no blocks (with Fill, replicas from
+	// a fixed table instead of placement records). Defaults to 1 (3 with
+	// Fill): the generation's code is planned for a recoverability target
+	// with one copy of each block.
 	Copies int `json:"copies,omitempty"`
+	// Fill fills pages up to PageBudget (the Caddyfile's redundancy max):
+	// a page the plan does not name gets the least-covered blocks, several
+	// of one stripe if they fit, until every block has Copies carriers,
+	// and pages after that get replicas from a fixed table; a generation
+	// built here raises parity with spare room. Without it (the default)
+	// such a page gets at most one block of each stripe, only blocks
+	// short of Copies carriers, and nothing once every block has them;
+	// generations built here get the fewest bytes that reach the target.
+	Fill bool `json:"fill,omitempty"`
 	// Notice is an optional visible line, such as "Backup updated {date}",
 	// kept in every page that carries blocks, so archives that ignore
 	// comment-only changes see the page change when its blocks do; {date}
@@ -205,6 +218,9 @@ func (h *Handler) setup() error {
 func (h *Handler) setDefaults() {
 	if h.PageBudget == 0 {
 		h.PageBudget = DefaultPageBudget
+	}
+	if h.Copies == 0 && h.Fill {
+		h.Copies = DefaultFillCopies
 	}
 	if h.Copies == 0 {
 		h.Copies = DefaultCopies

@@ -25,10 +25,13 @@ const (
 	// to (see linkSet); beyond it such pages get table entries.
 	maxUnverified = 10000
 	// maxManifestPages bounds the pages linked from the root that carry
-	// the manifest.
-	maxManifestPages = 32
-	maxRecordBytes   = 64 << 10
-	maxStateBytes    = 16 << 20
+	// the manifest; maxManifestPagesLight without Handler.Fill: with the
+	// root, 13 copies, each kept with probability 1/2, fail together less
+	// than once in 8,000 (the manifest's share of a 0.999 target).
+	maxManifestPages      = 32
+	maxManifestPagesLight = 12
+	maxRecordBytes        = 64 << 10
+	maxStateBytes         = 16 << 20
 )
 
 // assignment is what one page carries of a generation.
@@ -83,6 +86,7 @@ type placer struct {
 	g             *generation
 	budget        int64
 	copies        int
+	light         bool // not Handler.Fill: one block per stripe per page, only blocks still short of copies, no table
 	now           func() time.Time
 	order         []int // block indices, least-covered tie order
 	rank          []int // position of each block in order
@@ -104,8 +108,8 @@ type placer struct {
 	onChange       func(counts []int) // told the coverage whenever the state is read or written
 }
 
-func newPlacer(st certmagic.Storage, prefix string, g *generation, budget int64, copies int, now func() time.Time) *placer {
-	p := &placer{st: st, prefix: prefix, g: g, budget: budget, copies: copies, now: now,
+func newPlacer(st certmagic.Storage, prefix string, g *generation, budget int64, copies int, light bool, now func() time.Time) *placer {
+	p := &placer{st: st, prefix: prefix, g: g, budget: budget, copies: copies, light: light, now: now,
 		writing: newPrioLock(), known: map[string]*assignment{}, missed: map[string]bool{}, manifest: map[string]bool{}}
 	p.order = make([]int, len(g.blocks))
 	for i := range p.order {
@@ -308,19 +312,34 @@ func (p *placer) leastCovered(st *placerState, manifest bool, room int64) *assig
 	a := &assignment{manifest: manifest, since: p.now().UTC().Truncate(time.Second)}
 	cand := &coverageHeap{idx: slices.Clone(p.order), st: st, rank: p.rank}
 	heap.Init(cand)
+	stripes := map[stripeKey]bool{}
 	for cand.Len() > 0 {
 		i := heap.Pop(cand).(int)
+		ref := p.g.blocks[i].ref
+		if p.light && st.Counts[i] >= p.copies {
+			break // the rest have their carriers too: the heap yields fewest first
+		}
+		if p.light && stripes[stripeKey{ref.Segment, ref.Stripe}] {
+			continue
+		}
 		size := armoredSize(p.g.blocks[i].size)
 		if size > room || len(a.blocks) > 0 && size > budget {
 			break
 		}
 		a.blocks = append(a.blocks, i)
+		stripes[stripeKey{ref.Segment, ref.Stripe}] = true
 		budget, room = budget-size, room-size
 	}
 	if len(a.blocks) == 0 && !manifest {
 		return nil
 	}
 	return a
+}
+
+// stripeKey names one stripe of a generation.
+type stripeKey struct {
+	segment string
+	stripe  uint32
 }
 
 // coverageHeap orders block indices by verified carriers, unverified
@@ -352,8 +371,12 @@ func (h *coverageHeap) Pop() any {
 // table returns the fixed block set of key's table entry: consecutive
 // blocks of the tie order, starting at the entry's share of it, while
 // they fit the budget. It depends only on the generation, the options
-// and key.
+// and key. Without Handler.Fill there is no table: a page without a
+// record carries nothing.
 func (p *placer) table(key string) *assignment {
+	if p.light {
+		return &assignment{since: p.g.time}
+	}
 	h := sha256.Sum256([]byte(p.g.id + "\x00" + key))
 	t := binary.BigEndian.Uint64(h[:8]) % uint64(p.tableLen)
 	return p.tableEntry(int(t * uint64(len(p.order)) / uint64(p.tableLen)))
@@ -397,8 +420,12 @@ func (p *placer) noteRoot(ctx context.Context, links []string) error {
 		return err
 	}
 	st.ManifestSet = true
+	most := maxManifestPages
+	if p.light {
+		most = maxManifestPagesLight
+	}
 	for _, l := range links {
-		if len(st.Manifest) < maxManifestPages && l != "/" && p.g.pages[l] == nil {
+		if len(st.Manifest) < most && l != "/" && p.g.pages[l] == nil {
 			st.Manifest = append(st.Manifest, l)
 		}
 	}

@@ -29,8 +29,14 @@ func testGeneration(stripes, width int, size int64) *generation {
 	return g
 }
 
+// newTestPlacer makes a placer that fills pages (Handler.Fill), the
+// layout most tests here were written for; newLightPlacer the default.
 func newTestPlacer(st certmagic.Storage, g *generation, budget int64, copies int) *placer {
-	return newPlacer(st, "lazarus/t/placement/"+g.id+"/", g, budget, copies, func() time.Time { return genTime.Add(time.Hour) })
+	return newPlacer(st, "lazarus/t/placement/"+g.id+"/", g, budget, copies, false, func() time.Time { return genTime.Add(time.Hour) })
+}
+
+func newLightPlacer(st certmagic.Storage, g *generation, budget int64, copies int) *placer {
+	return newPlacer(st, "lazarus/t/placement/"+g.id+"/", g, budget, copies, true, func() time.Time { return genTime.Add(time.Hour) })
 }
 
 // roomy is a page's room for comments when it does not matter.
@@ -310,8 +316,8 @@ func realCoverage(t *testing.T, p *placer, n int) []int {
 func TestJunkPathsDoNotTakeCoverage(t *testing.T) {
 	const stripes, width, real, junk = 8, 125, 750, 1000 // 1,000 blocks of 48 KiB, 3 per page
 	g := testGeneration(stripes, width, 48<<10)
-	clean := realCoverage(t, newTestPlacer(newMemStorage(), g, DefaultPageBudget, DefaultCopies), real)
-	p := newTestPlacer(newMemStorage(), g, DefaultPageBudget, DefaultCopies)
+	clean := realCoverage(t, newTestPlacer(newMemStorage(), g, DefaultPageBudget, DefaultFillCopies), real)
+	p := newTestPlacer(newMemStorage(), g, DefaultPageBudget, DefaultFillCopies)
 	for i := range junk {
 		mustPlace(t, p, place(fmt.Sprintf("/junk%d", i), false))
 	}

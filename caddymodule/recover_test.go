@@ -77,6 +77,7 @@ func TestRecoverDespiteJunkSpellings(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := injector.DefaultOptions()
+	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
 	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
 	o.ServerKey, o.SiteURL, o.MaxBlockBytes, o.PageBudget = server.Marshal(), "https://example.org/", 4096, 8192
 	o.BundleDir, o.StateDir, o.Carriers = filepath.Join(dir, "bundle"), filepath.Join(dir, "state"), 16

@@ -187,7 +187,7 @@ func (h *Handler) loadPrevious(g, cur *generation) *generation {
 
 // attachPlacer gives a loaded generation its live placement state.
 func (h *Handler) attachPlacer(g *generation) {
-	g.placer = newPlacer(h.storage, h.storagePrefix()+"placement/"+g.id+"/", g, h.PageBudget, h.Copies, h.now)
+	g.placer = newPlacer(h.storage, h.storagePrefix()+"placement/"+g.id+"/", g, h.PageBudget, h.Copies, !h.Fill, h.now)
 	g.placer.onChange = func(counts []int) {
 		if h.gen.Load() == g {
 			h.metrics.coverage(h.Name, counts)
