@@ -50,6 +50,17 @@ const MaxStatusSources = 64
 // bad options, a state directory that cannot be opened, or a cancelled
 // ctx. Sources that cannot be read are reported in StatusReport.Sources.
 func Status(ctx context.Context, o StatusOptions) (*StatusReport, error) {
+	r, err := audit(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return r.rep, nil
+}
+
+// audit runs Status's steps and returns the finished run, whose captures
+// say what each one holds (capture requests need which blocks, not only
+// how many).
+func audit(ctx context.Context, o StatusOptions) (*statusRun, error) {
 	r, err := newStatusRun(o)
 	if err != nil {
 		return nil, err
@@ -66,7 +77,7 @@ func Status(ctx context.Context, o StatusOptions) (*StatusReport, error) {
 	}
 	r.live(ctx)
 	r.conclude()
-	return r.rep, nil
+	return r, nil
 }
 
 // statusRun is one Status run.

@@ -226,21 +226,11 @@ func (o *VerifyOptions) opener() (*keys.Opener, bool, error) {
 // the trial restore, if any, matched).
 // Signal problems are reported, not errors.
 func Verify(ctx context.Context, o VerifyOptions) (*VerifyReport, error) {
-	o, root, err := o.normalized()
+	v, decrypts, err := newVerification(o)
 	if err != nil {
 		return nil, err
 	}
-	op, decrypts, err := o.opener()
-	if err != nil {
-		return nil, err
-	}
-	a, err := codec.NewAssembler(op, codec.Options{TempDir: o.TempDir})
-	if err != nil {
-		return nil, err
-	}
-	defer a.Close()
-	v := &verification{o: o, root: root, a: a, verifier: op.Verifier, t: newTally(), rep: &VerifyReport{Site: root.String(), Segments: []VerifySegment{}, Excluded: []ExcludedPage{}, Hygiene: []HygieneCheck{},
-		Missing: []MissingPage{}, Archives: []ArchiveReach{}}}
+	defer v.a.Close()
 	if err := v.run(ctx, decrypts); err != nil {
 		if errors.Is(err, ErrSiteUnreachable) {
 			return nil, err // no crawl ran: nothing to report
@@ -248,6 +238,27 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyReport, error) {
 		return v.rep, err
 	}
 	return v.rep, v.verdict()
+}
+
+// newVerification checks o and sets up a verification: the key opener
+// and the assembler (closed by the caller), an empty report. decrypts
+// says the key can restore (owner.key or passphrase).
+func newVerification(o VerifyOptions) (v *verification, decrypts bool, err error) {
+	o, root, err := o.normalized()
+	if err != nil {
+		return nil, false, err
+	}
+	op, decrypts, err := o.opener()
+	if err != nil {
+		return nil, false, err
+	}
+	a, err := codec.NewAssembler(op, codec.Options{TempDir: o.TempDir})
+	if err != nil {
+		return nil, false, err
+	}
+	v = &verification{o: o, root: root, a: a, verifier: op.Verifier, t: newTally(), rep: &VerifyReport{Site: root.String(), Segments: []VerifySegment{},
+		Excluded: []ExcludedPage{}, Hygiene: []HygieneCheck{}, Missing: []MissingPage{}, Archives: []ArchiveReach{}}}
+	return v, decrypts, nil
 }
 
 // run crawls, reads the unlinked pages, picks the newest generation,

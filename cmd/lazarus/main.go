@@ -52,6 +52,7 @@ func commands() []command {
 		{"recover", "rebuild the server side from archived copies of the pages", runRecover},
 		{"verify", "check the live site as archive crawlers see it: can the newest generation be rebuilt?", runVerify},
 		{"status", "what the web archives hold of the site: restore point, blocks per stripe, outlook", runStatus},
+		{"capture", "ask the Internet Archive to capture the pages that make the newest generation safe", runCapture},
 		{"demo", "the whole story on this machine: inject, serve with Caddy, crawl, lose, recover", runDemo},
 		{"version", "print the program and format versions", runVersion},
 	}

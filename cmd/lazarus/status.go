@@ -133,18 +133,8 @@ func (c *statusCmd) options() (lzrecover.StatusOptions, error) {
 		}
 		o.Now = t
 	}
-	specs := c.sources.vals
-	if len(specs) == 0 {
-		specs = []string{"wayback", "commoncrawl"}
-	}
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: c.rate, Contact: c.contact})
-	o.Client = client
-	for _, spec := range specs {
-		src, err := lzrecover.ParseArchiveSource(spec, client)
-		if err != nil {
-			return o, fmt.Errorf("--%w", err)
-		}
-		o.Sources = append(o.Sources, src)
+	if err := auditSources(&o, c.sources.vals, c.rate, c.contact); err != nil {
+		return o, err
 	}
 	if err := c.loadKey(&o); err != nil {
 		return o, err
@@ -203,6 +193,25 @@ func (c *statusCmd) historyDirs() ([]string, error) {
 		fmt.Fprintf(c.stderr, "lazarus: warning: no serve history in %s (inject's default state for --site %s): every capture with a new digest will be fetched\n", d, c.siteDir)
 	}
 	return out, nil
+}
+
+// auditSources sets the archives an audit lists (--source SPECs, by
+// default the Wayback Machine and Common Crawl) and the client it reads
+// them and the live site with, at rate requests a minute per host.
+func auditSources(o *lzrecover.StatusOptions, specs []string, rate float64, contact string) error {
+	if len(specs) == 0 {
+		specs = []string{"wayback", "commoncrawl"}
+	}
+	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: rate, Contact: contact})
+	o.Client = client
+	for _, spec := range specs {
+		src, err := lzrecover.ParseArchiveSource(spec, client)
+		if err != nil {
+			return fmt.Errorf("--%w", err)
+		}
+		o.Sources = append(o.Sources, src)
+	}
+	return nil
 }
 
 func isDir(p string) bool {

@@ -138,7 +138,7 @@ func (o *Options) defaults() {
 		o.now = time.Now
 	}
 	if o.sleep == nil {
-		o.sleep = sleepCtx
+		o.sleep = Sleep
 	}
 	if o.jit == nil {
 		o.jit = rand.Float64
@@ -151,7 +151,9 @@ func setDefault[T int | int64 | time.Duration](v *T, d T) {
 	}
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// Sleep waits d or until ctx is done, and returns ctx's error if it is
+// (at once for d ≤ 0).
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		return ctx.Err()
 	}

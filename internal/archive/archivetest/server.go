@@ -56,6 +56,8 @@ type Server struct {
 	cfg   Config
 	rows  []row // sorted by urlkey, then time
 	warcs map[string][]byte
+	// rowsMu guards rows and warcs: AddCapture writes, requests read.
+	rowsMu sync.RWMutex
 
 	mu     sync.Mutex
 	faults *faultState
@@ -95,13 +97,33 @@ func New(caps []Capture, cfg Config) (*Server, error) {
 		}
 		s.rows = append(s.rows, newRow(c))
 	}
-	slices.SortStableFunc(s.rows, func(a, b row) int {
-		return strings.Compare(a.urlkey+" "+a.ts, b.urlkey+" "+b.ts)
-	})
+	s.sortRows()
 	s.buildWARCs()
 	s.srv = httptest.NewServer(s.middleware(http.HandlerFunc(s.route)))
 	s.URL = s.srv.URL
 	return s, nil
+}
+
+// sortRows orders rows by urlkey, then time.
+func (s *Server) sortRows() {
+	slices.SortStableFunc(s.rows, func(a, b row) int {
+		return strings.Compare(a.urlkey+" "+a.ts, b.urlkey+" "+b.ts)
+	})
+}
+
+// AddCapture stores one more capture, as a crawl or a Save Page Now job
+// would: the CDX API, replay, TimeMaps and the Common Crawl index answer
+// for it from the next request on.
+func (s *Server) AddCapture(c Capture) error {
+	if c.URL == "" || c.Time.IsZero() {
+		return fmt.Errorf("archivetest: capture lacks URL or time")
+	}
+	s.rowsMu.Lock()
+	defer s.rowsMu.Unlock()
+	s.rows = append(s.rows, newRow(c))
+	s.sortRows()
+	s.buildWARCs()
+	return nil
 }
 
 // newRow fills a capture's defaults and derived fields.
@@ -143,6 +165,8 @@ func (s *Server) Client() *http.Client { return s.srv.Client() }
 // route dispatches a request by path prefix. It does not use ServeMux,
 // which would clean the "//" of embedded original URLs.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	s.rowsMu.RLock()
+	defer s.rowsMu.RUnlock()
 	p := r.URL.Path
 	switch {
 	case p == "/cdx/search/cdx":

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/humane"
+	"github.com/lazarus-preserve/lazarus/internal/spn"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// captureProgress prints the plan when it is made and every job's
+// outcome as it is known on stdout, and the phases on stderr.
+func captureProgress(stdout, stderr io.Writer) func(lzrecover.CaptureRequestProgress) {
+	return func(p lzrecover.CaptureRequestProgress) {
+		switch p.Phase {
+		case "crawl":
+			fmt.Fprintln(stderr, "lazarus: crawling the live site")
+		case "audit":
+			fmt.Fprintf(stderr, "lazarus: auditing the archives (audit %d)\n", p.Audits+1)
+		case "wait":
+			fmt.Fprintf(stderr, "lazarus: the archives do not show the generation safe yet; auditing again later (%s so far)\n", humane.Count(p.Audits, "audit"))
+		case "plan":
+			printCapturePlan(stdout, p.Report)
+		case "job":
+			printCaptureJob(stdout, p.Job)
+		}
+	}
+}
+
+// printCaptureJob prints one job's outcome.
+func printCaptureJob(w io.Writer, j *lzrecover.CaptureJob) {
+	u := printable(j.URL)
+	switch j.State {
+	case spn.StateSuccess:
+		fmt.Fprintf(w, "  captured   %s at %s\n", u, j.Time.UTC().Format(time.RFC3339))
+	case spn.StateNotSent:
+		fmt.Fprintf(w, "  not sent   %s\n", u)
+	case spn.StateAbandoned:
+		fmt.Fprintf(w, "  abandoned  %s (job %s: %s)\n", u, printable(j.JobID), printable(j.Error))
+	default:
+		fmt.Fprintf(w, "  failed     %s: %s\n", u, printable(j.Error))
+	}
+}
+
+// printCapturePlan prints the generation, what the archives hold and the
+// plan.
+func printCapturePlan(w io.Writer, rep *lzrecover.CaptureRequestReport) {
+	fmt.Fprintf(w, "Site %s, generation %s (made %s)\n", printable(rep.Site), rep.Generation, rep.Time.Format(time.RFC3339))
+	atNeed := 0
+	for _, s := range rep.Stripes {
+		if s.Archived >= s.Need {
+			atNeed++
+		}
+	}
+	held := "not held by any archive"
+	if rep.ManifestArchived {
+		held = "archived"
+	}
+	fmt.Fprintf(w, "  manifest %s; %d of %d stripes archived with k + %d blocks; %s\n", held, atNeed, len(rep.Stripes), rep.Margin,
+		humane.Count(rep.Carriers, "carrier page"))
+	if len(rep.Plan) == 0 {
+		fmt.Fprintln(w, "Nothing to ask for: the archives hold every stripe's k + margin blocks, or no carrier page adds any.")
+		return
+	}
+	verb := "Asking for"
+	if rep.DryRun {
+		verb = "Would ask for (dry run, nothing sent)"
+	}
+	fmt.Fprintf(w, "%s %s:\n", verb, humane.Count(len(rep.Plan), "capture"))
+	for i, p := range rep.Plan {
+		why := fmt.Sprintf("+%s in %s", humane.Count(p.NewBlocks, "block"), humane.Count(p.Raises, "stripe"))
+		if p.Why == lzrecover.CaptureForManifest {
+			why = "the manifest, " + why
+		}
+		fmt.Fprintf(w, "  %2d. %s (%s)\n", i+1, printable(p.URL), why)
+	}
+	for _, s := range rep.Short {
+		fmt.Fprintf(w, "  short even then: %s\n", printable(s))
+	}
+}
+
+// printCaptureEnd prints the plan on a dry run or when nothing was sent
+// (otherwise it was printed before the jobs), and the last audit's
+// verdict.
+func printCaptureEnd(w io.Writer, rep *lzrecover.CaptureRequestReport) {
+	if rep.DryRun {
+		return
+	}
+	fmt.Fprintf(w, "%d of %s accepted; %s of the archives\n", rep.Sent, humane.Count(len(rep.Plan), "capture request"), humane.Count(rep.Audits, "audit"))
+	if rep.Safe {
+		fmt.Fprintf(w, "The archives hold generation %s: it is recoverable (lazarus status says so too).\n", rep.Generation)
+	}
+}
+
+// captureHints says what to do when the generation is not safe yet.
+func captureHints(w io.Writer, rep *lzrecover.CaptureRequestReport, err error) {
+	switch {
+	case errors.Is(err, spn.ErrDailyLimit):
+		hintf(w, "the daily capture limit is reached after %s; run again tomorrow", humane.Count(rep.Sent, "request"))
+	case errors.Is(err, spn.ErrHostPaused):
+		hintf(w, "the Internet Archive paused crawling of this host; try again later")
+	case rep != nil && rep.Sent > 0:
+		hintf(w, "captures take minutes to hours to show in the archive's index: run lazarus status later, or capture with --wait 1h")
+	}
+}
+
+// abandoned says what an interrupted run left behind.
+func abandoned(rep *lzrecover.CaptureRequestReport) string {
+	if rep == nil {
+		return "no capture request was pending"
+	}
+	n := 0
+	for _, j := range rep.Jobs {
+		if j.State == spn.StateAbandoned || j.State == spn.StateNotSent {
+			n++
+		}
+	}
+	return fmt.Sprintf("%s accepted; %s abandoned or not sent (the archive may still finish those accepted)", humane.Count(rep.Sent, "request"), humane.Count(n, "job"))
+}

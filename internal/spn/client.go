@@ -1,0 +1,279 @@
+package spn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/fetch"
+)
+
+// Defaults of Options.
+const (
+	DefaultBase        = "https://web.archive.org"
+	DefaultMaxPending  = 4
+	DefaultPollStart   = 5 * time.Second
+	DefaultPollMax     = 60 * time.Second
+	DefaultJobTimeout  = 10 * time.Minute
+	DefaultSessionWait = 30 * time.Second
+	DefaultRetries     = 5
+	// maxThrottles bounds the 429, 503 and session-limit answers one
+	// submission waits out before it gives up.
+	maxThrottles = 30
+)
+
+// Doer sends HTTP requests (an *http.Client).
+type Doer interface {
+	Do(*http.Request) (*http.Response, error)
+}
+
+// Options configure a Client. Zero values take the documented defaults.
+type Options struct {
+	// Base is the API's base URL; defaults to DefaultBase.
+	Base string
+	// Credentials are required.
+	Credentials Credentials
+	// HTTP sends the requests; defaults to an http.Client with a
+	// two-minute timeout that follows no redirect.
+	HTTP Doer
+	// UserAgent defaults to lazarus's.
+	UserAgent string
+	// Rate bounds the submissions (POST /save) in any window; defaults
+	// to DefaultRate (12 a minute).
+	Rate Limit
+	// MaxPending bounds the jobs submitted and not yet finished; defaults
+	// to DefaultMaxPending.
+	MaxPending int
+	// PollStart is the wait before a job's first status poll, doubled
+	// after each pending answer up to PollMax; default 5 s and 60 s.
+	PollStart, PollMax time.Duration
+	// JobTimeout is how long a job may stay pending before the client
+	// stops polling it (the API answers "pending" for jobs it forgot);
+	// defaults to DefaultJobTimeout.
+	JobTimeout time.Duration
+	// SessionWait is the pause after an error:user-session-limit answer
+	// before submitting again; defaults to DefaultSessionWait.
+	SessionWait time.Duration
+	// Retries bounds the attempts after a transient failure (a
+	// connection error, a 5xx without Retry-After) of one request;
+	// defaults to DefaultRetries.
+	Retries int
+	// IfNotArchivedWithin, if set, is sent as if_not_archived_within
+	// (e.g. "1h"): the API skips URLs captured more recently.
+	IfNotArchivedWithin string
+}
+
+// Client talks to one SPN2 endpoint. Safe for concurrent use.
+type Client struct {
+	o       Options
+	base    *url.URL
+	window  *window
+	pending chan struct{}
+}
+
+// New checks o and returns a Client.
+func New(o Options) (*Client, error) {
+	if o.Base == "" {
+		o.Base = DefaultBase
+	}
+	base, err := url.Parse(strings.TrimSuffix(o.Base, "/"))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.RawQuery != "" {
+		return nil, fmt.Errorf("spn: base URL %q is not an absolute http(s) URL", o.Base)
+	}
+	if !keyToken(o.Credentials.Access) || !keyToken(o.Credentials.Secret) {
+		return nil, fmt.Errorf("spn: credentials: %w", ErrBadKeys)
+	}
+	switch {
+	case o.Rate.N < 0 || o.Rate.Per < 0, o.MaxPending < 0, o.PollStart < 0, o.PollMax < 0, o.JobTimeout < 0, o.SessionWait < 0, o.Retries < 0:
+		return nil, errors.New("spn: negative rate, count or duration")
+	case o.Rate.N == 0 || o.Rate.Per == 0:
+		o.Rate = DefaultRate
+	}
+	def(&o.MaxPending, DefaultMaxPending)
+	def(&o.PollStart, DefaultPollStart)
+	def(&o.PollMax, DefaultPollMax)
+	def(&o.JobTimeout, DefaultJobTimeout)
+	def(&o.SessionWait, DefaultSessionWait)
+	def(&o.Retries, DefaultRetries)
+	if o.HTTP == nil {
+		o.HTTP = &http.Client{Timeout: 2 * time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = "lazarus (+https://github.com/lazarus-preserve/lazarus)"
+	}
+	return &Client{o: o, base: base, window: newWindow(o.Rate), pending: make(chan struct{}, o.MaxPending)}, nil
+}
+
+func def[T int | time.Duration](v *T, d T) {
+	if *v == 0 {
+		*v = d
+	}
+}
+
+// Submit asks the API to capture u and returns the job id. It waits for
+// the submission window, honours Retry-After on 429 and 503, pauses and
+// tries again on a session-limit answer, and retries transient failures.
+// A *JobError is the API's refusal of this URL; errors wrapping
+// ErrRefused, ErrDailyLimit or ErrHostPaused end the run.
+func (c *Client) Submit(ctx context.Context, u string) (string, error) {
+	form := url.Values{"url": {u}, "skip_first_archive": {"1"}}
+	if c.o.IfNotArchivedWithin != "" {
+		form.Set("if_not_archived_within", c.o.IfNotArchivedWithin)
+	}
+	body := form.Encode()
+	failures, throttles := 0, 0
+	for {
+		if err := c.window.wait(ctx); err != nil {
+			return "", err
+		}
+		status, ans, retryAfter, err := c.call(ctx, http.MethodPost, "/save", body)
+		if err == nil {
+			id, perr := parseSubmit(ans)
+			if perr == nil || !sessionLimited(perr) {
+				return id, c.refusal(status, perr)
+			}
+			err = perr
+		}
+		switch {
+		case fatal(err), ctx.Err() != nil:
+			return "", err
+		case throttled(status) || sessionLimited(err):
+			if throttles++; throttles > maxThrottles {
+				return "", fmt.Errorf("spn: submitting %s: still throttled after %d answers: %w", u, throttles, err)
+			}
+			c.window.pause(c.throttleWait(status, retryAfter, throttles))
+		case transient(status, err):
+			if failures++; failures > c.o.Retries {
+				return "", fmt.Errorf("spn: submitting %s: %w", u, err)
+			}
+			if err := fetch.Sleep(ctx, backoff(failures-1, time.Second, c.o.PollMax)); err != nil {
+				return "", err
+			}
+		default:
+			return "", fmt.Errorf("spn: submitting %s: %w", u, err)
+		}
+	}
+}
+
+// throttleWait is how long to hold submissions after a throttling answer:
+// the server's Retry-After, else the session wait, else a backoff.
+func (c *Client) throttleWait(status int, retryAfter time.Duration, n int) time.Duration {
+	switch {
+	case retryAfter > 0:
+		return retryAfter
+	case !throttled(status):
+		return c.o.SessionWait // a session-limit answer
+	}
+	return backoff(n-1, time.Second, c.o.PollMax)
+}
+
+// refusal turns a parse error of a non-2xx answer into the HTTP error.
+func (c *Client) refusal(status int, err error) error {
+	if err != nil && errors.Is(err, errMalformed) && status/100 != 2 {
+		return &httpError{method: http.MethodPost, path: "/save", status: status}
+	}
+	return err
+}
+
+// Status reads a job's state once.
+func (c *Client) Status(ctx context.Context, id string) (Job, error) {
+	if !jobID.MatchString(id) {
+		return Job{}, fmt.Errorf("spn: job id %q: %w", id, errMalformed)
+	}
+	failures := 0
+	for {
+		status, ans, retryAfter, err := c.call(ctx, http.MethodGet, "/save/status/"+id, "")
+		if err == nil {
+			var j Job
+			if j, err = parseStatus(ans); err == nil {
+				return j, nil
+			}
+			if status/100 != 2 {
+				err = &httpError{method: http.MethodGet, path: "/save/status/" + id, status: status}
+			}
+		}
+		if fatal(err) || ctx.Err() != nil || !(throttled(status) || transient(status, err)) {
+			return Job{}, err
+		}
+		if failures++; failures > c.o.Retries {
+			return Job{}, fmt.Errorf("spn: status of %s: %w", id, err)
+		}
+		if err := fetch.Sleep(ctx, max(retryAfter, backoff(failures-1, c.o.PollStart, c.o.PollMax))); err != nil {
+			return Job{}, err
+		}
+	}
+}
+
+// call sends one request and reads the answer. 401 and 403 are
+// ErrRefused; other non-2xx answers come back with their status and
+// body, and the error of a 429, 503 or other 5xx.
+func (c *Client) call(ctx context.Context, method, path, form string) (int, []byte, time.Duration, error) {
+	var body io.Reader
+	if form != "" {
+		body = strings.NewReader(form)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base.String()+path, body)
+	if err != nil {
+		return 0, nil, 0, fmt.Errorf("spn: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Authorization", c.o.Credentials.header())
+	req.Header.Set("User-Agent", c.o.UserAgent)
+	if form != "" {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := c.o.HTTP.Do(req)
+	if err != nil {
+		return 0, nil, 0, fmt.Errorf("spn: %s %s: %w", method, path, scrub(err, c.o.Credentials))
+	}
+	defer resp.Body.Close()
+	ans, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return resp.StatusCode, nil, 0, fmt.Errorf("spn: %s %s: reading the answer: %w", method, path, err)
+	}
+	retryAfter := retryAfterOf(resp)
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return resp.StatusCode, ans, 0, fmt.Errorf("spn: %s %s: HTTP %d: %w", method, path, resp.StatusCode, ErrRefused)
+	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		if je := errorBody(ans); je != nil && fatal(je) {
+			return resp.StatusCode, ans, retryAfter, je
+		}
+		return resp.StatusCode, ans, retryAfter, &httpError{method: method, path: path, status: resp.StatusCode}
+	}
+	return resp.StatusCode, ans, retryAfter, nil
+}
+
+// errorBody is the JobError an answer's body holds, if it is one.
+func errorBody(ans []byte) *JobError {
+	_, err := parseSubmit(ans)
+	var je *JobError
+	if errors.As(err, &je) {
+		return je
+	}
+	return nil
+}
+
+// scrub removes the secret from a transport error's text, should a
+// transport ever quote a header.
+func scrub(err error, c Credentials) error {
+	if c.Secret != "" && strings.Contains(err.Error(), c.Secret) {
+		return errors.New(strings.ReplaceAll(err.Error(), c.Secret, "<secret>"))
+	}
+	return err
+}
+
+// throttled reports a 429 or 503 answer.
+func throttled(status int) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
+}
+
+// transient reports a failure worth retrying: no answer, or a 5xx.
+func transient(status int, err error) bool {
+	return err != nil && (status == 0 || status >= 500)
+}

@@ -1,0 +1,301 @@
+package recover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/fetch"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/spn"
+)
+
+// Defaults of CaptureRequestOptions.
+const (
+	// DefaultCaptureMargin is CaptureRequestOptions.Margin's default: blocks
+	// beyond k per stripe, against captures that turn out damaged or
+	// lost.
+	DefaultCaptureMargin = 2
+	// NoCaptureMargin, as CaptureRequestOptions.Margin, asks for k blocks per
+	// stripe exactly.
+	NoCaptureMargin = -1
+	// DefaultCaptureWaitEvery is CaptureRequestOptions.WaitEvery's default.
+	DefaultCaptureWaitEvery = 5 * time.Minute
+)
+
+// ErrCaptureShort means the archives do not yet hold the newest
+// generation safely: the error says what is still short. Captures can
+// take minutes to hours to show in the archive's index.
+var ErrCaptureShort = errors.New("the archives do not yet hold the newest generation safely")
+
+// CaptureRequestOptions configure RequestCaptures.
+type CaptureRequestOptions struct {
+	// Verify says how the live site is crawled, as for Verify (SiteURL,
+	// one of the keys, Client, Rate, SkipQuery, the bounds); its hygiene
+	// checks, History, SiteDir and trial restore are not used.
+	Verify VerifyOptions
+	// Status says how the archives are audited, as for Status (Sources,
+	// History, StateDir, Client, …); its SiteURL and key default to
+	// Verify's.
+	Status StatusOptions
+	// SPN submits the capture requests; nil makes a plan and sends
+	// nothing (a dry run).
+	SPN *spn.Client
+	// Margin is the blocks wanted beyond k in every stripe (at most the
+	// stripe's k + m); 0 defaults to DefaultCaptureMargin, NoCaptureMargin
+	// asks for k.
+	Margin int
+	// Max bounds the capture requests; 0 means no bound beyond the
+	// carrier pages (there are never more requests than carrier pages).
+	Max int
+	// Wait, after the jobs, keeps auditing the archives every WaitEvery
+	// until they hold the generation safely or Wait has passed; 0 audits
+	// once.
+	Wait time.Duration
+	// WaitEvery defaults to DefaultCaptureWaitEvery.
+	WaitEvery time.Duration
+	// Progress, if set, is called at each phase and with every job's
+	// outcome as it is known.
+	Progress func(CaptureRequestProgress)
+}
+
+// CaptureRequestProgress is one step of a running RequestCaptures.
+type CaptureRequestProgress struct {
+	// Phase is "crawl", "audit", "plan" (Report is set: the plan is
+	// made, nothing sent yet), "job" (Job is set) or "wait".
+	Phase  string
+	Report *CaptureRequestReport
+	Job    *CaptureJob
+	// Audits counts the audits of the archives so far.
+	Audits int
+}
+
+// CaptureJob is the outcome of one capture request.
+type CaptureJob struct {
+	URL string `json:"url"`
+	// State is "success", "error", "abandoned" (still pending when the
+	// run stopped waiting for it) or "not-sent".
+	State string `json:"state"`
+	JobID string `json:"job_id,omitempty"`
+	// Time is the capture's timestamp, on success.
+	Time  time.Time `json:"time,omitzero"`
+	Error string    `json:"error,omitempty"`
+}
+
+// CaptureRequestReport is what RequestCaptures planned, sent and found.
+type CaptureRequestReport struct {
+	Site       string    `json:"site"`
+	Generation string    `json:"generation"`
+	Time       time.Time `json:"time"` // the generation's
+	Margin     int       `json:"margin"`
+	// Carriers counts the live pages carrying the generation's blocks or
+	// manifest where the Internet Archive would keep them: the most
+	// requests a plan makes.
+	Carriers int `json:"carriers"`
+	// ManifestArchived reports that an archive held the generation's
+	// manifest before any request.
+	ManifestArchived bool `json:"manifest_archived"`
+	// Stripes are every stripe's blocks archived before the requests and
+	// planned.
+	Stripes []CaptureStripe `json:"stripes"`
+	// Plan are the pages to capture, in order.
+	Plan []CapturePage `json:"plan"`
+	// Short names the stripes the plan cannot bring to their need (the
+	// live pages do not carry enough blocks), the first few.
+	Short  []string `json:"short,omitempty"`
+	DryRun bool     `json:"dry_run,omitempty"`
+	// Jobs are the requests' outcomes, in the plan's order.
+	Jobs []CaptureJob `json:"jobs,omitempty"`
+	// Sent counts the requests the archive accepted.
+	Sent int `json:"sent"`
+	// Stopped says why requests stopped before the plan's end, if they
+	// did.
+	Stopped string `json:"stopped,omitempty"`
+	// Audits counts the audits of the archives (before and after).
+	Audits int `json:"audits"`
+	// Safe reports that the last audit found the generation the newest
+	// and recoverable from the archives.
+	Safe bool `json:"safe"`
+	// Status is the last audit's report.
+	Status *StatusReport `json:"status,omitempty"`
+}
+
+// RequestCaptures asks the Internet Archive's Save Page Now to capture the live
+// pages that matter for the site's newest generation, then audits the
+// archives until they hold it.
+//
+// It crawls the live site as Verify does to learn the newest generation
+// and which pages carry which of its blocks and its manifest, and audits
+// the archives as Status does to learn which of those they already hold.
+// It plans the pages in order of marginal value (capturePlan): the page
+// carrying the manifest, root first, unless an archive holds the
+// manifest; then carriers, greedily, until every stripe would have
+// k + Margin distinct blocks. Only the site's own pages are planned,
+// never more than its carrier pages. Without o.SPN it stops there (a dry
+// run). Otherwise it submits the plan (the client honours the API's
+// limits), reports every job through Progress, and audits the archives
+// again, every WaitEvery within Wait.
+//
+// The report is returned whenever the crawl and the first audit ran.
+// The error is nil when the generation is the newest and recoverable
+// from the archives (or on a dry run), wraps ErrCaptureShort when it is
+// not yet (and spn.ErrDailyLimit or spn.ErrHostPaused when the archive
+// stopped the requests), wraps spn.ErrRefused when the access key was
+// refused, and is ctx's error when ctx ended the run.
+func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequestReport, error) {
+	o, err := o.normalized()
+	if err != nil {
+		return nil, err
+	}
+	o.progress(CaptureRequestProgress{Phase: "crawl"})
+	live, err := crawlLive(ctx, o.Verify)
+	if err != nil {
+		return nil, err
+	}
+	rep := &CaptureRequestReport{Site: live.report.Site, Generation: live.id.String(), Time: live.time.UTC(), Margin: max(o.Margin, 0), Stripes: []CaptureStripe{}, Plan: []CapturePage{}}
+	rep.Carriers = len(live.pages)
+	o.progress(CaptureRequestProgress{Phase: "audit"})
+	arch, err := auditArchives(ctx, o.Status)
+	if err != nil {
+		return nil, err
+	}
+	rep.Audits, rep.Status = 1, arch.report
+	rep.ManifestArchived = arch.manifests[live.id]
+	needs := stripeNeeds(live.segments, arch.shards, rep.Margin)
+	rep.Plan = capturePlan(live.pages, needs, rep.ManifestArchived, o.Max)
+	if rep.Plan == nil {
+		rep.Plan = []CapturePage{}
+	}
+	rep.Stripes = stripeReport(needs)
+	rep.Short = captureShort(rep.Stripes, 5)
+	rep.Safe, rep.DryRun = arch.safe(live.id), o.SPN == nil
+	o.progress(CaptureRequestProgress{Phase: "plan", Report: rep, Audits: rep.Audits})
+	switch {
+	case rep.DryRun:
+		return rep, nil
+	case len(rep.Plan) == 0 && rep.Safe:
+		return rep, nil
+	case len(rep.Plan) == 0:
+		return rep, rep.shortError(nil) // nothing the live pages carry would help
+	}
+	stop := o.send(ctx, rep)
+	if ctx.Err() != nil {
+		return rep, ctx.Err()
+	}
+	if errors.Is(stop, spn.ErrRefused) {
+		return rep, stop
+	}
+	if err := o.await(ctx, rep, live.id); err != nil {
+		return rep, err
+	}
+	if rep.Safe {
+		return rep, nil
+	}
+	return rep, rep.shortError(stop)
+}
+
+// normalized fills the defaults and checks o.
+func (o CaptureRequestOptions) normalized() (CaptureRequestOptions, error) {
+	switch {
+	case o.Margin < NoCaptureMargin:
+		return o, fmt.Errorf("capture margin %d: want 0 or more (or NoCaptureMargin)", o.Margin)
+	case o.Margin == 0:
+		o.Margin = DefaultCaptureMargin
+	case o.Margin == NoCaptureMargin:
+		o.Margin = 0
+	}
+	if o.Max < 0 || o.Wait < 0 || o.WaitEvery < 0 {
+		return o, errors.New("negative capture bound or wait")
+	}
+	if o.WaitEvery == 0 {
+		o.WaitEvery = DefaultCaptureWaitEvery
+	}
+	s := &o.Status
+	if s.SiteURL == "" {
+		s.SiteURL = o.Verify.SiteURL
+	}
+	if len(s.ServerKey)+len(s.OwnerKey)+len(s.Passphrase) == 0 {
+		s.ServerKey, s.OwnerKey, s.Passphrase = o.Verify.ServerKey, o.Verify.OwnerKey, o.Verify.Passphrase
+	}
+	return o, nil
+}
+
+func (o *CaptureRequestOptions) progress(p CaptureRequestProgress) {
+	if o.Progress != nil {
+		o.Progress(p)
+	}
+}
+
+// send submits the plan and records every job; it returns the error that
+// stopped the requests early, if any.
+func (o *CaptureRequestOptions) send(ctx context.Context, rep *CaptureRequestReport) error {
+	urls := make([]string, len(rep.Plan))
+	at := map[string]int{}
+	for i, p := range rep.Plan {
+		urls[i], at[p.URL] = p.URL, i
+	}
+	rep.Jobs = make([]CaptureJob, len(urls))
+	err := o.SPN.SaveAll(ctx, urls, func(r spn.Result) {
+		j := CaptureJob{URL: r.URL, State: r.State, JobID: r.JobID, Time: r.Time}
+		if r.Err != nil {
+			j.Error = r.Err.Error()
+		}
+		if r.JobID != "" {
+			rep.Sent++
+		}
+		rep.Jobs[at[r.URL]] = j
+		o.progress(CaptureRequestProgress{Phase: "job", Job: &j, Audits: rep.Audits})
+	})
+	if err != nil {
+		rep.Stopped = err.Error()
+	}
+	return err
+}
+
+// await audits the archives again, every WaitEvery within Wait, until
+// they hold the generation safely.
+func (o *CaptureRequestOptions) await(ctx context.Context, rep *CaptureRequestReport, id manifest.ID) error {
+	deadline := time.Now().Add(o.Wait)
+	for {
+		o.progress(CaptureRequestProgress{Phase: "audit", Audits: rep.Audits})
+		arch, err := auditArchives(ctx, o.Status)
+		if err != nil {
+			return err
+		}
+		rep.Audits++
+		rep.Status, rep.Safe = arch.report, arch.safe(id)
+		left := time.Until(deadline)
+		if rep.Safe || left <= 0 {
+			return nil
+		}
+		o.progress(CaptureRequestProgress{Phase: "wait", Audits: rep.Audits})
+		if err := fetch.Sleep(ctx, min(o.WaitEvery, left)); err != nil {
+			return err
+		}
+	}
+}
+
+// shortError says what the last audit still lacks, wrapping
+// ErrCaptureShort and the error that stopped the requests, if any.
+func (rep *CaptureRequestReport) shortError(stop error) error {
+	var why []string
+	for _, g := range rep.Status.Generations {
+		if g.ID == rep.Generation {
+			why = append(why, g.Short...)
+		}
+	}
+	if len(why) == 0 {
+		why = append(why, "the archives list no capture holding generation "+rep.Generation+" yet")
+	}
+	msg := fmt.Sprintf("%s after %s: %s", humane.Count(rep.Sent, "capture request"), humane.Count(rep.Audits, "audit"), strings.Join(why, "; "))
+	if len(rep.Plan) == 0 {
+		msg = "no live page carries blocks or a manifest the archives lack (run lazarus verify): " + strings.Join(why, "; ")
+	}
+	if stop != nil {
+		return fmt.Errorf("%w: %s; requests stopped: %w", ErrCaptureShort, msg, stop)
+	}
+	return fmt.Errorf("%w: %s", ErrCaptureShort, msg)
+}
