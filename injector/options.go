@@ -21,6 +21,12 @@ const (
 	DefaultDumpTimeout   = 10 * time.Minute
 )
 
+// Archived is what an audit of the archives found (lazarus status): the
+// newest generation they hold enough blocks and a manifest of.
+type Archived struct {
+	RestorePoint string // generation id; "" when they hold none
+}
+
 // Include is one source to preserve: a directory or a file, and the name
 // of its segment, which is also where it is restored: a directory's files
 // under NAME/, a single file as the file NAME. Segment defaults to the
@@ -81,6 +87,15 @@ type Options struct {
 	Fill bool
 
 	KeepPrevious int // previous generations kept beside the new one while room allows, 0 to 16; defaults to 1
+	// Archived, when not nil, is what lazarus status found the archives
+	// hold: earlier generations then stay on the pages, room allowing,
+	// down to the newest one the archives hold enough of (none once that
+	// is the current one; all, up to 16, while they hold none), instead
+	// of KeepPrevious of them: make-before-break by evidence.
+	Archived *Archived
+	// KeepMaxAge, if positive, drops earlier generations older than this
+	// from the pages, whatever Archived says.
+	KeepMaxAge time.Duration
 
 	// Where: at least one of SiteDir, BundleDir, SnippetsDir. The pages
 	// come from SiteDir or, without it, from URLs.

@@ -153,6 +153,10 @@ func (r *run) apply(p *placement.Plan, segs []segmentInfo) {
 	r.old = p.Old
 	r.added = p.Bytes
 	r.res.Recoverability, r.res.Target = p.Recoverability, r.o.Target
+	r.res.Kept = r.res.Kept[:0]
+	for _, g := range r.previousGenerations() {
+		r.res.Kept = append(r.res.Kept, g.ID.String())
+	}
 	r.res.CaptureRates = 0
 	for _, pg := range r.pages {
 		if _, ok := r.o.Capture[pg.URL]; ok && pg.Carrier {
@@ -329,11 +333,42 @@ func (r *run) oldBlocks(current []segmentInfo) []placement.OldBlock {
 	return out
 }
 
-// previousGenerations are the generations kept beside the current one.
+// maxKept bounds the earlier generations kept by evidence.
+const maxKept = 16
+
+// previousGenerations are the generations kept beside the current one,
+// newest first (make-before-break). With Options.Archived: every earlier
+// one down to the newest the archives hold enough of, none once that is
+// the current one, all (up to 16) while the archives hold none, so that
+// pages never stop carrying the last generation the archives could
+// restore; without it, KeepPrevious of them. Options.KeepMaxAge drops
+// the older ones in any case.
 func (r *run) previousGenerations() []generationInfo {
 	gens := r.st.Generations
 	if len(gens) > 0 && (r.gen.ID == gens[0].ID) {
 		gens = gens[1:]
 	}
-	return gens[:min(len(gens), r.o.KeepPrevious)]
+	n := min(len(gens), r.o.KeepPrevious)
+	if a := r.o.Archived; a != nil {
+		n = min(len(gens), maxKept)
+		if a.RestorePoint == r.gen.ID.String() {
+			n = 0
+		}
+		for i, g := range gens[:n] {
+			if g.ID.String() == a.RestorePoint {
+				n = i + 1
+				break
+			}
+		}
+	}
+	out := gens[:n]
+	if r.o.KeepMaxAge > 0 {
+		cut := r.o.Now().Add(-r.o.KeepMaxAge)
+		for i, g := range out {
+			if g.Time.Before(cut) {
+				return out[:i]
+			}
+		}
+	}
+	return out
 }

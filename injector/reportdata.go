@@ -17,10 +17,13 @@ type Report struct {
 	// with its capture probability (Options.Capture, else 0.5); a lower
 	// bound, as stripes sharing pages help each other. Target is
 	// Options.Target (0: planned by redundancy).
-	Recoverability float64  `json:"recoverability"`
-	Target         float64  `json:"target,omitempty"`
-	CaptureRates   int      `json:"capture_rates,omitempty"` // carrier pages with a capture probability of their own (Options.Capture)
-	Excluded       []string `json:"excluded_pages"`          // pages that cannot carry blocks, with the reason
+	Recoverability float64 `json:"recoverability"`
+	Target         float64 `json:"target,omitempty"`
+	// Kept lists the earlier generations whose blocks stay on the pages
+	// beside the current one (room allowing), newest first.
+	Kept         []string `json:"kept_generations,omitempty"`
+	CaptureRates int      `json:"capture_rates,omitempty"` // carrier pages with a capture probability of their own (Options.Capture)
+	Excluded     []string `json:"excluded_pages"`          // pages that cannot carry blocks, with the reason
 }
 
 // SegmentReport describes one segment of the current generation.

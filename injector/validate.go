@@ -1,6 +1,7 @@
 package injector
 
 import (
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -84,6 +85,14 @@ func (o *Options) validateSizes() []error {
 	}
 	if !(o.Redundancy > 0 && o.Redundancy <= 255) {
 		errs = append(errs, optionErrorf("Redundancy", "redundancy %g is outside (0, 255]", o.Redundancy))
+	}
+	if a := o.Archived; a != nil && a.RestorePoint != "" {
+		if _, err := manifest.ParseID(a.RestorePoint); err != nil {
+			errs = append(errs, optionErrorf("Archived", "restore point %q is not a generation id", a.RestorePoint))
+		}
+	}
+	if o.KeepMaxAge < 0 {
+		errs = append(errs, optionErrorf("KeepMaxAge", "keep max age %v is negative", o.KeepMaxAge))
 	}
 	if o.KeepPrevious < 0 || o.KeepPrevious > 16 {
 		errs = append(errs, optionErrorf("KeepPrevious", "%d previous generations to keep is outside 0 to 16", o.KeepPrevious))

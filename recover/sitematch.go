@@ -54,3 +54,14 @@ func dirOf(p string) string {
 	}
 	return "/"
 }
+
+// SameSite reports whether two site URLs name one site, by the rule
+// recovery matches a manifest's site URL with (sameSite): host spellings,
+// default ports and one path under the other aside.
+func SameSite(a, b string) bool {
+	u, err := url.Parse(b)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	return sameSite(a, u)
+}

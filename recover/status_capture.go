@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/assure"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
 // CaptureHorizon is the time within which StatusAssessment.Capture gives
@@ -40,16 +41,13 @@ func captureProbabilities(rates []assure.PageRate) map[string]float64 {
 	return out
 }
 
-// ErrNoCapture means a status report holds no capture probabilities: the
-// model did not run (see StatusAssessment.Error), or the report is not a
-// status report.
-var ErrNoCapture = errors.New("the status report holds no capture probabilities")
-
-// ReadCapture reads the capture probabilities of a report saved from
-// `lazarus status --json` (StatusAssessment.Capture), for planning a
-// generation on the pages the archives keep (`lazarus inject --rates`).
-// It reads at most 64 MiB and checks every value.
-func ReadCapture(r io.Reader) (map[string]float64, error) {
+// ReadStatusReport reads a report saved from `lazarus status --json`, for
+// planning the next generation with what the audit learned (`lazarus
+// inject --status`): each page's capture probability
+// (StatusAssessment.Capture) and the newest generation the archives hold
+// enough of (RestorePoint). It reads at most 64 MiB and checks what inject
+// uses: probabilities of page paths, generation ids.
+func ReadStatusReport(r io.Reader) (*StatusReport, error) {
 	body, err := io.ReadAll(io.LimitReader(r, maxCaptureReport+1))
 	if err != nil {
 		return nil, err
@@ -57,28 +55,24 @@ func ReadCapture(r io.Reader) (map[string]float64, error) {
 	if len(body) > maxCaptureReport {
 		return nil, fmt.Errorf("status report over %d MiB", maxCaptureReport>>20)
 	}
-	var rep struct {
-		Site       string `json:"site"`
-		Assessment *struct {
-			Capture map[string]float64 `json:"capture"`
-			Error   string             `json:"error"`
-		} `json:"assessment"`
-	}
+	var rep StatusReport
 	if err := json.Unmarshal(body, &rep); err != nil {
 		return nil, fmt.Errorf("not a status report (lazarus status --json): %w", err)
 	}
-	switch a := rep.Assessment; {
-	case a == nil:
-		return nil, fmt.Errorf("%w: it has no assessment", ErrNoCapture)
-	case len(a.Capture) == 0 && a.Error != "":
-		return nil, fmt.Errorf("%w: the model did not run: %s", ErrNoCapture, a.Error)
-	case len(a.Capture) == 0:
-		return nil, ErrNoCapture
+	if rep.Site == "" || rep.Now.IsZero() {
+		return nil, errors.New("not a status report (lazarus status --json): no site or time")
 	}
-	for u, p := range rep.Assessment.Capture {
-		if !(p >= 0 && p <= 1) || len(u) == 0 || u[0] != '/' {
-			return nil, fmt.Errorf("status report: capture probability %v of page %q is not a probability of a page path", p, u)
+	if rp := rep.RestorePoint; rp != nil {
+		if _, err := manifest.ParseID(rp.Generation); err != nil {
+			return nil, fmt.Errorf("status report: restore point %q is not a generation id", rp.Generation)
 		}
 	}
-	return rep.Assessment.Capture, nil
+	if a := rep.Assessment; a != nil {
+		for u, p := range a.Capture {
+			if !(p >= 0 && p <= 1) || len(u) == 0 || u[0] != '/' {
+				return nil, fmt.Errorf("status report: capture probability %v of page %q is not a probability of a page path", p, u)
+			}
+		}
+	}
+	return &rep, nil
 }

@@ -3,7 +3,6 @@ package recover_test
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -34,10 +33,14 @@ func TestStatusCapture(t *testing.T) {
 	if err := json.NewEncoder(&buf).Encode(rep); err != nil {
 		t.Fatal(err)
 	}
-	got, err := lzrecover.ReadCapture(&buf)
+	back, err := lzrecover.ReadStatusReport(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if back.RestorePoint == nil || back.RestorePoint.Generation != rep.RestorePoint.Generation {
+		t.Errorf("restore point read back %+v, report %+v", back.RestorePoint, rep.RestorePoint)
+	}
+	got := back.Assessment.Capture
 	for u, p := range c {
 		if math.Abs(got[u]-p) > 1e-12 {
 			t.Errorf("page %s: read %v, report %v", u, got[u], p)
@@ -45,35 +48,38 @@ func TestStatusCapture(t *testing.T) {
 	}
 }
 
-// TestReadCaptureRefuses: what is not a status report with probabilities
-// is refused with a reason.
-func TestReadCaptureRefuses(t *testing.T) {
+// TestReadStatusReportRefuses: what is not a status report, or holds
+// values inject cannot use, is refused with a reason.
+func TestReadStatusReportRefuses(t *testing.T) {
+	const head = `"site":"https://example.org/","now":"2026-11-25T00:00:00Z"`
 	for name, in := range map[string]string{
-		"not json":      "generation 3",
-		"no assessment": `{"site":"https://example.org/"}`,
-		"model failed":  `{"assessment":{"error":"which pages carry generation x is unknown"}}`,
-		"bad value":     `{"assessment":{"capture":{"/":1.5}}}`,
-		"not a path":    `{"assessment":{"capture":{"https://evil/":0.5}}}`,
-		"empty":         `{"assessment":{"capture":{}}}`,
+		"not json":           "generation 3",
+		"no site":            `{"now":"2026-11-25T00:00:00Z"}`,
+		"bad value":          `{` + head + `,"assessment":{"capture":{"/":1.5}}}`,
+		"not a path":         `{` + head + `,"assessment":{"capture":{"https://evil/":0.5}}}`,
+		"bad restore point":  `{` + head + `,"restore_point":{"generation":"../../etc","time":"2026-11-01T00:00:00Z"}}`,
+		"capture not a map":  `{` + head + `,"assessment":{"capture":[0.5]}}`,
+		"restore point type": `{` + head + `,"restore_point":"x"}`,
 	} {
-		if _, err := lzrecover.ReadCapture(strings.NewReader(in)); err == nil {
+		if _, err := lzrecover.ReadStatusReport(strings.NewReader(in)); err == nil {
 			t.Errorf("%s: accepted", name)
-		} else if name == "model failed" && !errors.Is(err, lzrecover.ErrNoCapture) {
-			t.Errorf("%s: %v, want ErrNoCapture", name, err)
 		}
+	}
+	if _, err := lzrecover.ReadStatusReport(strings.NewReader(`{` + head + `}`)); err != nil {
+		t.Errorf("a report without restore point or assessment: %v", err)
 	}
 }
 
-func FuzzReadCapture(f *testing.F) {
-	f.Add([]byte(`{"assessment":{"capture":{"/":0.5,"/a/":0.25}}}`))
-	f.Add([]byte(`{"assessment":{"capture":{"/":-0}}}`))
+func FuzzReadStatusReport(f *testing.F) {
+	f.Add([]byte(`{"site":"s","now":"2026-11-25T00:00:00Z","assessment":{"capture":{"/":0.5,"/a/":0.25}}}`))
+	f.Add([]byte(`{"site":"s","now":"2026-11-25T00:00:00Z","restore_point":{"generation":"0123456789abcdef0123456789abcdef","age_seconds":1e300}}`))
 	f.Add([]byte(`{"assessment":null}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := lzrecover.ReadCapture(bytes.NewReader(b))
-		if err != nil {
+		rep, err := lzrecover.ReadStatusReport(bytes.NewReader(b))
+		if err != nil || rep.Assessment == nil {
 			return
 		}
-		for u, p := range c {
+		for u, p := range rep.Assessment.Capture {
 			if !(p >= 0 && p <= 1) || !strings.HasPrefix(u, "/") {
 				t.Fatalf("accepted %q: %v", u, p)
 			}

@@ -304,7 +304,7 @@ type StatusAssessment struct {
 	// Capture is, for each modelled page (named as inject names pages),
 	// the probability that some source captures it within CaptureHorizon,
 	// from the model's rates: what `lazarus inject --rates` plans the next
-	// generation with (ReadCapture).
+	// generation with (ReadStatusReport).
 	Capture map[string]float64 `json:"capture,omitempty"`
 	// Evidence is what the model's rates rest on; nil if it could not
 	// run.

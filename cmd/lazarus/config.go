@@ -42,7 +42,8 @@ type injectConfig struct {
 	MaxPageBytes   tomlSize          `toml:"max_page_bytes"`
 	Redundancy     any               `toml:"redundancy"` // "auto", "max" or a ratio
 	Target         any               `toml:"target"`     // 0.999 or "99.9%"
-	Rates          string            `toml:"rates"`
+	Status         string            `toml:"status"`
+	KeepMaxAge     string            `toml:"keep_max_age"`
 	KeepPrevious   *int              `toml:"keep_previous"`
 	Site           string            `toml:"site"`
 	Bundle         string            `toml:"bundle"`
@@ -158,6 +159,13 @@ func (c *injectConfig) apply(o *injector.Options) error {
 			return fmt.Errorf("target plans by recoverability, redundancy %s fixes the parity: give one of them", o.RedundancyName())
 		}
 		o.Target = t
+	}
+	if c.KeepMaxAge != "" {
+		d, err := time.ParseDuration(c.KeepMaxAge)
+		if err != nil || d < 0 {
+			return fmt.Errorf("keep_max_age %q: want a duration such as 2160h", c.KeepMaxAge)
+		}
+		o.KeepMaxAge = d
 	}
 	if c.KeepPrevious != nil {
 		o.KeepPrevious = *c.KeepPrevious

@@ -38,12 +38,10 @@ func (c *injectCmd) options() (injector.Options, error) {
 	if c.targetSet && c.redundancySet && o.Target == 0 {
 		return o, fmt.Errorf("--target plans by recoverability, --redundancy %s fixes the parity: give one of them", o.RedundancyName())
 	}
-	if c.cfg.Rates != "" {
-		capture, err := readRates(c.cfg.Rates)
-		if err != nil {
+	if c.cfg.Status != "" {
+		if err := readStatus(c.cfg.Status, &o, c.stderr); err != nil {
 			return o, err
 		}
-		o.Capture = capture
 	}
 	if c.cfg.URLs != "" {
 		urls, err := readURLList(c.cfg.URLs)

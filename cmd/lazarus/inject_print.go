@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/lazarus-preserve/lazarus/injector"
 )
@@ -41,6 +42,9 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 	fmt.Fprintf(w, "  %s, %s placed, manifest on %s, at most %s added to a page\n",
 		count(r.Carriers, "carrier page", "carrier pages"), count(blocks, "block", "blocks"), count(manifests, "page", "pages"), formatSize(int64(most)))
 	fmt.Fprintf(w, "  %s added in all (%s the ciphertext); %s\n", formatSize(added), ratio(added, cipher), recoverabilityLine(r))
+	if n := len(r.Kept); n > 0 {
+		fmt.Fprintf(w, "  %s kept on the pages beside it, room allowing: %s\n", count(n, "earlier generation", "earlier generations"), strings.Join(r.Kept, ", "))
+	}
 	excluded := "every page can carry blocks"
 	if n := len(r.Excluded); n > 0 {
 		excluded = fmt.Sprintf("%s (see --json)", count(n, "page cannot carry blocks", "pages cannot carry blocks"))
@@ -93,7 +97,7 @@ func ratio(a, b int64) string {
 func recoverabilityLine(r *injector.Report) string {
 	model := "if archives keep each page with probability 1/2"
 	if r.CaptureRates > 0 {
-		model = fmt.Sprintf("with the capture rates of %s (--rates)", count(r.CaptureRates, "page", "pages"))
+		model = fmt.Sprintf("with the capture rates --status gives %s", count(r.CaptureRates, "page", "pages"))
 	}
 	line := fmt.Sprintf("recoverable with probability ≥ %s %s", chance(r.Recoverability), model)
 	if r.Target > 0 {

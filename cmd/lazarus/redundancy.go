@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -65,17 +66,30 @@ func parseTarget(v string) (float64, error) {
 	return t, nil
 }
 
-// readRates reads the capture probabilities of a saved status report
-// (--rates).
-func readRates(path string) (map[string]float64, error) {
+// readStatus reads a saved status report (--status): the pages' capture
+// probabilities, and the newest generation the archives hold, which
+// decides the earlier generations inject keeps on the pages.
+func readStatus(path string, o *injector.Options, stderr io.Writer) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("--rates: %w", err)
+		return fmt.Errorf("--status: %w", err)
 	}
 	defer f.Close()
-	c, err := lzrecover.ReadCapture(f)
+	rep, err := lzrecover.ReadStatusReport(f)
 	if err != nil {
-		return nil, fmt.Errorf("--rates %s: %w (save one with lazarus status --json > FILE)", path, err)
+		return fmt.Errorf("--status %s: %w (save one with lazarus status --json > FILE)", path, err)
 	}
-	return c, nil
+	if o.SiteURL != "" && !lzrecover.SameSite(rep.Site, o.SiteURL) {
+		return fmt.Errorf("--status %s: a report on %s, not on --site-url %s", path, rep.Site, o.SiteURL)
+	}
+	o.Archived = &injector.Archived{}
+	if rp := rep.RestorePoint; rp != nil {
+		o.Archived.RestorePoint = rp.Generation
+	}
+	if a := rep.Assessment; a != nil && len(a.Capture) > 0 {
+		o.Capture = a.Capture
+	} else {
+		fmt.Fprintf(stderr, "lazarus: warning: --status %s holds no capture probabilities (the model did not run: give status the serve history); pages are planned as kept with probability 1/2\n", path)
+	}
+	return nil
 }
