@@ -64,3 +64,45 @@ func BenchmarkPlace_5000Pages_200Segments(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlaceTarget_1000Pages is BenchmarkPlace_1000Pages as a target
+// plan (0.999 at a capture probability of 1/2): the search over block
+// sizes and widths, the exact check of the option placed. Reported: the
+// bytes added per byte of segment.
+func BenchmarkPlaceTarget_1000Pages(b *testing.B) {
+	benchTarget(b, benchSite(1000), 6, nil)
+}
+
+// BenchmarkPlaceTarget_10000Pages_Rates: a 50 MB segment and five small
+// ones on 10,000 pages whose capture probabilities vary (a status
+// report's), where options are tried by the exact model.
+func BenchmarkPlaceTarget_10000Pages_Rates(b *testing.B) {
+	cs := benchSite(10000)
+	capt := map[string]float64{}
+	for i, c := range cs {
+		capt[c.URL] = 0.05 + 0.9*float64((i*7919)%1000)/1000
+	}
+	benchTarget(b, cs, 6, capt)
+}
+
+func benchTarget(b *testing.B, cs []Carrier, nsegs int, capt map[string]float64) {
+	segs := []Segment{{Name: "site", Length: 50_000_000}}
+	for i := range nsegs - 1 {
+		segs = append(segs, Segment{Name: fmt.Sprintf("db%d", i), Length: int64(20_000 * (i + 1))})
+	}
+	opts := Options{ManifestBytes: 12 * kiB, Target: DefaultTarget, MaxBlockBytes: 190 * kiB, Capture: capt}
+	var total int64
+	for _, s := range segs {
+		total += s.Length
+	}
+	pl := mustPlace(b, segs, cs, opts, checkTargetPlan)
+	b.SetBytes(total)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Place(segs, cs, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(planBytes(pl))/float64(total), "added/byte")
+	b.ReportMetric(pl.Recoverability, "P_rec")
+}
