@@ -57,7 +57,9 @@ var fieldHints = map[string]string{
 	"SiteURL":          "give --site-url with the site's public address, such as https://example.org/",
 	"MaxBlockBytes":    "give --max-block-bytes between 1KiB and 16MiB",
 	"PageBudget":       "give --page-budget of 4KiB or more",
-	"Redundancy":       "give --redundancy above 0 and at most 255",
+	"Redundancy":       "give --redundancy auto, max, or a ratio above 0 and at most 255",
+	"Target":           "give --target a probability between 0 and 1, such as 0.999 or 99.9%",
+	"KeepMaxAge":       "give --keep-max-age a duration of 0 or more, such as 2160h",
 	"KeepPrevious":     "give --keep-previous between 0 and 16",
 	"DumpTimeout":      "give --dump-timeout as a positive duration such as 10m",
 }
@@ -90,7 +92,7 @@ func runHint(err error, o injector.Options) string {
 	case errors.As(err, &be):
 		return budgetHint(be, o)
 	case errors.Is(err, injector.ErrTooFewPages):
-		return fmt.Sprintf("link more pages from the root page, or lower --redundancy (now %g); nothing was changed", o.Redundancy)
+		return fmt.Sprintf("link more pages from the root page, or %s; nothing was changed", lowerParity(o))
 	}
 	return ""
 }
@@ -129,8 +131,17 @@ func budgetHint(be *injector.BudgetError, o injector.Options) string {
 	}
 	fixes = append(fixes, "link more pages from the root page")
 	if be.SuggestedMaxBlockBytes == 0 {
-		fixes = append(fixes, fmt.Sprintf("lower --redundancy (now %g)", o.Redundancy))
+		fixes = append(fixes, lowerParity(o))
 	}
 	fixes = append(fixes, fmt.Sprintf("leave files out of segment %q with --exclude", be.Segment))
 	return "nothing was changed; to fit, " + strings.Join(fixes[:len(fixes)-1], ", ") + " or " + fixes[len(fixes)-1]
+}
+
+// lowerParity says which flag asks for less parity: --target when the
+// plan aims at one, else --redundancy.
+func lowerParity(o injector.Options) string {
+	if o.Target > 0 {
+		return fmt.Sprintf("lower --target (now %g)", o.Target)
+	}
+	return fmt.Sprintf("lower --redundancy (now %s)", o.RedundancyName())
 }

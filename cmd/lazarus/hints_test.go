@@ -68,11 +68,18 @@ func TestBudgetHint(t *testing.T) {
 		// Larger blocks fit, the room in bytes suffices.
 		{injector.BudgetError{Segment: "app", SuggestedMaxBlockBytes: 64 << 10, NeedBytes: 1, RoomBytes: 2},
 			[]string{"use --max-block-bytes 64KiB", `segment "app" with --exclude`}, []string{"--page-budget", "--redundancy"}},
-		// Nothing fits: budget and redundancy.
+		// Nothing fits: budget and the target (the default plan).
 		{injector.BudgetError{Segment: "app", NeedBytes: 3, RoomBytes: 2},
-			[]string{"raise --page-budget (now 17KiB)", "lower --redundancy (now 1)"}, []string{"--max-block-bytes"}},
+			[]string{"raise --page-budget (now 17KiB)", "lower --target (now 0.999)"}, []string{"--max-block-bytes", "--redundancy"}},
 		// The manifest does not fit on the root page.
 		{injector.BudgetError{}, []string{"raise --page-budget (now 17KiB) or make the root page smaller"}, nil},
+	}
+	fixed := o // a fixed parity ratio: lower it
+	if err := fixed.SetRedundancy("1.5"); err != nil {
+		t.Fatal(err)
+	}
+	if h := budgetHint(&injector.BudgetError{Segment: "app", NeedBytes: 3, RoomBytes: 2}, fixed); !strings.Contains(h, "lower --redundancy (now 1.5)") {
+		t.Errorf("with --redundancy 1.5: hint %q", h)
 	}
 	for i, c := range cases {
 		h := budgetHint(&c.be, o)
