@@ -185,10 +185,10 @@ func newBuilder(h *Handler) (*builder, error) {
 }
 
 // setRedundancy sets how generations choose parity: by Target (the
-// default), a fixed Redundancy, or filling pages (fill).
+// default), a fixed Redundancy, and filling pages after either (fill).
 func (c *Build) setRedundancy(o *injector.Options, fill bool) error {
-	if c.Target != 0 && (c.Redundancy != 0 || fill) {
-		return errors.New("lazarus: target plans by recoverability, redundancy <ratio> or max sets the parity: give one of them")
+	if c.Target != 0 && c.Redundancy != 0 {
+		return errors.New("lazarus: target plans by recoverability, redundancy <ratio> fixes the parity: give one of them")
 	}
 	if !(c.Target >= 0 && c.Target < 1) {
 		return fmt.Errorf("lazarus: target %g: want a probability in (0, 1) such as 0.999", c.Target)

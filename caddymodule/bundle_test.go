@@ -52,9 +52,7 @@ func newFixture(t testing.TB, urls ...string) *fixture {
 	o.Now = func() time.Time { return genTime }
 	// Pages filled as before target plans (the layout these tests were
 	// written for); TestModuleLightPages covers the default.
-	if err := o.SetRedundancy(injector.RedundancyMax); err != nil {
-		t.Fatal(err)
-	}
+	o.Target, o.Fill = 0, true
 	f.opts = o
 	f.inject(t)
 	return f

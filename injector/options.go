@@ -81,9 +81,10 @@ type Options struct {
 	// Redundancy (with Target zero) is the parity blocks per data block,
 	// in (0, 255]; defaults to 1.0.
 	Redundancy float64
-	// Fill (with Target zero) lets spare room raise parity and put
-	// replicas on pages without blocks, filling pages up to PageBudget:
-	// the most redundancy the pages hold, at the most bytes.
+	// Fill lets spare room raise parity and put replicas on pages without
+	// blocks, filling pages up to PageBudget, after what Target needs (or
+	// beyond Redundancy's parity): the most redundancy the pages hold, at
+	// the most bytes.
 	Fill bool
 
 	KeepPrevious int // previous generations kept beside the new one while room allows, 0 to 16; defaults to 1

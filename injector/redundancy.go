@@ -10,16 +10,17 @@ import (
 const (
 	// RedundancyAuto plans by Target: the fewest bytes that reach it.
 	RedundancyAuto = "auto"
-	// RedundancyMax fills pages up to PageBudget: parity raised by spare
-	// room, replicas on pages without blocks.
+	// RedundancyMax plans by Target, then fills pages up to PageBudget:
+	// parity raised by spare room, replicas on pages without blocks.
 	RedundancyMax = "max"
 )
 
 // SetRedundancy sets how the plan chooses parity from the word a user
 // gives (`lazarus inject --redundancy`, the Caddyfile's redundancy):
-// "auto" plans by Target (DefaultTarget if none is set), "max" fills
-// pages (Fill, at least DefaultRedundancy), and a ratio such as "1.5"
-// fixes the parity blocks per data block (Target zero, no Fill).
+// "auto" plans by Target (DefaultTarget if none is set), "max" plans by
+// Target and then fills the pages (Fill), so it never protects less than
+// auto, and a ratio such as "1.5" fixes the parity blocks per data block
+// (Target zero, no Fill).
 func (o *Options) SetRedundancy(v string) error {
 	switch v {
 	case RedundancyAuto:
@@ -29,7 +30,10 @@ func (o *Options) SetRedundancy(v string) error {
 		o.Fill = false
 		return nil
 	case RedundancyMax:
-		o.Target, o.Fill, o.Redundancy = 0, true, DefaultRedundancy
+		if o.Target == 0 {
+			o.Target = DefaultTarget
+		}
+		o.Fill = true
 		return nil
 	}
 	r, err := strconv.ParseFloat(v, 64)
@@ -43,10 +47,10 @@ func (o *Options) SetRedundancy(v string) error {
 // RedundancyName is the word SetRedundancy takes for o's policy.
 func (o *Options) RedundancyName() string {
 	switch {
-	case o.Target > 0:
-		return RedundancyAuto
 	case o.Fill:
 		return RedundancyMax
+	case o.Target > 0:
+		return RedundancyAuto
 	}
 	return strconv.FormatFloat(o.Redundancy, 'g', -1, 64)
 }

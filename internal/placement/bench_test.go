@@ -90,7 +90,7 @@ func benchTarget(b *testing.B, cs []Carrier, nsegs int, capt map[string]float64)
 	for i := range nsegs - 1 {
 		segs = append(segs, Segment{Name: fmt.Sprintf("db%d", i), Length: int64(20_000 * (i + 1))})
 	}
-	opts := Options{ManifestBytes: 12 * kiB, Target: DefaultTarget, MaxBlockBytes: 190 * kiB, Capture: capt}
+	opts := Options{ManifestBytes: 12 * kiB, Target: DefaultTarget, NoSpare: true, MaxBlockBytes: 190 * kiB, Capture: capt}
 	var total int64
 	for _, s := range segs {
 		total += s.Length

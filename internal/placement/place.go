@@ -96,10 +96,12 @@ type Options struct {
 
 	// Target, when set (0 < Target < 1), makes a target plan: each new
 	// segment gets the block size and the width k+m that reach this
-	// recoverability under the capture model with the fewest bytes, the
-	// manifest goes on as few shallow pages as reach it, and nothing more
-	// is added (no parity raised by spare room, no replicas): the page
-	// budget is a cap, not a target. Redundancy is then ignored. When the
+	// recoverability under the capture model with the fewest bytes, and
+	// the manifest goes on as few shallow pages as reach it. With NoSpare
+	// nothing more is added (no parity raised by spare room, no
+	// replicas): the page budget is a cap, not a target; without it,
+	// spare room is then filled as in a redundancy plan (stages 6–9), on
+	// top of what the target needs. Redundancy is then ignored. When the
 	// site cannot reach the target, the plan gets the most recoverability
 	// the pages allow (Plan.Recoverability says how much). Zero keeps the
 	// redundancy plan described in the package documentation.
@@ -111,8 +113,9 @@ type Options struct {
 	// kept pages first; every plan's Recoverability is computed with it.
 	Capture map[string]float64
 
-	// NoSpare leaves spare room unused in a redundancy plan: no parity is
-	// raised by it and no replicas are added (a fixed parity ratio).
+	// NoSpare leaves spare room unused: no parity is raised by it and no
+	// replicas are added (a target plan's fewest bytes, or a fixed parity
+	// ratio).
 	NoSpare bool
 }
 
@@ -188,15 +191,13 @@ func (st *state) run(full bool) error {
 		if err := st.placeTarget(); err != nil || !full {
 			return err
 		}
-		st.keepFixed(false)
-		st.keepOld()
-		return nil
-	}
-	if err := st.planNew(); err != nil {
-		return err
-	}
-	if err := st.placeNew(); err != nil || !full {
-		return err
+	} else {
+		if err := st.planNew(); err != nil {
+			return err
+		}
+		if err := st.placeNew(); err != nil || !full {
+			return err
+		}
 	}
 	st.keepFixed(false)
 	if st.in.oldFirst || st.in.noSpare {

@@ -84,7 +84,7 @@ func (st *state) choose(sg *segment, frees []int, blocks int64) (option, bool) {
 		if l >= goal {
 			return o, true
 		}
-		if l > bestLog || l == bestLog && o.bytes < best.bytes {
+		if tried == 0 || l > bestLog || l == bestLog && o.bytes < best.bytes {
 			best, bestLog = o, l
 		}
 		st.unplace(sg)

@@ -219,7 +219,7 @@ func TestTargetNearLeast(t *testing.T) {
 		t.Run(fmt.Sprintf("%d pages %d bytes", c.pages, c.length), func(t *testing.T) {
 			cs := site(2*miB, 10, c.pages-11)
 			segs := []Segment{{Name: "data", Length: c.length}}
-			opts := Options{ManifestBytes: 3000, Target: DefaultTarget}
+			opts := Options{ManifestBytes: 3000, Target: DefaultTarget, NoSpare: true}
 			pl := mustPlace(t, segs, cs, opts, checkTargetPlan)
 			least := leastBytes(c.length, "data", DefaultMaxBlockBytes, 3000, c.pages, DefaultCapture, DefaultTarget)
 			got := planBytes(pl)
@@ -249,7 +249,7 @@ func TestTargetMonteCarlo(t *testing.T) {
 	for _, c := range cs {
 		capt[c.URL] = 0.3 + 0.5*r.Float64()
 	}
-	opts := Options{ManifestBytes: 3000, Target: 0.99, Capture: capt}
+	opts := Options{ManifestBytes: 3000, Target: 0.99, NoSpare: true, Capture: capt}
 	pl := mustPlace(t, segs, cs, opts, checkTargetPlan)
 	const trials = 40000
 	ok := 0
@@ -311,7 +311,7 @@ func recoverable(pl *Plan, kept map[string]bool) bool {
 func TestTargetSurvivesLosingPages(t *testing.T) {
 	cs := site(256*kiB, 20, 180)
 	segs := []Segment{{Name: "data", Length: 3 * miB}, {Name: "listing", Length: 1200}}
-	pl := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget}, checkTargetPlan)
+	pl := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget, NoSpare: true}, checkTargetPlan)
 	r := rand.New(rand.NewPCG(40, 40))
 	const trials = 2000
 	failed := 0
@@ -347,7 +347,7 @@ func TestTargetPlantedRates(t *testing.T) {
 		}
 	}
 	segs := []Segment{{Name: "data", Length: 1 * miB}}
-	opts := Options{ManifestBytes: 3000, Target: DefaultTarget, Capture: capt}
+	opts := Options{ManifestBytes: 3000, Target: DefaultTarget, NoSpare: true, Capture: capt}
 	pl := mustPlace(t, segs, cs, opts, checkTargetPlan)
 	for u := range pl.Pages {
 		if capt[u] < 0.05 {
@@ -357,7 +357,7 @@ func TestTargetPlantedRates(t *testing.T) {
 	if pl.Recoverability < DefaultTarget {
 		t.Errorf("recoverability %v < %v", pl.Recoverability, DefaultTarget)
 	}
-	uniform := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget}, checkTargetPlan)
+	uniform := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget, NoSpare: true}, checkTargetPlan)
 	t.Logf("planted rates: %v, %d bytes; coin toss: %v, %d bytes", pl.Params["data"], planBytes(pl), uniform.Params["data"], planBytes(uniform))
 }
 
@@ -366,7 +366,7 @@ func TestTargetPlantedRates(t *testing.T) {
 func TestTargetUnreachable(t *testing.T) {
 	cs := site(256*kiB, 2)
 	segs := []Segment{{Name: "data", Length: 20 * kiB}}
-	pl := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget}, checkTargetPlan)
+	pl := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget, NoSpare: true}, checkTargetPlan)
 	p := pl.Params["data"]
 	if p.K != 1 || p.Shards() != 3 || len(pl.Manifest) != 3 {
 		t.Errorf("params %v, manifest on %d pages: want a whole copy and the manifest on each of the 3 pages", p, len(pl.Manifest))
@@ -381,7 +381,7 @@ func TestTargetUnreachable(t *testing.T) {
 func TestTargetNoFill(t *testing.T) {
 	cs := site(256*kiB, 20, 300)
 	segs := []Segment{{Name: "data", Length: 26 * kiB}}
-	pl := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget}, checkTargetPlan)
+	pl := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget, NoSpare: true}, checkTargetPlan)
 	fill := mustPlace(t, segs, cs, Options{ManifestBytes: 3000}, checkPlan)
 	t.Logf("target: %d pages, %d bytes; fill: %d pages, %d bytes", len(pl.Bytes), planBytes(pl), len(fill.Bytes), planBytes(fill))
 	if planBytes(pl) > planBytes(fill)/10 {
@@ -400,7 +400,7 @@ func TestTargetNoFill(t *testing.T) {
 func TestTargetDeterministic(t *testing.T) {
 	cs := site(64*kiB, 8, 50)
 	segs := []Segment{{Name: "a", Length: 200 * kiB}, {Name: "b", Length: 3000}}
-	opts := Options{ManifestBytes: 2000, Target: 0.9999}
+	opts := Options{ManifestBytes: 2000, Target: 0.9999, NoSpare: true}
 	want := mustPlace(t, segs, cs, opts, checkTargetPlan)
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 5 {
@@ -425,7 +425,7 @@ func TestTargetRandomSites(t *testing.T) {
 	plans := 0
 	for i := range n {
 		segs, cs, opts := randomInputs(r)
-		opts.Target = []float64{0.5, 0.9, 0.999, 0.999999}[r.IntN(4)]
+		opts.Target, opts.NoSpare = []float64{0.5, 0.9, 0.999, 0.999999}[r.IntN(4)], true
 		if r.IntN(2) == 0 {
 			opts.Capture = map[string]float64{}
 			for _, c := range cs {
@@ -482,12 +482,12 @@ func TestTargetFewKeptPagesFull(t *testing.T) {
 		}
 	}
 	segs := []Segment{{Name: "data", Length: 2 * miB}}
-	pl := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget, Capture: capt}, checkTargetPlan)
+	pl := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget, NoSpare: true, Capture: capt}, checkTargetPlan)
 	low := map[string]float64{}
 	for _, c := range cs {
 		low[c.URL] = 0.3
 	}
-	floor := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget, Capture: low}, checkTargetPlan)
+	floor := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget, NoSpare: true, Capture: low}, checkTargetPlan)
 	t.Logf("skewed: %v, %d bytes, %.5f; all at 0.3: %v, %d bytes, %.5f", pl.Params["data"], planBytes(pl), pl.Recoverability,
 		floor.Params["data"], planBytes(floor), floor.Recoverability)
 	if pl.Recoverability < DefaultTarget {
@@ -495,5 +495,43 @@ func TestTargetFewKeptPagesFull(t *testing.T) {
 	}
 	if planBytes(pl) > planBytes(floor) {
 		t.Errorf("%d bytes, more than the %d of a plan for pages all kept least", planBytes(pl), planBytes(floor))
+	}
+}
+
+// TestTargetNothingKept: pages the archives never keep (probability 0)
+// make every option fail alike; the plan is still made (recoverability
+// 0, said), never a crash. Found by a new user's edited status report.
+func TestTargetNothingKept(t *testing.T) {
+	cs := site(256*kiB, 10, 20)
+	capt := map[string]float64{}
+	for _, c := range cs {
+		capt[c.URL] = 0
+	}
+	segs := []Segment{{Name: "data", Length: 100 * kiB}, {Name: "b", Length: 900}}
+	pl := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget, NoSpare: true, Capture: capt}, checkTargetPlan)
+	if pl.Recoverability != 0 {
+		t.Errorf("recoverability %v with nothing kept", pl.Recoverability)
+	}
+}
+
+// TestTargetThenFill: without NoSpare a target plan is the fewest-bytes
+// plan and then spare room filled as a redundancy plan fills it, so
+// redundancy max never protects less than the default.
+func TestTargetThenFill(t *testing.T) {
+	for _, c := range []struct {
+		pages  int
+		length int64
+	}{{10, 100 * kiB}, {60, 3 * miB}} {
+		cs := site(256*kiB, min(c.pages-1, 10), max(0, c.pages-11))
+		segs := []Segment{{Name: "data", Length: c.length}}
+		light := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget, NoSpare: true}, checkTargetPlan)
+		full, err := Place(segs, cs, Options{ManifestBytes: 3000, Target: DefaultTarget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d pages: target %d bytes, %.5f; filled %d bytes, %.5f", c.pages, planBytes(light), light.Recoverability, planBytes(full), full.Recoverability)
+		if full.Recoverability < light.Recoverability || planBytes(full) < planBytes(light) {
+			t.Errorf("%d pages: filled %v (%d bytes) below the target plan's %v (%d bytes)", c.pages, full.Recoverability, planBytes(full), light.Recoverability, planBytes(light))
+		}
 	}
 }
