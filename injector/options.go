@@ -76,7 +76,10 @@ type Options struct {
 	Target float64
 	// Capture gives pages (by URL path, as "/about/") the probability that
 	// the archives keep their current version, as lazarus status
-	// estimates it; pages it does not name get 0.5. Used by target plans.
+	// estimates it; pages it does not name get 0.5. Used by target plans,
+	// with values above MaxCapture taken as MaxCapture: no page is ever
+	// certain to be kept, and a few captures soon after publishing make
+	// high estimates.
 	Capture map[string]float64
 	// Redundancy (with Target zero) is the parity blocks per data block,
 	// in (0, 255]; defaults to 1.0.
@@ -174,4 +177,20 @@ func (o *Options) blockBudget() int {
 		return min(max(z, 1024), 16<<20)
 	}
 	return DefaultMaxBlockBytes
+}
+
+// MaxCapture is the highest capture probability a plan uses for a page
+// (Options.Capture).
+const MaxCapture = 0.9
+
+// capture returns Capture with every probability at most MaxCapture.
+func (o *Options) capture() map[string]float64 {
+	if len(o.Capture) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(o.Capture))
+	for u, p := range o.Capture {
+		out[u] = min(p, MaxCapture)
+	}
+	return out
 }

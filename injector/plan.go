@@ -1,7 +1,9 @@
 package injector
 
 import (
+	"cmp"
 	"errors"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -39,7 +41,16 @@ func (r *run) plan(segs []segmentInfo) error {
 		r.res.Previous = prev.ID.String()
 	}
 	r.apply(p, planned)
-	return r.sign(prev, changed)
+	if err := r.sign(prev, changed); err != nil {
+		return err
+	}
+	if len(r.o.Capture) > 0 && r.res.CaptureRates == 0 {
+		r.res.Warnings = append(r.res.Warnings, "none of the pages the capture probabilities name is a carrier page: every page was planned as kept with probability 1/2")
+	}
+	if t, got := r.o.Target, r.res.Recoverability; t > 0 && got < t {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the plan reaches a recoverability of %.4g%%, short of the %.4g%% target: %d carrier pages cannot hold more", 100*got, 100*t, r.res.Carriers))
+	}
+	return nil
 }
 
 // placeAs places a copy of segs for a new generation (changed) or the
@@ -111,7 +122,7 @@ func (r *run) place(segs []segmentInfo, keep *placement.Plan) (*placement.Plan, 
 	r.res.Carriers = len(carriers)
 	p, err := placement.Place(in, carriers, placement.Options{
 		MaxBlockBytes: r.o.blockBudget(), Redundancy: r.o.Redundancy, ManifestBytes: manifestReserve,
-		Target: r.o.Target, Capture: r.o.Capture, NoSpare: !r.o.Fill,
+		Target: r.o.Target, Capture: r.o.capture(), NoSpare: !r.o.Fill,
 		Old: r.oldBlocks(segs), OldBeforeSpare: true, // make-before-break: the previous generation stays before spare parity
 	})
 	if err != nil {
@@ -153,10 +164,7 @@ func (r *run) apply(p *placement.Plan, segs []segmentInfo) {
 	r.old = p.Old
 	r.added = p.Bytes
 	r.res.Recoverability, r.res.Target = p.Recoverability, r.o.Target
-	r.res.Kept = r.res.Kept[:0]
-	for _, g := range r.previousGenerations() {
-		r.res.Kept = append(r.res.Kept, g.ID.String())
-	}
+	r.res.Kept = r.keptGenerations(p.Old)
 	r.res.CaptureRates = 0
 	for _, pg := range r.pages {
 		if _, ok := r.o.Capture[pg.URL]; ok && pg.Carrier {
@@ -310,7 +318,7 @@ func (r *run) oldBlocks(current []segmentInfo) []placement.OldBlock {
 	}
 	byRef := map[placement.OldRef]*placement.OldBlock{}
 	var order []placement.OldRef
-	for _, g := range r.previousGenerations() {
+	for _, g := range r.byValue(r.previousGenerations()) {
 		for _, url := range slices.Sorted(maps.Keys(g.Pages)) {
 			for _, ref := range g.Pages[url] {
 				seg := g.segment(ref.Segment)
@@ -331,6 +339,75 @@ func (r *run) oldBlocks(current []segmentInfo) []placement.OldBlock {
 		out = append(out, *byRef[k])
 	}
 	return out
+}
+
+// byValue orders kept generations by what their blocks are worth, most
+// first, for the room pages have left: the restore point first (the
+// archives already hold the rest of it: the one generation whose
+// blocks on the pages make it recoverable again), then newest first.
+func (r *run) byValue(gens []generationInfo) []generationInfo {
+	a := r.o.Archived
+	if a == nil || a.RestorePoint == "" {
+		return gens
+	}
+	out := slices.Clone(gens)
+	slices.SortStableFunc(out, func(x, y generationInfo) int {
+		return cmp.Compare(boolRank(y.ID.String() == a.RestorePoint), boolRank(x.ID.String() == a.RestorePoint))
+	})
+	return out
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// keptGenerations counts, for each earlier generation kept, its blocks
+// the plan still carries (old maps pages to the kept old blocks).
+func (r *run) keptGenerations(old map[string][]placement.OldRef) []KeptGeneration {
+	carried := map[placement.OldRef]bool{}
+	for _, refs := range old {
+		for _, ref := range refs {
+			carried[ref] = true
+		}
+	}
+	var out []KeptGeneration
+	for _, g := range r.previousGenerations() {
+		k := KeptGeneration{Generation: g.ID.String()}
+		seen := map[placement.OldRef]bool{}
+		for _, refs := range g.Pages {
+			for _, ref := range refs {
+				seg := g.segment(ref.Segment)
+				if seg == nil {
+					continue
+				}
+				key := placement.OldRef{SegmentID: seg.ID, Block: ref}
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+				k.Blocks++
+				if carried[key] || r.carriesSegment(seg.ID) {
+					k.Carried++
+				}
+			}
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
+// carriesSegment reports whether the current generation carries the
+// segment version id (an unchanged segment: its blocks are the same).
+func (r *run) carriesSegment(id manifest.Digest) bool {
+	for _, s := range r.gen.Segments {
+		if s.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // maxKept bounds the earlier generations kept by evidence.

@@ -2,7 +2,6 @@ package injector
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 )
 
@@ -37,8 +36,8 @@ func (o *Options) SetRedundancy(v string) error {
 		return nil
 	}
 	r, err := strconv.ParseFloat(v, 64)
-	if err != nil || !(r > 0 && r <= 255) || math.IsInf(r, 0) {
-		return fmt.Errorf("redundancy %q: want auto, max or a ratio in (0, 255] such as 1.0", v)
+	if err != nil || !(r >= 0.01 && r <= 255) {
+		return fmt.Errorf("redundancy %q: want auto, max or a ratio from 0.01 to 255 such as 1.0", v)
 	}
 	o.Target, o.Fill, o.Redundancy = 0, false, r
 	return nil

@@ -19,11 +19,12 @@ type Report struct {
 	// Options.Target (0: planned by redundancy).
 	Recoverability float64 `json:"recoverability"`
 	Target         float64 `json:"target,omitempty"`
-	// Kept lists the earlier generations whose blocks stay on the pages
-	// beside the current one (room allowing), newest first.
-	Kept         []string `json:"kept_generations,omitempty"`
-	CaptureRates int      `json:"capture_rates,omitempty"` // carrier pages with a capture probability of their own (Options.Capture)
-	Excluded     []string `json:"excluded_pages"`          // pages that cannot carry blocks, with the reason
+	// Kept lists the earlier generations kept beside the current one,
+	// newest first, with how many of their blocks the pages still carry
+	// (room allowing).
+	Kept         []KeptGeneration `json:"kept_generations,omitempty"`
+	CaptureRates int              `json:"capture_rates,omitempty"` // carrier pages with a capture probability of their own (Options.Capture)
+	Excluded     []string         `json:"excluded_pages"`          // pages that cannot carry blocks, with the reason
 }
 
 // SegmentReport describes one segment of the current generation.
@@ -49,4 +50,12 @@ type PageReport struct {
 	Manifest   bool   `json:"manifest"`
 	AddedBytes int    `json:"added_bytes"` // bytes of Lazarus comments on the page
 	Changed    bool   `json:"changed"`
+}
+
+// KeptGeneration is an earlier generation kept on the pages beside the
+// current one (make-before-break).
+type KeptGeneration struct {
+	Generation string `json:"generation"`
+	Blocks     int    `json:"blocks"`  // its blocks the state knows
+	Carried    int    `json:"carried"` // of which the pages carry (or the current generation does: unchanged segments)
 }

@@ -2,6 +2,8 @@ package injector
 
 import (
 	"context"
+	"crypto/rand"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -33,7 +35,7 @@ func TestRotationByEvidence(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s at %s: generation %s new %v, kept %v", content, at.Format(time.DateOnly), res.Generation, res.New, res.Kept)
+		t.Logf("%s at %s: generation %s new %v, kept %+v", content, at.Format(time.DateOnly), res.Generation, res.New, res.Kept)
 		if res.New {
 			gens = append(gens, res.Generation)
 		}
@@ -50,13 +52,13 @@ func TestRotationByEvidence(t *testing.T) {
 	// The archives still hold only generation 1: both earlier ones stay,
 	// though KeepPrevious is 1.
 	res := run("v3", day.Add(60*24*time.Hour), &Archived{RestorePoint: gens[0]}, 0)
-	if want := []string{gens[1], gens[0]}; !slices.Equal(res.Kept, want) {
+	if want := []string{gens[1], gens[0]}; !slices.Equal(keptIDs(res), want) {
 		t.Fatalf("kept %v, want %v (down to the restore point)", res.Kept, want)
 	}
 	checkRebuilds(t, f, oldRoot, gens[0], "v1")
 	// An age limit drops generation 1 (60 days old) all the same.
 	res = run("v3", day.Add(60*24*time.Hour), &Archived{RestorePoint: gens[0]}, 45*24*time.Hour)
-	if want := []string{gens[1]}; !slices.Equal(res.Kept, want) {
+	if want := []string{gens[1]}; !slices.Equal(keptIDs(res), want) {
 		t.Fatalf("with a 45-day limit kept %v, want %v", res.Kept, want)
 	}
 	// Nothing archived yet: everything the state holds stays.
@@ -100,5 +102,65 @@ func checkRebuilds(t *testing.T, f *fixture, archivedRoot []byte, gen, want stri
 	got, err := os.ReadFile(filepath.Join(out, "app", "version.txt"))
 	if err != nil || string(got) != want {
 		t.Fatalf("generation %s: version %q (%v), want %q", gen, got, err, want)
+	}
+}
+
+func keptIDs(res *Report) []string {
+	var out []string
+	for _, k := range res.Kept {
+		out = append(out, k.Generation)
+	}
+	return out
+}
+
+// TestRotationRestorePointFirst: when the pages have room for only some
+// earlier generations' blocks, the restore point's go first (the archives
+// hold the rest of it), not the newest unarchived ones'; the report says
+// how many of each the pages carry. Found by an adversarial review: the
+// restore point was the first squeezed out.
+func TestRotationRestorePointFirst(t *testing.T) {
+	f := newFixture(t, 12, 5)
+	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var gens []string
+	for i := range 5 {
+		noise := make([]byte, 15000)
+		rand.Read(noise)
+		f.write(t, "src/app/version.txt", fmt.Sprintf("v%d %x", i, noise))
+		o := f.options()
+		at := day.Add(time.Duration(i) * 24 * time.Hour)
+		o.Now = func() time.Time { return at }
+		o.PageBudget = 40 << 10
+		o.Archived = &Archived{} // nothing archived yet: every generation stays
+		if i == 4 {
+			o.Archived = &Archived{RestorePoint: gens[0]}
+		}
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gens = append(gens, res.Generation)
+		if i < 4 {
+			continue
+		}
+		t.Logf("kept %+v", res.Kept)
+		var rp *KeptGeneration
+		for j := range res.Kept {
+			if res.Kept[j].Generation == gens[0] {
+				rp = &res.Kept[j]
+			}
+		}
+		if rp == nil || rp.Carried == 0 {
+			t.Fatalf("restore point %s: %+v, want its blocks carried first", gens[0], rp)
+		}
+		short := false
+		for _, k := range res.Kept {
+			short = short || k.Carried < k.Blocks
+			if k.Generation != gens[0] && k.Carried > 0 && rp.Carried < rp.Blocks {
+				t.Errorf("generation %s carries %d blocks while the restore point lacks room for %d", k.Generation, k.Carried, rp.Blocks-rp.Carried)
+			}
+		}
+		if !short {
+			t.Fatal("every kept generation fits: the test does not squeeze the pages")
+		}
 	}
 }

@@ -17,8 +17,12 @@ import (
 // within a month.
 const CaptureHorizon = 30 * 24 * time.Hour
 
-// maxCaptureReport bounds the status report ReadCapture reads.
-const maxCaptureReport = 64 << 20
+// maxCaptureReport bounds the status report ReadStatusReport reads, and
+// maxCapturePages the pages it gives capture probabilities of.
+const (
+	maxCaptureReport = 64 << 20
+	maxCapturePages  = 1_000_000
+)
 
 // captureProbabilities turns the model's capture rates (per page and
 // archive, per day) into the probability that some archive captures each
@@ -68,6 +72,9 @@ func ReadStatusReport(r io.Reader) (*StatusReport, error) {
 		}
 	}
 	if a := rep.Assessment; a != nil {
+		if len(a.Capture) > maxCapturePages {
+			return nil, fmt.Errorf("status report: capture probabilities of %d pages, more than %d", len(a.Capture), maxCapturePages)
+		}
 		for u, p := range a.Capture {
 			if !(p >= 0 && p <= 1) || len(u) == 0 || u[0] != '/' {
 				return nil, fmt.Errorf("status report: capture probability %v of page %q is not a probability of a page path", p, u)

@@ -104,7 +104,7 @@ func (c *injectConfig) resolvePaths(dir string) {
 			*p = filepath.Join(dir, *p)
 		}
 	}
-	for _, p := range []*string{&c.Key, &c.PassphraseFile, &c.Site, &c.Bundle, &c.Snippets, &c.URLs, &c.State} {
+	for _, p := range []*string{&c.Key, &c.PassphraseFile, &c.Site, &c.Bundle, &c.Snippets, &c.URLs, &c.State, &c.Status} {
 		abs(p)
 	}
 	for i, inc := range c.Include {
@@ -155,15 +155,15 @@ func (c *injectConfig) apply(o *injector.Options) error {
 		if err != nil {
 			return err
 		}
-		if c.Redundancy != nil && o.Target == 0 {
-			return fmt.Errorf("target plans by recoverability, redundancy %s fixes the parity: give one of them", o.RedundancyName())
+		if c.Redundancy != nil && fixedRatio(strings.TrimSpace(fmt.Sprint(c.Redundancy))) {
+			return fmt.Errorf("target plans by recoverability, redundancy %v fixes the parity: give one of them", c.Redundancy)
 		}
 		o.Target = t
 	}
 	if c.KeepMaxAge != "" {
-		d, err := time.ParseDuration(c.KeepMaxAge)
+		d, err := parseDays(c.KeepMaxAge)
 		if err != nil || d < 0 {
-			return fmt.Errorf("keep_max_age %q: want a duration such as 2160h", c.KeepMaxAge)
+			return fmt.Errorf("keep_max_age %q: want a duration such as 90d or 2160h", c.KeepMaxAge)
 		}
 		o.KeepMaxAge = d
 	}

@@ -36,10 +36,11 @@ type injectCmd struct {
 	cfg                    injectConfig // the settings that name files, read after parsing
 	include, exclude, dump listFlag
 	jsonOut                bool
-	// redundancySet and targetSet say --redundancy and --target were
-	// given (on the command line or in the file): they do not combine.
-	redundancySet, targetSet bool
-	stderr                   io.Writer
+	// redundancyWord is the --redundancy given on the command line;
+	// targetSet says --target was: a ratio and a target do not combine.
+	redundancyWord string
+	targetSet      bool
+	stderr         io.Writer
 }
 
 const injectUsage = `Usage: lazarus inject [--config FILE] [flags]
@@ -177,10 +178,10 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.Var(sizeFlag{&o.MaxBlockBytes}, "max-block-bytes", "`SIZE` of the shard in each block, z (e.g. 48KiB); 0 chooses: as large as fits --page-budget with --redundancy auto, else 48KiB")
 	fs.Var(sizeFlag{&o.PageBudget}, "page-budget", "most bytes (`SIZE`) added to any one page")
 	fs.Var(sizeFlag{&o.MaxPageBytes}, "max-page-bytes", "pages with blocks stay below this `SIZE`")
-	fs.Var(redundancyFlag{o, &c.redundancySet}, "redundancy", "`auto` (the fewest bytes that reach --target), max (fill pages to --page-budget) or a RATIO of parity to data blocks")
+	fs.Var(redundancyFlag{o, &c.redundancyWord}, "redundancy", "`auto` (the fewest bytes that reach --target), max (fill pages to --page-budget) or a RATIO of parity to data blocks")
 	fs.Var(targetFlag{o, &c.targetSet}, "target", "recoverability `P` to plan for with --redundancy auto, e.g. 0.999 or 99.9%: the chance the archives keep enough blocks if each page is kept with probability 0.5 (or as --status estimates)")
 	fs.StringVar(&cfg.Status, "status", cfg.Status, "`FILE` saved from lazarus status --json: plan on the pages the archives capture (their estimated capture probabilities), and keep earlier generations on the pages until the archives hold a newer one")
-	fs.DurationVar(&o.KeepMaxAge, "keep-max-age", o.KeepMaxAge, "drop earlier generations older than this `DURATION` from the pages, whatever --status says (0: no limit)")
+	fs.Var(daysFlag{&o.KeepMaxAge}, "keep-max-age", "drop earlier generations older than this `DURATION` (90d, 2160h) from the pages, whatever --status says (default: no limit)")
 	fs.IntVar(&o.KeepPrevious, "keep-previous", o.KeepPrevious, "previous generations kept beside the new one while the budget allows")
 	fs.StringVar(&o.SiteDir, "site", o.SiteDir, "static site `DIR` whose .html pages are rewritten in place (with --bundle or --snippets too)")
 	fs.StringVar(&o.BundleDir, "bundle", o.BundleDir, "`DIR` to write generations into for the Caddy module (needs --site or --urls)")

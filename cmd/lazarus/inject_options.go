@@ -35,8 +35,8 @@ func (c *injectCmd) options() (injector.Options, error) {
 	if err := c.loadSecrets(&o); err != nil {
 		return o, err
 	}
-	if c.targetSet && c.redundancySet && o.Target == 0 {
-		return o, fmt.Errorf("--target plans by recoverability, --redundancy %s fixes the parity: give one of them", o.RedundancyName())
+	if c.targetSet && fixedRatio(c.redundancyWord) {
+		return o, fmt.Errorf("--target plans by recoverability, --redundancy %s fixes the parity: give one of them", c.redundancyWord)
 	}
 	if c.cfg.Status != "" {
 		if err := readStatus(c.cfg.Status, &o, c.stderr); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -41,9 +42,21 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 	}
 	fmt.Fprintf(w, "  %s, %s placed, manifest on %s, at most %s added to a page\n",
 		count(r.Carriers, "carrier page", "carrier pages"), count(blocks, "block", "blocks"), count(manifests, "page", "pages"), formatSize(int64(most)))
-	fmt.Fprintf(w, "  %s added in all (%s the ciphertext); %s\n", formatSize(added), ratio(added, cipher), recoverabilityLine(r))
+	of := "the ciphertext"
+	if len(r.Kept) > 0 {
+		of = "the ciphertext, earlier generations' blocks included"
+	}
+	fmt.Fprintf(w, "  %s added in all (%s %s); %s\n", formatSize(added), ratio(added, cipher), of, recoverabilityLine(r))
 	if n := len(r.Kept); n > 0 {
-		fmt.Fprintf(w, "  %s kept on the pages beside it, room allowing: %s\n", count(n, "earlier generation", "earlier generations"), strings.Join(r.Kept, ", "))
+		var kept []string
+		for _, k := range r.Kept {
+			note := ""
+			if k.Carried < k.Blocks {
+				note = ": the pages had no room for the rest"
+			}
+			kept = append(kept, fmt.Sprintf("%s (%d of %d blocks%s)", k.Generation, k.Carried, k.Blocks, note))
+		}
+		fmt.Fprintf(w, "  %s kept on the pages beside it: %s\n", count(n, "earlier generation", "earlier generations"), strings.Join(kept, ", "))
 	}
 	excluded := "every page can carry blocks"
 	if n := len(r.Excluded); n > 0 {
@@ -97,22 +110,33 @@ func ratio(a, b int64) string {
 func recoverabilityLine(r *injector.Report) string {
 	model := "if archives keep each page with probability 1/2"
 	if r.CaptureRates > 0 {
-		model = fmt.Sprintf("with the capture rates --status gives %s", count(r.CaptureRates, "page", "pages"))
+		model = fmt.Sprintf("with the capture probabilities --status gives for %s", count(r.CaptureRates, "page", "pages"))
 	}
 	line := fmt.Sprintf("recoverable with probability ≥ %s %s", chance(r.Recoverability), model)
-	if r.Target > 0 {
+	switch {
+	case r.Target > 0 && r.Recoverability < r.Target:
+		line += fmt.Sprintf(" — SHORT of the %s target: link more pages from the root page, raise --page-budget or lower --target", chance(r.Target))
+	case r.Target > 0:
 		line += fmt.Sprintf(" (target %s)", chance(r.Target))
 	}
 	return line
 }
 
-// chance formats a probability with the digits that matter near 1.
+// chance formats a probability with the digits that matter near 1:
+// 99.9%, 99.93%, 99.9987%, "> 99.999%" rather than a rounded 100%.
 func chance(p float64) string {
+	digits := 1
 	switch {
-	case p >= 0.9999 && p < 1:
-		return fmt.Sprintf("%.4f%%", 100*p)
-	case p >= 0.99 && p < 1:
-		return fmt.Sprintf("%.2f%%", 100*p)
+	case p >= 1:
+		return "100%"
+	case p >= 0.99999:
+		return "> 99.999%"
+	case p >= 0.9999:
+		digits = 4
+	case p >= 0.99:
+		digits = 2
 	}
-	return fmt.Sprintf("%.1f%%", 100*p)
+	s := strconv.FormatFloat(100*p, 'f', digits, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s + "%"
 }

@@ -3,19 +3,21 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // redundancyFlag is --redundancy: auto, max or a ratio
-// (injector.Options.SetRedundancy).
+// (injector.Options.SetRedundancy); word keeps what was given.
 type redundancyFlag struct {
-	o   *injector.Options
-	set *bool
+	o    *injector.Options
+	word *string
 }
 
 func (f redundancyFlag) String() string {
@@ -26,8 +28,14 @@ func (f redundancyFlag) String() string {
 }
 
 func (f redundancyFlag) Set(v string) error {
-	*f.set = true
+	*f.word = v
 	return f.o.SetRedundancy(v)
+}
+
+// fixedRatio reports whether a --redundancy word is a ratio (not auto or
+// max), which does not combine with --target.
+func fixedRatio(word string) bool {
+	return word != "" && word != injector.RedundancyAuto && word != injector.RedundancyMax
 }
 
 // targetFlag is --target: a probability as 0.999 or 99.9%.
@@ -49,7 +57,7 @@ func (f targetFlag) Set(v string) error {
 		return err
 	}
 	*f.set = true
-	f.o.Target, f.o.Fill = t, false
+	f.o.Target = t
 	return nil
 }
 
@@ -60,8 +68,9 @@ func parseTarget(v string) (float64, error) {
 	if pct {
 		t /= 100
 	}
-	if err != nil || !(t > 0 && t < 1) {
-		return 0, fmt.Errorf("target %q: want a probability in (0, 1) such as 0.999 or 99.9%%", v)
+	t = math.Round(t*1e12) / 1e12 // 99.99% is 0.9999, not 0.9998999999999999
+	if err != nil || !(t >= 0.01 && t <= 0.999999999) {
+		return 0, fmt.Errorf("target %q: want a probability from 0.01 to 0.999999999, such as 0.999 or 99.9%%", v)
 	}
 	return t, nil
 }
@@ -82,6 +91,12 @@ func readStatus(path string, o *injector.Options, stderr io.Writer) error {
 	if o.SiteURL != "" && !lzrecover.SameSite(rep.Site, o.SiteURL) {
 		return fmt.Errorf("--status %s: a report on %s, not on --site-url %s", path, rep.Site, o.SiteURL)
 	}
+	switch age := time.Since(rep.Now); {
+	case age < -24*time.Hour:
+		fmt.Fprintf(stderr, "lazarus: warning: --status %s is dated %s, in the future\n", path, rep.Now.UTC().Format(time.RFC3339))
+	case age > 90*24*time.Hour:
+		fmt.Fprintf(stderr, "lazarus: warning: --status %s is %d days old: run lazarus status again for what the archives hold now\n", path, int(age.Hours()/24))
+	}
 	o.Archived = &injector.Archived{}
 	if rp := rep.RestorePoint; rp != nil {
 		o.Archived.RestorePoint = rp.Generation
@@ -89,7 +104,44 @@ func readStatus(path string, o *injector.Options, stderr io.Writer) error {
 	if a := rep.Assessment; a != nil && len(a.Capture) > 0 {
 		o.Capture = a.Capture
 	} else {
-		fmt.Fprintf(stderr, "lazarus: warning: --status %s holds no capture probabilities (the model did not run: give status the serve history); pages are planned as kept with probability 1/2\n", path)
+		why := "the model did not run"
+		if a := rep.Assessment; a != nil && a.Error != "" {
+			why += ": " + a.Error
+		}
+		fmt.Fprintf(stderr, "lazarus: warning: --status %s holds no capture probabilities (%s); pages are planned as kept with probability 1/2\n", path, printable(why))
 	}
+	return nil
+}
+
+// parseDays reads a duration as time.ParseDuration does, and also whole
+// or fractional days ("90d", "1.5d"), as Caddy's durations and the
+// simulator take them.
+func parseDays(v string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		d, err := strconv.ParseFloat(n, 64)
+		if err != nil || math.IsNaN(d) || math.Abs(d) > 100*365 {
+			return 0, fmt.Errorf("invalid duration %q", v)
+		}
+		return time.Duration(d * 24 * float64(time.Hour)), nil
+	}
+	return time.ParseDuration(v)
+}
+
+// daysFlag is a duration flag that takes days too (parseDays).
+type daysFlag struct{ d *time.Duration }
+
+func (f daysFlag) String() string {
+	if f.d == nil || *f.d == 0 {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f daysFlag) Set(v string) error {
+	d, err := parseDays(v)
+	if err != nil || d < 0 {
+		return fmt.Errorf("want a duration of 0 or more, such as 90d or 2160h")
+	}
+	*f.d = d
 	return nil
 }
