@@ -74,6 +74,10 @@ type Audit struct {
 	// Contact is added to the User-Agent the archives see, such as an
 	// email address. Defaults to none.
 	Contact string `json:"contact,omitempty"`
+	// CaptureRequests, if set, asks the Internet Archive's Save Page Now
+	// to capture the pages that make each new generation safe, once per
+	// generation (see CaptureRequests). Defaults to off.
+	CaptureRequests *CaptureRequests `json:"capture_requests,omitempty"`
 }
 
 // validate checks the audit's options (pure: files are read at start).
@@ -95,6 +99,15 @@ func (a *Audit) validate(h *Handler) error {
 	}
 	if a.Key == "" && a.PassphraseFile == "" && h.Build == nil {
 		errs = append(errs, errors.New("lazarus: audit: with a bundle, give audit_key (server.key) or audit_passphrase_file"))
+	}
+	switch {
+	case h.MaxOverlap < 0:
+		errs = append(errs, fmt.Errorf("lazarus: max_overlap %s is negative", time.Duration(h.MaxOverlap)))
+	case h.MaxOverlap > 0 && h.MaxOverlap < h.Overlap:
+		errs = append(errs, fmt.Errorf("lazarus: max_overlap %s is shorter than overlap %s", time.Duration(h.MaxOverlap), time.Duration(h.Overlap)))
+	}
+	if c := a.CaptureRequests; c != nil {
+		errs = append(errs, c.validate())
 	}
 	return errors.Join(errs...)
 }
@@ -131,6 +144,8 @@ type auditor struct {
 	// badLast logs a stored summary that is not sane, once; otherConfig
 	// one of another configuration.
 	badLast, otherConfig sync.Once
+	// capturer makes the capture requests, if configured (capture.go).
+	capturer *capturer
 }
 
 func newAuditor(h *Handler) *auditor {
@@ -139,6 +154,9 @@ func newAuditor(h *Handler) *auditor {
 		a.every = DefaultAuditEvery
 	}
 	a.client = lzrecover.NewClient(lzrecover.ClientOptions{Contact: h.Audit.Contact})
+	if h.Audit.CaptureRequests != nil {
+		a.capturer = newCapturer(a)
+	}
 	return a
 }
 
@@ -149,6 +167,9 @@ func (a *auditor) start(ctx context.Context) {
 	ctx, a.cancel = context.WithCancel(ctx)
 	a.done = make(chan struct{})
 	go a.loop(ctx)
+	if a.capturer != nil {
+		a.capturer.start(ctx)
+	}
 }
 
 // stop ends the schedule and waits for it (an audit in progress is
@@ -159,7 +180,18 @@ func (a *auditor) stop() {
 	if a.cancel != nil {
 		a.cancel()
 		<-a.done
+		if a.capturer != nil {
+			a.capturer.stop()
+		}
 		a.cancel = nil
+	}
+}
+
+// loaded tells the auditor the handler loaded a new generation: capture
+// requests follow, if configured.
+func (a *auditor) loaded() {
+	if a.capturer != nil {
+		a.capturer.wakeUp()
 	}
 }
 
@@ -177,6 +209,7 @@ func (a *auditor) loop(ctx context.Context) {
 		if s, err := a.loadLast(ctx, fp); err == nil {
 			last = s
 			a.export(last)
+			a.noteEvidence(ctx, last)
 			next = later(next, last.Time.Add(a.every))
 		}
 	}
@@ -359,6 +392,7 @@ func (a *auditor) runShared(ctx context.Context) (*auditSummary, error) {
 	if err := a.h.storage.Store(ctx, a.lastKey(), v); err != nil {
 		a.h.logger.Warn("storing the audit summary", zap.Error(err))
 	}
+	a.noteEvidence(ctx, sum)
 	a.h.metrics.audits.WithLabelValues(a.h.Name, "done").Inc()
 	a.logDone(sum)
 	return sum, nil

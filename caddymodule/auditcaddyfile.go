@@ -1,12 +1,16 @@
 package caddymodule
 
 import (
+	"strconv"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/lazarus-preserve/lazarus/internal/spn"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
-// unmarshalAuditOption reads the audit options (see UnmarshalCaddyfile):
-// any of them turns the audit on.
+// unmarshalAuditOption reads the audit options and the capture request
+// options (see UnmarshalCaddyfile): any of them turns the audit on.
 func (h *Handler) unmarshalAuditOption(d *caddyfile.Dispenser) error {
 	if h.Audit == nil {
 		h.Audit = new(Audit)
@@ -42,6 +46,43 @@ func (h *Handler) unmarshalAuditOption(d *caddyfile.Dispenser) error {
 		return oneArg(d, func(v string) error { a.SiteURL = v; return nil })
 	case "audit_contact":
 		return oneArg(d, func(v string) error { a.Contact = v; return nil })
+	case "capture_requests", "capture_spn", "capture_rate", "capture_margin":
+		return unmarshalCaptureOption(d, a)
 	}
 	return d.Errf("unknown lazarus option %q", d.Val())
+}
+
+// unmarshalCaptureOption reads capture_requests <access-key-file>,
+// capture_spn <base>, capture_rate <N/min> and capture_margin <n> (0
+// asks for k blocks per stripe exactly).
+func unmarshalCaptureOption(d *caddyfile.Dispenser, a *Audit) error {
+	if a.CaptureRequests == nil {
+		a.CaptureRequests = new(CaptureRequests)
+	}
+	c := a.CaptureRequests
+	switch d.Val() {
+	case "capture_requests":
+		return oneArg(d, func(v string) error { c.AccessKeyFile = v; return nil })
+	case "capture_spn":
+		return oneArg(d, func(v string) error { c.SPN = v; return nil })
+	case "capture_rate":
+		return oneArg(d, func(v string) error {
+			if _, err := spn.ParseLimit(v); err != nil {
+				return d.Errf("bad capture_rate %q: want a rate such as 12/min, 1/s or 100/h", v)
+			}
+			c.Rate = v
+			return nil
+		})
+	}
+	return oneArg(d, func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 255 {
+			return d.Errf("bad capture_margin %q: want a whole number of blocks from 0 to 255", v)
+		}
+		c.Margin = n
+		if n == 0 {
+			c.Margin = lzrecover.NoCaptureMargin
+		}
+		return nil
+	})
 }

@@ -72,6 +72,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    audit_key <server.key>      # or audit_passphrase_file <file>; default the build's; needed with a bundle
 //	    audit_site_url <url>        # default site_url, else the generation's
 //	    audit_contact <email>       # added to the User-Agent archives see
+//	    max_overlap <duration>      # with audit, the previous generation rides until an audit shows the new one safe, at most this long; default 90d
+//
+//	    capture_requests <keyfile>  # after each new generation, ask Save Page Now (ACCESSKEY:SECRET file; turns audit on)
+//	    capture_spn <url>           # Save Page Now's base URL; default https://web.archive.org
+//	    capture_rate <n>/min        # most submissions; default 12/min
+//	    capture_margin <n>          # blocks wanted beyond k per stripe; default 2
 //	}
 //
 // A dump's command is run with sh -c. Given as one argument, that argument
@@ -99,6 +105,9 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		if err := h.unmarshalOption(d); err != nil {
 			return err
 		}
+	}
+	if h.MaxOverlap != 0 && h.Audit == nil {
+		return d.Err("max_overlap bounds a ride that audits end: it needs audit; without it, overlap alone decides")
 	}
 	return nil
 }
@@ -141,7 +150,10 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser) error {
 		return oneArg(d, func(v string) (err error) { h.Copies, err = parseCount(d, v); return })
 	case "redundancy":
 		return oneArg(d, func(v string) error { return h.setRedundancyWord(d, v) })
-	case "audit", "audit_source", "audit_key", "audit_passphrase_file", "audit_site_url", "audit_contact":
+	case "max_overlap":
+		return durationArg(d, &h.MaxOverlap)
+	case "audit", "audit_source", "audit_key", "audit_passphrase_file", "audit_site_url", "audit_contact",
+		"capture_requests", "capture_spn", "capture_rate", "capture_margin":
 		return h.unmarshalAuditOption(d)
 	default:
 		return h.unmarshalBuildOption(d)

@@ -123,6 +123,13 @@ type Handler struct {
 	// instance agrees. Defaults to 14 days; a negative value disables it
 	// (in a Caddyfile: overlap off).
 	Overlap caddy.Duration `json:"overlap,omitempty"`
+	// MaxOverlap, with Audit, is how long after a generation was made the
+	// previous one rides along at most: with Audit the ride ends as soon as
+	// an audit shows the new generation safe in the archives (its restore
+	// point, with P_rec now ≥ 0.99 in the independent view), else at
+	// MaxOverlap, never sooner than Overlap. Without Audit, Overlap alone
+	// decides. Defaults to 90 days.
+	MaxOverlap caddy.Duration `json:"max_overlap,omitempty"`
 	// Crawlers are User-Agent substrings (case-insensitive) of archive
 	// crawlers. While one has been seen within CrawlSession, a new
 	// generation is not switched to, for at most MaxCrawlHold: changing
@@ -159,9 +166,10 @@ type Handler struct {
 	history   *serveHistory // page versions to record (servehistory.go)
 	auditor   *auditor      // the scheduled audit, if configured (audit.go)
 	gen       atomic.Pointer[generation]
-	prev      atomic.Pointer[riding] // the generation the current one replaced, if still stored
-	crawler   atomic.Int64           // unix nanoseconds of the last archive crawler request
-	lastCheck atomic.Int64           // unix nanoseconds of the last look at current; 0 = never
+	prev      atomic.Pointer[riding]   // the generation the current one replaced, if still stored
+	safe      atomic.Pointer[safeMark] // when an audit first showed the current generation safe (auditevidence.go)
+	crawler   atomic.Int64             // unix nanoseconds of the last archive crawler request
+	lastCheck atomic.Int64             // unix nanoseconds of the last look at current; 0 = never
 	reloading atomic.Bool
 	holdSince time.Time // when a pending switch was first postponed; zero if none (only reload touches it)
 	now       func() time.Time

@@ -13,7 +13,7 @@ import (
 )
 
 // layout is what one page carries: the current generation's assignment
-// and, during the overlap, the previous generation's blocks that fit.
+// and, while it rides along, the previous generation's blocks that fit.
 type layout struct {
 	g         *generation
 	cur       *assignment
@@ -24,8 +24,8 @@ type layout struct {
 
 // layoutFor works out what the page at key carries in room bytes of
 // comments (see placeRequest). The previous generation's blocks that fit
-// beside the current ones ride along until its overlap ends (see
-// riding.end); then pages that carried them change, and their since
+// beside the current ones ride along until its ride ends (see
+// Handler.rideEnd); then pages that carried them change, and their since
 // moves to that end. A page on which none of them fit never carried any:
 // its bytes and validators stay as they are.
 func (h *Handler) layoutFor(g *generation, key string, verified bool, room int64) (*layout, error) {
@@ -46,7 +46,7 @@ func (h *Handler) layoutFor(g *generation, key string, verified bool, room int64
 	if err != nil || len(old) == 0 {
 		return l, nil // best effort: the previous generation may be gone
 	}
-	if end := r.end(g, time.Duration(h.Overlap)); h.now().Before(end) {
+	if end := h.rideEnd(r, g); h.now().Before(end) {
 		l.ride, l.oldBlocks = r, old
 	} else {
 		l.moveSince(end)

@@ -39,6 +39,10 @@ type counters struct {
 	builds   *prometheus.CounterVec // background builds, by result
 	history  *prometheus.CounterVec // page versions for the serve history, by result
 	audits   *prometheus.CounterVec // audits, by result: done, failed
+	// Capture requests (capture.go): runs by result, pages asked for by
+	// their job's state.
+	captures     *prometheus.CounterVec
+	capturePages *prometheus.CounterVec
 }
 
 // processCounters are the process's counters, made on first use.
@@ -54,6 +58,10 @@ func newCounters() *counters {
 			"Page versions for the serve history, by result: recorded, known (stored already), dropped (queue full), full (record limit), invalid, failed.", "site", "result"),
 		audits: counterVec("audits_total",
 			"Scheduled archive audits, by result: done, failed (the audit could not run, or could not read the archives: every source failed, or the key is not the site's).", "site", "result"),
+		captures: counterVec("capture_requests_total",
+			"Save Page Now capture request runs (one per new generation), by result: safe, requested (not safe yet), limited (daily limit or host paused), refused (the access key), failed.", "site", "result"),
+		capturePages: counterVec("capture_pages_total",
+			"Pages asked of Save Page Now, by the job's state: success, error, abandoned, not-sent.", "site", "state"),
 	}
 }
 
@@ -76,7 +84,7 @@ func newMetrics(reg prometheus.Registerer, c *counters) *metrics {
 	if reg == nil {
 		return m
 	}
-	for _, c := range []**prometheus.CounterVec{&m.injected, &m.added, &m.skipped, &m.builds, &m.history, &m.audits} {
+	for _, c := range []**prometheus.CounterVec{&m.injected, &m.added, &m.skipped, &m.builds, &m.history, &m.audits, &m.captures, &m.capturePages} {
 		*c = register(reg, *c)
 	}
 	for _, g := range []**prometheus.GaugeVec{&m.age, &m.blocks, &m.carriers, &m.auditAge, &m.auditProb, &m.auditBlocks} {

@@ -55,6 +55,7 @@ func (h *Handler) reload(broken *generation) {
 	cur := h.gen.Load()
 	if cur != nil && cur.id == id {
 		h.holdSince = time.Time{}
+		h.refreshSafe(cur)
 		return
 	}
 	if cur != nil && broken == nil && h.holdSwitch() {
@@ -86,6 +87,7 @@ func (h *Handler) use(g, cur *generation) {
 	} else {
 		h.prev.Store(nil)
 	}
+	h.refreshSafe(g) // before the first page: when the ride ended, if it did
 	h.gen.Store(g)
 	h.metrics.blocks.WithLabelValues(h.Name).Set(float64(len(g.blocks)))
 	// pages_in_plan are the pages plan.json names (inject --bundle with a
@@ -98,6 +100,9 @@ func (h *Handler) use(g, cur *generation) {
 	h.logger.Info("loaded lazarus generation", zap.String("generation", g.id),
 		zap.Int("blocks", len(g.blocks)), zap.Int("pages_in_plan", len(g.pages)), zap.String("placement", placement))
 	h.prunePlacement(g, prev)
+	if h.auditor != nil {
+		h.auditor.loaded() // capture requests for g, if configured
+	}
 }
 
 // holdSwitch reports whether a pending switch waits for an archive
@@ -130,22 +135,12 @@ func (h *Handler) switchLag() time.Duration {
 }
 
 // riding is the generation the current one replaced, riding along on
-// the pages beside it until its overlap ends.
+// the pages beside it until its ride ends (Handler.rideEnd).
 type riding struct {
 	g *generation
 	// dropped is when it stopped riding early, its blocks unreadable;
 	// zero while it rides.
 	dropped time.Time
-}
-
-// end is when r stops riding beside g: overlap after g's time, or when it
-// was dropped if earlier.
-func (r *riding) end(g *generation, overlap time.Duration) time.Time {
-	end := g.time.Add(overlap)
-	if !r.dropped.IsZero() && r.dropped.Before(end) {
-		end = r.dropped
-	}
-	return end
 }
 
 // dropPrevious ends the ride of the previous generation r, whose blocks
@@ -154,7 +149,7 @@ func (r *riding) end(g *generation, overlap time.Duration) time.Time {
 // when another request ended it. Pages that carried its blocks change
 // then, so their Last-Modified moves there (a client validating by date
 // gets the new bytes); other instances, which could read the blocks,
-// keep them until the overlap ends, and the ride is not resumed here
+// keep them until the ride ends, and the ride is not resumed here
 // before the next switch.
 func (h *Handler) dropPrevious(r *riding, err error) time.Time {
 	ended := &riding{g: r.g, dropped: h.now().UTC().Truncate(time.Second)}
