@@ -13,17 +13,42 @@ import (
 // with previous placements) and old blocks. Place must not panic; it
 // returns a plan that satisfies every invariant, or an error of a
 // documented kind.
+//
+// With the high bits of rhoSel the plan is a target plan, light (bit 4)
+// or then filled, on pages whose keep probabilities the remaining bytes
+// give (bit 5).
 func FuzzPlace(f *testing.F) {
 	f.Add([]byte("\x05\x40\x40\x40\x40\x40\x02\x10\x00\x20\x01"), uint16(8), uint8(1))
 	f.Add([]byte("\x02\xff\x01\x00\x03\x80\x80\x80"), uint16(1), uint8(0))
 	f.Add([]byte("\x10\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\xff\xfe\xfd"), uint16(300), uint8(2))
+	f.Add([]byte("\x10\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\xff\xfe\xfd"), uint16(3), uint8(0xb0))
+	f.Add([]byte("\x05\x40\x40\x40\x40\x40\x02\x10\x00\x20\x01"), uint16(8), uint8(0x61))
 	f.Fuzz(func(t *testing.T, data []byte, zKiB uint16, rhoSel uint8) {
 		segs, cs, opts := decodeInputs(data, zKiB, rhoSel)
+		check := checkPlan
+		if rhoSel&0x30 != 0 {
+			opts.Target = []float64{0.5, 0.9, 0.999, 0.9999999}[rhoSel>>6]
+			opts.NoSpare = rhoSel&0x10 != 0
+			if opts.NoSpare {
+				check = checkTargetPlan
+			} else {
+				check = func(segs []Segment, cs []Carrier, opts Options, pl *Plan) error {
+					_, err := checkBlocks(pl, carriersByURL(cs), opts.ManifestBytes)
+					return err
+				}
+			}
+			if rhoSel&0x20 != 0 {
+				opts.Capture = map[string]float64{}
+				for i, c := range cs {
+					opts.Capture[c.URL] = float64((int(zKiB)*31+i*17)%101) / 100
+				}
+			}
+		}
 		pl, err := Place(segs, cs, opts)
 		var be *BudgetError
 		switch {
 		case err == nil:
-			if err := checkPlan(segs, cs, opts, pl); err != nil {
+			if err := check(segs, cs, opts, pl); err != nil {
 				t.Fatal(err)
 			}
 		case errors.As(err, &be) && be.SuggestedMaxBlockBytes > 0:
@@ -92,4 +117,12 @@ func fixedSegment(s Segment, k, m int, next func() int, cs []Carrier) Segment {
 		}
 	}
 	return s
+}
+
+func carriersByURL(cs []Carrier) map[string]Carrier {
+	out := map[string]Carrier{}
+	for _, c := range cs {
+		out[c.URL] = c
+	}
+	return out
 }

@@ -86,15 +86,23 @@ func newTails(ps []float64, width int) *tails {
 	return t
 }
 
-// width returns the fewest pages n in [k, maxN] whose stripe fails with
-// probability at most f, or maxN and false when none does.
-func (t *tails) width(k, maxN int, f float64) (int, bool) {
+// widths gives the width a stripe needs.
+type widths interface {
+	// width returns the fewest pages n in [k, maxN] on which a stripe of
+	// k data blocks, one of stripes stripes of blocks adding cost bytes to
+	// a page, fails with probability at most f, and that failure; maxN,
+	// its failure and false when none does.
+	width(k, maxN int, f float64, stripes, cost int) (int, float64, bool)
+}
+
+// width is widths.width when every stripe can have the best pages.
+func (t *tails) width(k, maxN int, f float64, _, _ int) (int, float64, bool) {
 	maxN = min(maxN, len(t.fail)-1)
 	if k > maxN {
-		return maxN, false
+		return maxN, 1, false
 	}
 	if t.fail[maxN][k] > f {
-		return maxN, false
+		return maxN, t.fail[maxN][k], false
 	}
 	lo, hi := k, maxN // fail[n][k] falls as n grows
 	for lo < hi {
@@ -105,7 +113,74 @@ func (t *tails) width(k, maxN int, f float64) (int, bool) {
 			lo = mid + 1
 		}
 	}
-	return lo, true
+	return lo, t.fail[lo][k], true
+}
+
+// slots estimates widths when pages differ: stripes take pages in turns
+// (placeStripes), the most kept first, each page offering room for
+// min(stripes, free/cost) blocks of the segment; the pages a stripe gets
+// at rank r are the slots [r·T, (r+1)·T) of that order, and a stripe gets
+// about the middle one. The few most kept pages running out of room is
+// then in the estimate, not a surprise once placed.
+type slots struct {
+	st    *state
+	order []int32 // pages by keep probability, then free bytes, most first
+}
+
+func (st *state) slots() *slots {
+	s := &slots{st: st}
+	for i := range st.pages {
+		s.order = append(s.order, int32(i))
+	}
+	slices.SortStableFunc(s.order, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(st.in.capture[b], st.in.capture[a]), cmp.Compare(st.pages[b].free, st.pages[a].free))
+	})
+	return s
+}
+
+// probs returns the keep probability of the page a stripe gets at each
+// rank, for at most maxN ranks.
+func (s *slots) probs(stripes, cost, maxN int) []float64 {
+	out := make([]float64, 0, maxN)
+	next, pos := int64(stripes/2), int64(0) // the slot wanted next, the slots passed
+	for _, p := range s.order {
+		c := int64(min(stripes, s.st.pages[p].free/cost))
+		for next < pos+c && len(out) < maxN {
+			out = append(out, s.st.in.capture[p])
+			next += int64(stripes)
+		}
+		if pos += c; len(out) == maxN {
+			break
+		}
+	}
+	return out
+}
+
+func (s *slots) width(k, maxN int, f float64, stripes, cost int) (int, float64, bool) {
+	q := s.probs(stripes, cost, maxN)
+	if len(q) < k {
+		return len(q), 1, false
+	}
+	dist := make([]float64, k) // P(count = c) for c < k
+	dist[0] = 1
+	fail := 1.0
+	for n, p := range q {
+		for c := k - 1; c >= 1; c-- {
+			dist[c] = dist[c]*(1-p) + dist[c-1]*p
+		}
+		dist[0] *= 1 - p
+		if n+1 < k {
+			continue
+		}
+		fail = 0
+		for _, m := range dist {
+			fail += m
+		}
+		if fail <= f {
+			return n + 1, fail, true
+		}
+	}
+	return len(q), fail, false
 }
 
 // stripeShare is the failure one of stripes stripes may have so that all

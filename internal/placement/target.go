@@ -136,7 +136,10 @@ func (st *state) frees() []int {
 // the fewest pages whose stripes meet their share of eps.
 func (st *state) options(sg *segment, eps float64, frees []int) []option {
 	maxW := min(erasure.MaxShards, len(frees))
-	t := st.tails(maxW)
+	var t widths = st.tails(maxW)
+	if !st.uniform() {
+		t = st.slots()
+	}
 	var out []option
 	for k := 1; k <= maxW; k++ {
 		for stripes := stripesFor(sg.length, k, st.z); ; stripes *= 2 {
@@ -171,18 +174,29 @@ func (st *state) options(sg *segment, eps float64, frees []int) []option {
 // newOption codes length bytes in stripes of k blocks of size bytes (cost
 // bytes on a page each), as wide as the stripes' share of eps needs and
 // at most w blocks; false when the format refuses the parameters.
-func newOption(length int64, k, size, cost, w int, eps float64, t *tails) (option, bool) {
+func newOption(length int64, k, size, cost, w int, eps float64, t widths) (option, bool) {
 	p, err := erasure.NewParams(length, k, 0, size)
 	if err != nil {
 		return option{}, false
 	}
 	stripes := p.Stripes()
-	n, ok := t.width(k, w, stripeShare(eps, int64(stripes)))
+	n, stripeFail, ok := t.width(k, w, stripeShare(eps, int64(stripes)), stripes, cost)
 	if p, err = erasure.NewParams(length, k, n-k, size); err != nil {
 		return option{}, false
 	}
-	fail := -math.Expm1(float64(stripes) * math.Log1p(-t.fail[n][k]))
+	fail := -math.Expm1(float64(stripes) * math.Log1p(-stripeFail))
 	return option{params: p, cost: cost, bytes: int64(stripes) * int64(n) * int64(cost), fail: fail, meets: ok}, true
+}
+
+// uniform reports whether every page has the same keep probability (the
+// default): then any pages are as good as any others.
+func (st *state) uniform() bool {
+	for _, p := range st.in.capture {
+		if p != st.in.capture[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // stripesFor returns the fewest stripes of k blocks of at most z bytes
@@ -211,16 +225,26 @@ func fitsBlocks(frees []int, o option) bool {
 	return false
 }
 
-// placeStripes puts the k+m blocks of each stripe of sg on distinct pages;
-// it reports false when a stripe finds too few pages.
+// placeStripes puts the k+m blocks of each stripe of sg on distinct
+// pages, the stripes taking pages in turns: shard 0 of every stripe, then
+// shard 1 in the reverse order of stripes, and so on (a snake), each on
+// the best page left that holds none of its stripe. So every stripe gets
+// a like mix of the most and the less kept pages, rather than the first
+// stripes all the best ones and the last the rest (the estimate in
+// slots assumes this). It reports false when a block finds no page.
 func (st *state) placeStripes(sg *segment) bool {
-	n := sg.params.Shards()
-	for j := range sg.held {
-		st.markStripe(sg, j)
-		if !st.pick(n, sg.cost) {
-			return false
-		}
-		for sh, p := range st.picked {
+	n, stripes := sg.params.Shards(), len(sg.held)
+	for sh := range n {
+		for i := range stripes {
+			j := i
+			if sh%2 == 1 {
+				j = stripes - 1 - i
+			}
+			st.markStripe(sg, j)
+			if !st.pick(1, sg.cost) {
+				return false
+			}
+			p := st.picked[0]
 			st.add(p, sg, j, sh)
 			st.push(p)
 		}
@@ -228,16 +252,15 @@ func (st *state) placeStripes(sg *segment) bool {
 	return true
 }
 
-// unplace removes every block of sg, placed last, from its pages.
+// unplace removes every block of sg, placed last, from its pages: on each
+// page its blocks are the last ones added.
 func (st *state) unplace(sg *segment) {
-	for j := len(sg.held) - 1; j >= 0; j-- {
-		held := sg.held[j]
-		for i := len(held) - 1; i >= 0; i-- {
-			p := held[i].page
-			pg := &st.pages[p]
+	for j := range sg.held {
+		for _, s := range sg.held[j] {
+			pg := &st.pages[s.page]
 			pg.refs = pg.refs[:len(pg.refs)-1]
 			pg.free += sg.cost
-			st.fix(p)
+			st.fix(s.page)
 		}
 		sg.held[j] = nil
 	}
@@ -250,29 +273,39 @@ func (st *state) unplace(sg *segment) {
 func (st *state) reach() {
 	goal := math.Log(st.in.target)
 	total := st.sumBlocks()
-	for st.logRecoverability() < goal {
+	logs := make([]float64, len(st.segs)) // each segment's log-probability, kept current
+	sum := st.logManifest()
+	for i, sg := range st.segs {
+		logs[i] = st.logSegment(sg)
+		sum += logs[i]
+	}
+	full := map[*segment]bool{} // segments that can take no more parity
+	for sum < goal {
 		var best *segment
-		bestGain := 0.0
+		bestGain, bestLog := 0.0, 0.0
 		for _, sg := range st.order {
 			n := int64(len(sg.held))
-			if sg.params.Shards() >= erasure.MaxShards || total+n > MaxBlocks {
+			if full[sg] || sg.params.Shards() >= erasure.MaxShards || total+n > MaxBlocks {
 				continue
 			}
-			before := st.logSegment(sg)
 			if !st.addParity(sg) {
+				full[sg] = true
 				continue
 			}
-			gain := (st.logSegment(sg) - before) / float64(n*int64(sg.cost))
+			after := st.logSegment(sg)
+			gain := (after - logs[sg.index]) / float64(n*int64(sg.cost))
 			st.undoParity(sg, len(sg.held))
 			sg.params.M--
 			if gain > bestGain {
-				best, bestGain = sg, gain
+				best, bestGain, bestLog = sg, gain, after
 			}
 		}
 		if best == nil || !st.addParity(best) {
 			return
 		}
 		total += int64(len(best.held))
+		sum += bestLog - logs[best.index]
+		logs[best.index] = bestLog
 	}
 }
 
