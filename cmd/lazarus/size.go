@@ -11,8 +11,8 @@ import (
 type sizeFlag struct{ n *int }
 
 func (s sizeFlag) String() string {
-	if s.n == nil {
-		return ""
+	if s.n == nil || *s.n == 0 {
+		return "" // 0 is "choose", shown as no default
 	}
 	return formatSize(int64(*s.n))
 }

@@ -245,7 +245,7 @@ func (d *run) recover(ctx context.Context) error {
 		for _, seg := range rep.Segments {
 			d.s.say("segment %-9s %s: %d %s, %s", seg.Name, seg.Status, seg.Files, plural(seg.Files, "file", "files"), human(seg.Bytes))
 		}
-		d.s.say("%d captures read, %d good blocks, %d rejected", rep.Pages, rep.Blocks, rep.Rejected)
+		d.s.say("%d %s read, %d good blocks, %d rejected", rep.Pages, plural(rep.Pages, "capture", "captures"), rep.Blocks, rep.Rejected)
 	}
 	if err != nil {
 		return err
