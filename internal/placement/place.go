@@ -147,10 +147,13 @@ type Plan struct {
 	// page's Capacity.
 	Bytes map[string]int
 
-	// Recoverability is the probability, under the capture model (each
-	// page kept independently with its Options.Capture probability), that
-	// the archives keep a manifest copy and k blocks of every stripe of
-	// this generation.
+	// Recoverability is a lower bound on the probability, under the
+	// capture model (each page kept independently with its Options.Capture
+	// probability), that the archives keep a manifest copy and k blocks of
+	// every stripe of this generation: the product over the manifest and
+	// the stripes, which ignores that stripes sharing pages help each
+	// other (on a few pages far below the truth: 3 pages each carrying
+	// everything give 0.875³ for 0.875).
 	Recoverability float64
 }
 

@@ -173,7 +173,8 @@ func (rep *Report) WriteText(w io.Writer) error {
 		c.Runs, c.Pages, kib(float64(c.Backup)), c.Days, c.ChangeEvery, c.Seed)
 	fmt.Fprintf(w, "P_rec: share of generations recoverable 1/7/30 days after publication; safe: median days to recoverable;\n")
 	fmt.Fprintf(w, "RPO: age of the newest recoverable generation (median, p95); none: share of time with no recoverable generation;\n")
-	fmt.Fprintf(w, "unsafe: generations dropped with nothing recoverable to fall back on; bytes: per generation, peak at once (mean), most on one page\n\n")
+	fmt.Fprintf(w, "unsafe: generations dropped with nothing recoverable to fall back on; bytes: per generation, peak at once (mean),\n")
+	fmt.Fprintf(w, "most on one page (kept generations are not fitted to the page budget here: the peak is what keeping them all costs)\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "policy\trequests\trotation\tP+1d\tP+7d\tP+30d\tsafe\tRPO p50\tRPO p95\tnone\tunsafe\tKiB/gen\tpeak KiB\tpage KiB\treq/gen\t")
 	for _, x := range rep.Cells {
@@ -199,7 +200,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "\nGoals (issue 11), requests off and make-before-break unless said:\n")
 	fmt.Fprintf(w, "  P_rec at equal bytes, lazarus vs round-robin: +30 d %.3f vs %.3f (%+.0f%%), +7 d %+.0f%% (goal: +20%% or more)\n",
 		g.LazarusPRec30, g.RoundRobinPRec30, 100*g.Gain30, 100*g.Gain7)
-	fmt.Fprintf(w, "  unsafe drops: make-before-break %d (goal: 0), break-before-make %d\n",
+	fmt.Fprintf(w, "  unsafe drops, all policies and request modes summed: make-before-break %d (goal: 0), break-before-make %d\n",
 		g.UnsafeDropsMakeBeforeBreak, g.UnsafeDropsBreakBeforeMake)
 	fmt.Fprintf(w, "  time with no recoverable generation (lazarus, all before the first one is): requests off %.1f%%, on %.1f%%\n",
 		100*g.NoRecoverableOff, 100*g.NoRecoverableOn)
