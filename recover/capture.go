@@ -31,6 +31,10 @@ const (
 // take minutes to hours to show in the archive's index.
 var ErrCaptureShort = errors.New("the archives do not yet hold the newest generation safely")
 
+// ErrSourcesFailed means no archive could be read (every source failed
+// to list the site): a plan would take the archives for empty.
+var ErrSourcesFailed = errors.New("no archive could be read")
+
 // CaptureRequestOptions configure RequestCaptures.
 type CaptureRequestOptions struct {
 	// Verify says how the live site is crawled, as for Verify (SiteURL,
@@ -109,8 +113,15 @@ type CaptureRequestReport struct {
 	DryRun bool     `json:"dry_run,omitempty"`
 	// Jobs are the requests' outcomes, in the plan's order.
 	Jobs []CaptureJob `json:"jobs,omitempty"`
-	// Sent counts the requests the archive accepted.
-	Sent int `json:"sent"`
+	// Sent counts the requests the archive accepted (jobs started);
+	// Captured the jobs that captured their page, Failed those that
+	// failed (the others were abandoned or not sent).
+	Sent     int `json:"sent"`
+	Captured int `json:"captured"`
+	Failed   int `json:"failed"`
+	// Warnings name the sources the first audit could not read (the plan
+	// ignores what they hold).
+	Warnings []string `json:"warnings,omitempty"`
 	// Stopped says why requests stopped before the plan's end, if they
 	// did.
 	Stopped string `json:"stopped,omitempty"`
@@ -140,7 +151,9 @@ type CaptureRequestReport struct {
 // again, every WaitEvery within Wait.
 //
 // The report is returned whenever the crawl and the first audit ran.
-// The error is nil when the generation is the newest and recoverable
+// The error wraps ErrSourcesFailed, before any plan, when the first audit
+// could read no source (Warnings name those that failed when others
+// did not). It is nil when the generation is the newest and recoverable
 // from the archives (or on a dry run), wraps ErrCaptureShort when it is
 // not yet (and spn.ErrDailyLimit or spn.ErrHostPaused when the archive
 // stopped the requests), wraps spn.ErrRefused when the access key was
@@ -163,6 +176,10 @@ func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequ
 		return nil, err
 	}
 	rep.Audits, rep.Status = 1, arch.report
+	if c := arch.report.Cause; c != nil && c.Kind == CauseSourcesFailed {
+		return rep, fmt.Errorf("%w: %s", ErrSourcesFailed, c.Message)
+	}
+	rep.Warnings = sourceWarnings(arch.report)
 	rep.ManifestArchived = arch.manifests[live.id]
 	needs := stripeNeeds(live.segments, arch.shards, rep.Margin)
 	rep.Plan = capturePlan(live.pages, needs, rep.ManifestArchived, o.Max)
@@ -246,6 +263,12 @@ func (o *CaptureRequestOptions) send(ctx context.Context, rep *CaptureRequestRep
 		if r.JobID != "" {
 			rep.Sent++
 		}
+		switch r.State {
+		case spn.StateSuccess:
+			rep.Captured++
+		case spn.StateError:
+			rep.Failed++
+		}
 		rep.Jobs[at[r.URL]] = j
 		o.progress(CaptureRequestProgress{Phase: "job", Job: &j, Audits: rep.Audits})
 	})
@@ -290,7 +313,7 @@ func (rep *CaptureRequestReport) shortError(stop error) error {
 	if len(why) == 0 {
 		why = append(why, "the archives list no capture holding generation "+rep.Generation+" yet")
 	}
-	msg := fmt.Sprintf("%s after %s: %s", humane.Count(rep.Sent, "capture request"), humane.Count(rep.Audits, "audit"), strings.Join(why, "; "))
+	msg := fmt.Sprintf("%s accepted, %d captured, after %s: %s", humane.Count(rep.Sent, "capture request"), rep.Captured, humane.Count(rep.Audits, "audit"), strings.Join(why, "; "))
 	if len(rep.Plan) == 0 {
 		msg = "no live page carries blocks or a manifest the archives lack (run lazarus verify): " + strings.Join(why, "; ")
 	}
@@ -298,4 +321,16 @@ func (rep *CaptureRequestReport) shortError(stop error) error {
 		return fmt.Errorf("%w: %s; requests stopped: %w", ErrCaptureShort, msg, stop)
 	}
 	return fmt.Errorf("%w: %s", ErrCaptureShort, msg)
+}
+
+// sourceWarnings names the sources an audit could not read (listing
+// failed), as Status's cause does when all of them failed.
+func sourceWarnings(r *StatusReport) []string {
+	var out []string
+	for _, s := range r.Sources {
+		if s.Error != "" && s.Captures == 0 {
+			out = append(out, fmt.Sprintf("source %s: cannot be read: %s; the plan counts none of its captures", s.Name, s.Error))
+		}
+	}
+	return out
 }

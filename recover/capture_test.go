@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -213,7 +214,7 @@ func TestRequestCapturesStopped(t *testing.T) {
 	if j := rep.Jobs[0]; j.State != spn.StateError || !strings.Contains(j.Error, "error:bad-gateway") || rep.Jobs[1].State != spn.StateError || rep.Jobs[2].State != spn.StateNotSent {
 		t.Errorf("jobs %+v", rep.Jobs)
 	}
-	if !strings.Contains(err.Error(), "1 capture request") {
+	if !strings.Contains(err.Error(), "1 capture request accepted, 0 captured") || rep.Captured != 0 || rep.Failed != 2 {
 		t.Errorf("error does not say how many were sent: %v", err)
 	}
 	r := newCaptureWorld(t, archivetest.SPNConfig{}, nil)
@@ -233,7 +234,7 @@ func TestRequestCapturesWait(t *testing.T) {
 	if !errors.Is(err, lzrecover.ErrCaptureShort) || rep.Safe || rep.Sent != len(rep.Plan) || rep.Audits != 2 {
 		t.Fatalf("without wait: %v, sent %d of %d, %d audits", err, rep.Sent, len(rep.Plan), rep.Audits)
 	}
-	if !strings.Contains(err.Error(), "capture requests after 2 audits") {
+	if !strings.Contains(err.Error(), "capture requests accepted, "+strconv.Itoa(rep.Captured)+" captured, after 2 audits") || rep.Captured != rep.Sent {
 		t.Errorf("error %v", err)
 	}
 	w = newCaptureWorld(t, archivetest.SPNConfig{IndexDelay: 300 * time.Millisecond}, nil)

@@ -50,8 +50,11 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 			"https://archive.org/account/s3.php; keep it mode 600. The secret is never printed.\n"+
 			"Exit codes: 0 the archives hold the newest generation (recoverable, as lazarus status says),\n"+
 			"3 requests made but not yet safe (what is short is said; captures take minutes to hours to\n"+
-			"show) or the daily limit reached, 1 error (the access key refused, the site unreachable),\n"+
-			"2 usage error, 130 Ctrl-C (SIGINT), 143 SIGTERM (pending jobs abandoned).\n\n"+
+			"show), the daily limit reached or the archive asking to wait over 5 minutes, 1 error (the\n"+
+			"access key refused, the site unreachable, no archive readable), 2 usage error, 130 Ctrl-C\n"+
+			"(SIGINT), 143 SIGTERM (pending jobs abandoned). --dry-run exits 0 once the plan is made,\n"+
+			"whether or not the archives hold the generation safely. --spn must be https unless it is a\n"+
+			"loopback address (the secret would travel in clear).\n\n"+
 			"Examples:\n"+
 			"  # after each deploy: ask, then wait up to an hour for the archive to show the captures\n"+
 			"  lazarus capture --url https://example.org/ --key /etc/lazarus/server.key \\\n"+
@@ -210,12 +213,15 @@ func (c *captureCmd) finish(rep *lzrecover.CaptureRequestReport, err error, sig 
 				errorf(stderr, "%v", err)
 				return exitError
 			}
-		} else {
+		} else if !errors.Is(err, lzrecover.ErrSourcesFailed) { // no plan was made: the error says why
 			printCaptureEnd(stdout, rep)
 		}
 	}
 	switch {
 	case err == nil:
+		if rep != nil && rep.Stopped != "" {
+			fmt.Fprintf(stderr, "lazarus: warning: requests stopped: %s\n", printable(rep.Stopped))
+		}
 		return exitOK
 	case errors.Is(err, spn.ErrRefused):
 		errorf(stderr, "the access key was refused by %s: check --access-key-file (keys from https://archive.org/account/s3.php)", printable(c.spnBase))

@@ -23,6 +23,9 @@ func captureProgress(stdout, stderr io.Writer) func(lzrecover.CaptureRequestProg
 		case "wait":
 			fmt.Fprintf(stderr, "lazarus: the archives do not show the generation safe yet; auditing again later (%s so far)\n", humane.Count(p.Audits, "audit"))
 		case "plan":
+			for _, w := range p.Report.Warnings {
+				fmt.Fprintf(stderr, "lazarus: warning: %s\n", printable(w))
+			}
 			printCapturePlan(stdout, p.Report)
 		case "job":
 			printCaptureJob(stdout, p.Job)
@@ -89,7 +92,11 @@ func printCaptureEnd(w io.Writer, rep *lzrecover.CaptureRequestReport) {
 	if rep.DryRun {
 		return
 	}
-	fmt.Fprintf(w, "%d of %s accepted; %s of the archives\n", rep.Sent, humane.Count(len(rep.Plan), "capture request"), humane.Count(rep.Audits, "audit"))
+	line := fmt.Sprintf("%s: %d accepted, %d captured, %d failed", humane.Count(len(rep.Plan), "capture request"), rep.Sent, rep.Captured, rep.Failed)
+	if rest := len(rep.Jobs) - rep.Captured - rep.Failed; rest > 0 {
+		line += fmt.Sprintf(", %d abandoned or not sent", rest)
+	}
+	fmt.Fprintf(w, "%s; %s of the archives\n", line, humane.Count(rep.Audits, "audit"))
 	if rep.Safe {
 		fmt.Fprintf(w, "The archives hold generation %s: it is recoverable (lazarus status says so too).\n", rep.Generation)
 	}
@@ -102,6 +109,8 @@ func captureHints(w io.Writer, rep *lzrecover.CaptureRequestReport, err error) {
 		hintf(w, "the daily capture limit is reached after %s; run again tomorrow", humane.Count(rep.Sent, "request"))
 	case errors.Is(err, spn.ErrHostPaused):
 		hintf(w, "the Internet Archive paused crawling of this host; try again later")
+	case errors.Is(err, spn.ErrWaitTooLong):
+		hintf(w, "Save Page Now asked to wait longer than capture waits (%s); run capture again later", humane.Duration(spn.DefaultMaxWait))
 	case rep != nil && rep.Sent > 0:
 		hintf(w, "captures take minutes to hours to show in the archive's index: run lazarus status later, or capture with --wait 1h")
 	}

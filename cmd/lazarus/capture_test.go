@@ -128,15 +128,7 @@ func TestCaptureCLI(t *testing.T) {
 // key exits 1; a world-readable key file is warned about; the daily
 // limit after a failed job exits 3 and says how many were sent.
 func TestCaptureCLIExits(t *testing.T) {
-	s := newCaptureSite(t, archivetest.SPNConfig{Daily: 1}, func(h http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/" && !strings.Contains(r.UserAgent(), "lazarus") { // Save Page Now's fetch of the root fails
-				http.Error(w, "busy", http.StatusServiceUnavailable)
-				return
-			}
-			h.ServeHTTP(w, r)
-		})
-	})
+	s := newCaptureSite(t, archivetest.SPNConfig{Daily: 1}, failRootForSPN)
 	for name, args := range map[string][]string{
 		"no access key file": nil,
 		"bad rate":           {"--access-key-file", s.iaKeys, "--rate", "12/day"},

@@ -101,25 +101,32 @@ func (c *Client) acquire(ctx context.Context) error {
 
 func (c *Client) release() { <-c.pending }
 
-// await polls job id of u until it finishes, JobTimeout passes or ctx
-// is done.
+// await polls job id of u until it finishes, JobTimeout passes (status
+// polls and their retries included) or ctx is done.
 func (c *Client) await(ctx context.Context, u, id string, submitted time.Time) Result {
 	r := Result{URL: u, JobID: id, State: StateAbandoned, Submitted: submitted}
 	deadline := submitted.Add(c.o.JobTimeout)
+	job, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	timedOut := fmt.Errorf("still pending after %v", c.o.JobTimeout)
 	for i := 0; ; i++ {
 		wait := backoff(i, c.o.PollStart, c.o.PollMax)
 		if time.Now().Add(wait).After(deadline) {
-			r.Err = fmt.Errorf("still pending after %v", c.o.JobTimeout)
+			r.Err = timedOut
 			return r
 		}
 		if err := fetch.Sleep(ctx, wait); err != nil {
 			r.Err = err
 			return r
 		}
-		j, err := c.Status(ctx, id)
+		j, err := c.Status(job, id)
 		if err != nil {
-			if ctx.Err() != nil {
+			switch {
+			case ctx.Err() != nil:
 				r.Err = ctx.Err()
+				return r
+			case job.Err() != nil:
+				r.Err = timedOut
 				return r
 			}
 			r.State, r.Err, r.Finished = StateError, err, time.Now()
@@ -162,5 +169,5 @@ func sameSite(requested, captured string) bool {
 }
 
 // Fatal reports whether err ends a whole run (ErrRefused, ErrDailyLimit,
-// ErrHostPaused), not just one job.
+// ErrHostPaused, ErrWaitTooLong), not just one job.
 func Fatal(err error) bool { return err != nil && fatal(err) && !errors.Is(err, context.Canceled) }

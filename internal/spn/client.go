@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -22,6 +23,7 @@ const (
 	DefaultJobTimeout  = 10 * time.Minute
 	DefaultSessionWait = 30 * time.Second
 	DefaultRetries     = 5
+	DefaultMaxWait     = 5 * time.Minute
 	// maxThrottles bounds the 429, 503 and session-limit answers one
 	// submission waits out before it gives up.
 	maxThrottles = 30
@@ -63,6 +65,11 @@ type Options struct {
 	// connection error, a 5xx without Retry-After) of one request;
 	// defaults to DefaultRetries.
 	Retries int
+	// MaxWait bounds the wait a submission's throttling answer may ask
+	// for (Retry-After): an answer asking for longer stops the run with
+	// ErrWaitTooLong; defaults to DefaultMaxWait. Status polls wait
+	// PollMax at most, whatever the answer asks.
+	MaxWait time.Duration
 	// IfNotArchivedWithin, if set, is sent as if_not_archived_within
 	// (e.g. "1h"): the API skips URLs captured more recently.
 	IfNotArchivedWithin string
@@ -85,11 +92,14 @@ func New(o Options) (*Client, error) {
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.RawQuery != "" {
 		return nil, fmt.Errorf("spn: base URL %q is not an absolute http(s) URL", o.Base)
 	}
+	if base.Scheme == "http" && !loopback(base.Hostname()) {
+		return nil, fmt.Errorf("spn: base URL %q: plain http is for loopback addresses only (the secret would travel in clear); use https", o.Base)
+	}
 	if !keyToken(o.Credentials.Access) || !keyToken(o.Credentials.Secret) {
 		return nil, fmt.Errorf("spn: credentials: %w", ErrBadKeys)
 	}
 	switch {
-	case o.Rate.N < 0 || o.Rate.Per < 0, o.MaxPending < 0, o.PollStart < 0, o.PollMax < 0, o.JobTimeout < 0, o.SessionWait < 0, o.Retries < 0:
+	case o.Rate.N < 0 || o.Rate.Per < 0, o.MaxPending < 0, o.PollStart < 0, o.PollMax < 0, o.JobTimeout < 0, o.SessionWait < 0, o.Retries < 0, o.MaxWait < 0:
 		return nil, errors.New("spn: negative rate, count or duration")
 	case o.Rate.N == 0 || o.Rate.Per == 0:
 		o.Rate = DefaultRate
@@ -100,6 +110,7 @@ func New(o Options) (*Client, error) {
 	def(&o.JobTimeout, DefaultJobTimeout)
 	def(&o.SessionWait, DefaultSessionWait)
 	def(&o.Retries, DefaultRetries)
+	def(&o.MaxWait, DefaultMaxWait)
 	if o.HTTP == nil {
 		o.HTTP = &http.Client{Timeout: 2 * time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
@@ -119,7 +130,8 @@ func def[T int | time.Duration](v *T, d T) {
 // the submission window, honours Retry-After on 429 and 503, pauses and
 // tries again on a session-limit answer, and retries transient failures.
 // A *JobError is the API's refusal of this URL; errors wrapping
-// ErrRefused, ErrDailyLimit or ErrHostPaused end the run.
+// ErrRefused, ErrDailyLimit, ErrHostPaused or ErrWaitTooLong (a
+// Retry-After beyond MaxWait) end the run.
 func (c *Client) Submit(ctx context.Context, u string) (string, error) {
 	form := url.Values{"url": {u}, "skip_first_archive": {"1"}}
 	if c.o.IfNotArchivedWithin != "" {
@@ -143,6 +155,9 @@ func (c *Client) Submit(ctx context.Context, u string) (string, error) {
 		case fatal(err), ctx.Err() != nil:
 			return "", err
 		case throttled(status) || sessionLimited(err):
+			if retryAfter > c.o.MaxWait {
+				return "", &waitError{wait: retryAfter}
+			}
 			if throttles++; throttles > maxThrottles {
 				return "", fmt.Errorf("spn: submitting %s: still throttled after %d answers: %w", u, throttles, err)
 			}
@@ -180,7 +195,8 @@ func (c *Client) refusal(status int, err error) error {
 	return err
 }
 
-// Status reads a job's state once.
+// Status reads a job's state once. It retries throttled and transient
+// failures, waiting the answer's Retry-After but PollMax at most.
 func (c *Client) Status(ctx context.Context, id string) (Job, error) {
 	if !jobID.MatchString(id) {
 		return Job{}, fmt.Errorf("spn: job id %q: %w", id, errMalformed)
@@ -203,7 +219,7 @@ func (c *Client) Status(ctx context.Context, id string) (Job, error) {
 		if failures++; failures > c.o.Retries {
 			return Job{}, fmt.Errorf("spn: status of %s: %w", id, err)
 		}
-		if err := fetch.Sleep(ctx, max(retryAfter, backoff(failures-1, c.o.PollStart, c.o.PollMax))); err != nil {
+		if err := fetch.Sleep(ctx, min(max(retryAfter, backoff(failures-1, c.o.PollStart, c.o.PollMax)), c.o.PollMax)); err != nil {
 			return Job{}, err
 		}
 	}
@@ -276,4 +292,14 @@ func throttled(status int) bool {
 // transient reports a failure worth retrying: no answer, or a 5xx.
 func transient(status int, err error) bool {
 	return err != nil && (status == 0 || status >= 500)
+}
+
+// loopback reports whether host is a loopback address (or "localhost"),
+// the only hosts plain http may carry the secret to.
+func loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 )
 
 // Errors that end a run, which callers branch on.
@@ -18,6 +21,9 @@ var (
 	// ErrHostPaused means the archive paused crawling of the site's host
 	// (error:host-crawling-paused): asking again will not help for now.
 	ErrHostPaused = errors.New("the archive paused crawling of the site's host")
+	// ErrWaitTooLong means the API asked (Retry-After) to wait longer than
+	// Options.MaxWait before the next submission: try later.
+	ErrWaitTooLong = errors.New("the archive asked to wait too long")
 )
 
 // Status_ext values the client treats specially (the SPN2 documentation
@@ -60,8 +66,17 @@ func (e *JobError) Unwrap() error {
 
 // fatal reports whether err ends the whole run, not just one job.
 func fatal(err error) bool {
-	return errors.Is(err, ErrRefused) || errors.Is(err, ErrDailyLimit) || errors.Is(err, ErrHostPaused)
+	return errors.Is(err, ErrRefused) || errors.Is(err, ErrDailyLimit) || errors.Is(err, ErrHostPaused) || errors.Is(err, ErrWaitTooLong)
 }
+
+// waitError is a throttling answer asking to wait beyond MaxWait.
+type waitError struct{ wait time.Duration }
+
+func (e *waitError) Error() string {
+	return fmt.Sprintf("spn: the archive asked to wait %s; try later", humane.Duration(e.wait))
+}
+
+func (e *waitError) Unwrap() error { return ErrWaitTooLong }
 
 // sessionLimited reports whether err asks to wait for running sessions
 // to finish before submitting again.

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
+)
+
+// runCaptureArgs runs lazarus capture with exactly args.
+func runCaptureArgs(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := runCapture(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// TestCaptureCLISourcesFailed: a dry run whose only source cannot be
+// read exits 1 naming it, and plans nothing (text and JSON); with one
+// of two sources failed, the plan is made and a warning names it.
+func TestCaptureCLISourcesFailed(t *testing.T) {
+	s := newCaptureSite(t, archivetest.SPNConfig{}, nil)
+	missing := "warc=" + filepath.Join(t.TempDir(), "nonexistent")
+	base := []string{"--url", s.url, "--key", s.serverKey, "--dry-run", "--site-rate", "600000", "--archive-rate", "600000"}
+	code, stdout, stderr := runCaptureArgs(append(base, "--source", missing)...)
+	if code != exitError || !strings.Contains(stderr, "source "+missing+": cannot be read") || strings.Contains(stdout, "Would ask for") {
+		t.Fatalf("every source failed: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCaptureArgs(append(base, "--source", missing, "--json")...)
+	var rep struct {
+		Plan     []any    `json:"plan"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); code != exitError || err != nil || len(rep.Plan) != 0 || !strings.Contains(stderr, missing) {
+		t.Fatalf("every source failed, --json: exit %d (%v)\n%s\n%s", code, err, stdout, stderr)
+	}
+	both := append(base, "--source", "wayback="+s.archive.URL, "--source", missing)
+	code, stdout, stderr = runCaptureArgs(both...)
+	if code != exitOK || !strings.Contains(stderr, "lazarus: warning: source "+missing+": cannot be read") || !strings.Contains(stdout, "Would ask for") {
+		t.Fatalf("one source failed: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCaptureArgs(append(both, "--json")...)
+	if err := json.Unmarshal([]byte(stdout), &rep); code != exitOK || err != nil || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], missing) {
+		t.Fatalf("one source failed, --json: exit %d (%v) warnings %q\n%s", code, err, rep.Warnings, stderr)
+	}
+}
+
+// TestCaptureCLIWaitTooLong: Save Page Now answering the second
+// submission 429 with Retry-After of three years stops the requests at
+// once, the wait said. With the root page's job failed the generation is
+// not safe: exit 3. With it captured the generation is recoverable (k is
+// 1): exit 0, and a warning says the requests stopped.
+func TestCaptureCLIWaitTooLong(t *testing.T) {
+	throttle := archivetest.SPNConfig{PerWindow: 1, Window: time.Hour, RetryAfter: 99999999 * time.Second}
+	const asked = "the archive asked to wait 1157 days 9 hours; try later"
+	s := newCaptureSite(t, throttle, failRootForSPN)
+	code, stdout, stderr := s.run(t, "--access-key-file", s.iaKeys)
+	if n := len(s.spn.Submissions()); n != 2 {
+		t.Fatalf("%d submissions, want 2 (the second throttled)\n%s", n, stdout)
+	}
+	if code != exitPartial || !strings.Contains(stderr, asked) ||
+		!regexp.MustCompile(`capture requests: 1 accepted, 0 captured, 2 failed(, \d+ abandoned or not sent)?;`).MatchString(stdout) {
+		t.Fatalf("root failed: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	s = newCaptureSite(t, throttle, nil)
+	code, stdout, stderr = s.run(t, "--access-key-file", s.iaKeys)
+	if code != exitOK || !strings.Contains(stderr, "lazarus: warning: requests stopped: spn: "+asked) || !strings.Contains(stdout, "1 accepted, 1 captured, 1 failed") {
+		t.Fatalf("root captured: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// failRootForSPN answers the root page 503 to Save Page Now (any client
+// but lazarus's): its capture job fails.
+func failRootForSPN(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" && !strings.Contains(r.UserAgent(), "lazarus") {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// TestCaptureCLIFailedJobs: when every job fails, the summary says they
+// were accepted and failed, none captured.
+func TestCaptureCLIFailedJobs(t *testing.T) {
+	s := newCaptureSite(t, archivetest.SPNConfig{}, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.Contains(r.UserAgent(), "lazarus") { // every Save Page Now fetch fails
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	code, stdout, stderr := s.run(t, "--access-key-file", s.iaKeys)
+	n := len(s.spn.Submissions())
+	want := fmt.Sprintf("%d capture requests: %d accepted, 0 captured, %d failed;", n, n, n)
+	if n < 2 || code != exitPartial || !strings.Contains(stdout, want) {
+		t.Fatalf("exit %d, want %q\n%s\n%s", code, want, stdout, stderr)
+	}
+}
+
+// TestCaptureCLIPlainHTTP: --spn over plain http to a host that is not
+// loopback is a usage error (the secret would go in clear); nothing is
+// sent.
+func TestCaptureCLIPlainHTTP(t *testing.T) {
+	s := newCaptureSite(t, archivetest.SPNConfig{}, nil)
+	code, _, stderr := s.run(t, "--access-key-file", s.iaKeys, "--spn", "http://example.invalid:9")
+	if code != exitUsage || !strings.Contains(stderr, "use https") || len(s.spn.Requests()) != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+}
