@@ -55,8 +55,8 @@ func (c *CaptureRequests) validate() error {
 	if c.AccessKeyFile == "" {
 		errs = append(errs, errors.New("lazarus: capture requests need capture_requests <access-key-file> (ACCESSKEY:SECRET from https://archive.org/account/s3.php)"))
 	}
-	if c.SPN != "" && !absHTTPURL(c.SPN) {
-		errs = append(errs, fmt.Errorf("lazarus: capture_spn %q must be an absolute http(s) URL such as https://web.archive.org", c.SPN))
+	if _, err := spn.CheckBase(c.SPN); c.SPN != "" && err != nil {
+		errs = append(errs, fmt.Errorf("lazarus: capture_spn %q must be an https URL such as https://web.archive.org (http only on a loopback address)", c.SPN))
 	}
 	if c.Rate != "" {
 		if _, err := spn.ParseLimit(c.Rate); err != nil {
@@ -363,7 +363,7 @@ func captureResult(rep *lzrecover.CaptureRequestReport, err error) string {
 		return "safe"
 	case errors.Is(err, spn.ErrRefused):
 		return "refused"
-	case errors.Is(err, spn.ErrDailyLimit), errors.Is(err, spn.ErrHostPaused):
+	case errors.Is(err, spn.ErrDailyLimit), errors.Is(err, spn.ErrHostPaused), errors.Is(err, spn.ErrWaitTooLong):
 		return "limited"
 	case errors.Is(err, lzrecover.ErrCaptureShort):
 		return "requested"

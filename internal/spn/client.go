@@ -88,12 +88,9 @@ func New(o Options) (*Client, error) {
 	if o.Base == "" {
 		o.Base = DefaultBase
 	}
-	base, err := url.Parse(strings.TrimSuffix(o.Base, "/"))
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.RawQuery != "" {
-		return nil, fmt.Errorf("spn: base URL %q is not an absolute http(s) URL", o.Base)
-	}
-	if base.Scheme == "http" && !loopback(base.Hostname()) {
-		return nil, fmt.Errorf("spn: base URL %q: plain http is for loopback addresses only (the secret would travel in clear); use https", o.Base)
+	base, err := CheckBase(o.Base)
+	if err != nil {
+		return nil, err
 	}
 	if !keyToken(o.Credentials.Access) || !keyToken(o.Credentials.Secret) {
 		return nil, fmt.Errorf("spn: credentials: %w", ErrBadKeys)
@@ -292,6 +289,20 @@ func throttled(status int) bool {
 // transient reports a failure worth retrying: no answer, or a 5xx.
 func transient(status int, err error) bool {
 	return err != nil && (status == 0 || status >= 500)
+}
+
+// CheckBase checks a Save Page Now base URL: absolute, http(s), no
+// query, and https unless the host is a loopback address (the access
+// key's secret travels in every request).
+func CheckBase(raw string) (*url.URL, error) {
+	base, err := url.Parse(strings.TrimSuffix(raw, "/"))
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.RawQuery != "" {
+		return nil, fmt.Errorf("spn: base URL %q is not an absolute http(s) URL", raw)
+	}
+	if base.Scheme == "http" && !loopback(base.Hostname()) {
+		return nil, fmt.Errorf("spn: base URL %q: plain http is for loopback addresses only (the secret would travel in clear); use https", raw)
+	}
+	return base, nil
 }
 
 // loopback reports whether host is a loopback address (or "localhost"),
