@@ -71,7 +71,7 @@ func lazarusLayout(s *site, segs []segment, target float64, capture map[string]f
 	for i, sg := range segs {
 		ps[i] = placement.Segment{Name: sg.name, Length: sg.length}
 	}
-	plan, err := placement.Place(ps, carriersOf(s), placement.Options{ManifestBytes: manifestBytes, Target: target, Capture: capture})
+	plan, err := placement.Place(ps, carriersOf(s), placement.Options{ManifestBytes: manifestBytes, Target: target, NoSpare: true, Capture: capture})
 	if err != nil {
 		return nil, fmt.Errorf("lazarus plan: %w", err)
 	}
