@@ -2,7 +2,6 @@ package recover
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -27,7 +26,9 @@ const DefaultMaxCapture = 32 << 20
 // after that generation, come next; then everything else, newest first.
 // Captures with a digest already seen are skipped, and fetching stops as
 // soon as the newest generation found is complete (unless PagesDir wants
-// every page). A source that fails is reported and the others go on.
+// every page); a Streamer is read to its end, scanning only captures made
+// after that generation once it is complete. A source that fails is
+// reported and the others go on.
 func Recover(ctx context.Context, o Options) (*Report, error) {
 	a, err := o.assembler()
 	if err != nil {
@@ -159,25 +160,25 @@ func listAll(ctx context.Context, src Source, site *url.URL) ([]Capture, error) 
 	return caps, err
 }
 
-// stream reads a Streamer through, taking every capture as it comes,
-// until the recovery is finished.
+// stream reads a Streamer through, taking every capture as it comes. It
+// never stops early: what a stream holds further on is unknown until it
+// is read (a directory's next WARC file may be a crawl of a newer
+// generation). Once the recovery is finished, only the captures made
+// after the target generation are scanned: one made before cannot hold a
+// newer generation.
 func (s *session) stream(ctx context.Context, st Streamer, src Source, sr *SourceReport) error {
 	err := st.Stream(ctx, s.site, func(c Capture, page []byte) error {
 		s.rep.Captures++
 		sr.Captures++
+		if s.finished() && !captured(c).After(s.newest().Manifest.Time) {
+			return nil
+		}
 		if s.seenBefore(c) {
 			return nil
 		}
-		if err := s.take(ctx, c, page); err != nil {
-			return err
-		}
-		if s.finished() {
-			return errStop
-		}
-		return nil
+		return s.take(ctx, c, page)
 	})
 	switch {
-	case errors.Is(err, errStop):
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case err != nil:
@@ -271,8 +272,9 @@ func (s *session) take(ctx context.Context, c Capture, page []byte) error {
 	return nil
 }
 
-// done reports whether the newest manifest's data segments are complete.
-func (s *session) done() bool {
+// newest returns the newest wanted manifest of the site's generations
+// found, nil if none.
+func (s *session) newest() *manifest.Signed {
 	var newest *manifest.Signed
 	other := s.o.otherSites(s.manifests)
 	for _, m := range s.manifests {
@@ -283,6 +285,12 @@ func (s *session) done() bool {
 			newest = m
 		}
 	}
+	return newest
+}
+
+// done reports whether the newest manifest's data segments are complete.
+func (s *session) done() bool {
+	newest := s.newest()
 	if newest == nil || !s.o.namesSite(newest) {
 		return false // another site's (or a misrecorded URL's): look on for this site's
 	}

@@ -17,12 +17,13 @@ import (
 
 // Streamer is a Source best read in one pass (local WARC files): Recover
 // hands every capture's bytes to the assembler as the stream goes, instead
-// of listing first and fetching each capture.
+// of listing first and fetching each capture, and reads it to its end
+// (a later file or record may hold a newer generation).
 type Streamer interface {
 	Stream(ctx context.Context, site *url.URL, fn func(Capture, []byte) error) error
 }
 
-// errStop ends a stream early once the recovery is complete.
+// errStop ends a stream early once Fetch found its capture.
 var errStop = errors.New("recovery complete")
 
 // WARCSource reads captures from a .warc, .warc.gz or .wacz file, or from
