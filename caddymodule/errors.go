@@ -89,7 +89,10 @@ func budgetHint(e *injector.BudgetError) string {
 	if e.Fixed {
 		return strings.Join(fixes, " or ")
 	}
-	if e.SuggestedMaxBlockBytes == 0 {
+	switch {
+	case e.Target:
+		fixes = append(fixes, "lower target")
+	case e.SuggestedMaxBlockBytes == 0:
 		fixes = append(fixes, "lower redundancy")
 	}
 	fixes = append(fixes, fmt.Sprintf("exclude files from segment %q", e.Segment))

@@ -163,6 +163,7 @@ func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequ
 	if err != nil {
 		return nil, err
 	}
+	started := time.Now()
 	o.progress(CaptureRequestProgress{Phase: "crawl"})
 	live, err := crawlLive(ctx, o.Verify)
 	if err != nil {
@@ -205,7 +206,7 @@ func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequ
 	if errors.Is(stop, spn.ErrRefused) {
 		return rep, stop
 	}
-	if err := o.await(ctx, rep, live.id); err != nil {
+	if err := o.await(ctx, rep, live.id, started); err != nil {
 		return rep, err
 	}
 	if rep.Safe {
@@ -280,11 +281,17 @@ func (o *CaptureRequestOptions) send(ctx context.Context, rep *CaptureRequestRep
 
 // await audits the archives again, every WaitEvery within Wait, until
 // they hold the generation safely.
-func (o *CaptureRequestOptions) await(ctx context.Context, rep *CaptureRequestReport, id manifest.ID) error {
+func (o *CaptureRequestOptions) await(ctx context.Context, rep *CaptureRequestReport, id manifest.ID, started time.Time) error {
 	deadline := time.Now().Add(o.Wait)
 	for {
 		o.progress(CaptureRequestProgress{Phase: "audit", Audits: rep.Audits})
-		arch, err := auditArchives(ctx, o.Status)
+		st := o.Status
+		if !st.Now.IsZero() {
+			// A given audit time moves on with the clock: the captures
+			// just made are after it (and listed to the second).
+			st.Now = st.Now.Add(time.Since(started)).Add(time.Second)
+		}
+		arch, err := auditArchives(ctx, st)
 		if err != nil {
 			return err
 		}

@@ -36,10 +36,11 @@ type injectCmd struct {
 	cfg                    injectConfig // the settings that name files, read after parsing
 	include, exclude, dump listFlag
 	jsonOut                bool
-	// redundancyWord is the --redundancy given on the command line;
-	// targetSet says --target was: a ratio and a target do not combine.
+	// redundancyWord is the last --redundancy given on the command line,
+	// target the --target (0 if none): a ratio and a target do not
+	// combine, and auto or max after a ratio plan for the target given.
 	redundancyWord string
-	targetSet      bool
+	target         float64
 	stderr         io.Writer
 }
 
@@ -179,7 +180,7 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.Var(sizeFlag{&o.PageBudget}, "page-budget", "most bytes (`SIZE`) added to any one page")
 	fs.Var(sizeFlag{&o.MaxPageBytes}, "max-page-bytes", "pages with blocks stay below this `SIZE`")
 	fs.Var(redundancyFlag{o, &c.redundancyWord}, "redundancy", "`auto` (the fewest bytes that reach --target), max (that, then pages filled to --page-budget) or a RATIO of parity to data blocks")
-	fs.Var(targetFlag{o, &c.targetSet}, "target", "recoverability `P` to plan for (--redundancy auto or max), e.g. 0.999 or 99.9%: the chance the archives keep enough blocks if each page is kept with probability 0.5 (or as --status estimates)")
+	fs.Var(targetFlag{o, &c.target}, "target", "recoverability `P` to plan for (--redundancy auto or max), e.g. 0.999 or 99.9%: the chance the archives keep enough blocks if each page is kept with probability 0.5 (or as --status estimates)")
 	fs.StringVar(&cfg.Status, "status", cfg.Status, "`FILE` saved from lazarus status --json: plan on the pages the archives capture (their estimated capture probabilities), and keep earlier generations on the pages until the archives hold a newer one")
 	fs.Var(daysFlag{&o.KeepMaxAge}, "keep-max-age", "drop earlier generations older than this `DURATION` (90d, 2160h) from the pages, whatever --status says (default: no limit)")
 	fs.IntVar(&o.KeepPrevious, "keep-previous", o.KeepPrevious, "previous generations kept beside the new one while the budget allows")

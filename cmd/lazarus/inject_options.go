@@ -35,8 +35,11 @@ func (c *injectCmd) options() (injector.Options, error) {
 	if err := c.loadSecrets(&o); err != nil {
 		return o, err
 	}
-	if c.targetSet && fixedRatio(c.redundancyWord) {
+	switch {
+	case c.target > 0 && fixedRatio(c.redundancyWord):
 		return o, fmt.Errorf("--target plans by recoverability, --redundancy %s fixes the parity: give one of them", c.redundancyWord)
+	case c.target > 0:
+		o.Target = c.target
 	}
 	if c.cfg.Status != "" {
 		if err := readStatus(c.cfg.Status, &o, c.stderr); err != nil {

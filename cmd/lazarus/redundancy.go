@@ -38,10 +38,11 @@ func fixedRatio(word string) bool {
 	return word != "" && word != injector.RedundancyAuto && word != injector.RedundancyMax
 }
 
-// targetFlag is --target: a probability as 0.999 or 99.9%.
+// targetFlag is --target: a probability as 0.999 or 99.9%; given keeps
+// the value (a later --redundancy word must not lose it).
 type targetFlag struct {
-	o   *injector.Options
-	set *bool
+	o     *injector.Options
+	given *float64
 }
 
 func (f targetFlag) String() string {
@@ -56,7 +57,7 @@ func (f targetFlag) Set(v string) error {
 	if err != nil {
 		return err
 	}
-	*f.set = true
+	*f.given = t
 	f.o.Target = t
 	return nil
 }
@@ -64,7 +65,7 @@ func (f targetFlag) Set(v string) error {
 // parseTarget reads a recoverability target: 0.999 or "99.9%", in (0, 1).
 func parseTarget(v string) (float64, error) {
 	s, pct := strings.CutSuffix(strings.TrimSpace(v), "%")
-	t, err := strconv.ParseFloat(s, 64)
+	t, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if pct {
 		t /= 100
 	}

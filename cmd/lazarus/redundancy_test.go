@@ -27,6 +27,8 @@ func TestRedundancyTargetFlags(t *testing.T) {
 		{[]string{"--redundancy", "1.5"}, 0, false, 1.5, ""},
 		{[]string{"--redundancy", "1.5", "--target", "0.99"}, 0, false, 0, "give one of them"},
 		{[]string{"--target", "0.99", "--redundancy", "1.5"}, 0, false, 0, "give one of them"},
+		{[]string{"--target", "0.99", "--redundancy", "1.5", "--redundancy", "auto"}, 0.99, false, 0, ""},
+		{[]string{"--target", "50 %"}, 0.5, false, 0, ""},
 	}
 	for _, c := range cases {
 		cmd := &injectCmd{stderr: io.Discard}

@@ -57,6 +57,11 @@ type BudgetError struct {
 	SuggestedMaxBlockBytes int
 
 	zMatters bool // Place should search for SuggestedMaxBlockBytes
+
+	// Target is set when the plan aimed at a recoverability target
+	// (Options.Target): a lower target, not a lower redundancy, needs
+	// fewer blocks.
+	Target bool
 }
 
 // Error says what did not fit and what to change.
@@ -90,7 +95,10 @@ func (e *BudgetError) fixes() string {
 		fs = append(fs, "raise the page budget")
 	}
 	fs = append(fs, "add pages")
-	if e.SuggestedMaxBlockBytes == 0 {
+	switch {
+	case e.Target:
+		fs = append(fs, "lower the target")
+	case e.SuggestedMaxBlockBytes == 0:
 		fs = append(fs, "lower the redundancy")
 	}
 	fs = append(fs, "exclude files from the segment")
@@ -112,7 +120,7 @@ func (st *state) manifestError() error {
 
 // segmentError reports that segment sg did not fit.
 func (st *state) segmentError(sg *segment) error {
-	e := &BudgetError{Segment: sg.name, Fixed: sg.fixed, Pages: len(st.pages), MaxBlockBytes: st.z, zMatters: !sg.fixed}
+	e := &BudgetError{Segment: sg.name, Fixed: sg.fixed, Pages: len(st.pages), MaxBlockBytes: st.z, zMatters: !sg.fixed, Target: st.in.target > 0}
 	e.Blocks, e.BlockBytes = st.minimum(sg)
 	need := float64(st.in.mbyte)
 	for _, s := range st.segs {

@@ -167,6 +167,9 @@ func Place(segs []Segment, carriers []Carrier, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.target > 0 {
+		return in.placeTarget()
+	}
 	st := newState(in, in.z)
 	if err := st.run(true); err != nil {
 		var be *BudgetError
@@ -176,6 +179,64 @@ func Place(segs []Segment, carriers []Carrier, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	return st.plan(), nil
+}
+
+// placeTarget makes a target plan. When the pages cannot reach the target,
+// aiming at it makes the first (largest) segments take room the others
+// then lack, so the plan can end far below what the pages allow, or not
+// fit at all; so the plan is made again for lower targets (the failure
+// budget ten, a hundred, a thousand times larger, and 1/2) and the most
+// recoverable of them is kept (the fewest bytes among equals). Only when
+// none fits is the first error returned.
+func (in *input) placeTarget() (*Plan, error) {
+	var best *Plan
+	var first error
+	for i, t := range lowerTargets(in.target) {
+		try := *in
+		try.target = t
+		st := newState(&try, in.z)
+		if err := st.run(true); err != nil {
+			if i == 0 {
+				first = err
+			}
+			continue
+		}
+		pl := st.plan()
+		if i == 0 && pl.Recoverability >= in.target {
+			return pl, nil
+		}
+		if best == nil || pl.Recoverability > best.Recoverability ||
+			pl.Recoverability == best.Recoverability && totalBytes(pl) < totalBytes(best) {
+			best = pl
+		}
+	}
+	if best != nil {
+		return best, nil
+	}
+	return nil, first
+}
+
+// lowerTargets returns t, then targets with 10, 100 and 1000 times its
+// failure budget, and 1/2, each below the one before.
+func lowerTargets(t float64) []float64 {
+	out := []float64{t}
+	for _, f := range []float64{10, 100, 1000} {
+		if l := 1 - (1-t)*f; l > 0.5 && l < out[len(out)-1] {
+			out = append(out, l)
+		}
+	}
+	if out[len(out)-1] > 0.5 {
+		out = append(out, 0.5)
+	}
+	return out
+}
+
+func totalBytes(pl *Plan) int64 {
+	var n int64
+	for _, b := range pl.Bytes {
+		n += int64(b)
+	}
+	return n
 }
 
 // run executes the placement stages in order. With full false it stops

@@ -573,3 +573,43 @@ func TestTargetRatesLargeSite(t *testing.T) {
 		t.Errorf("%d bytes with the rates, %d without them", planBytes(pl), planBytes(blind))
 	}
 }
+
+// TestTargetShortIsBestEffort: when the pages cannot reach the target, the
+// plan is the most recoverable the pages allow, not what aiming at the
+// target leaves: a higher target never gives a less recoverable plan than
+// a lower one on the same site, and an unreachable target on a site with
+// room gives a short plan, not an error. Found by the second adversarial
+// review: 20 pages, three segments, target 0.999 gave P 0.142 where 0.99
+// gave 0.992; 300 segments at 0.999999999 gave a budget error.
+func TestTargetShortIsBestEffort(t *testing.T) {
+	cs := []Carrier{{URL: "/", Capacity: 256 * kiB}}
+	for i := 1; i < 20; i++ {
+		cs = append(cs, Carrier{URL: fmt.Sprintf("/p%02d", i), Depth: 1, Capacity: 256 * kiB})
+	}
+	segs := []Segment{{Name: "s0", Length: 349525}, {Name: "s1", Length: 174762}, {Name: "s2", Length: 116508}}
+	var last float64
+	for _, tg := range []float64{0.9, 0.99, 0.999, 0.9999} {
+		pl := mustPlace(t, segs, cs, Options{ManifestBytes: 3000, Target: tg, NoSpare: true}, checkTargetPlan)
+		t.Logf("target %v: P %.4f, %d KiB", tg, pl.Recoverability, planBytes(pl)>>10)
+		if pl.Recoverability < min(last, tg)-1e-9 {
+			t.Errorf("target %v: P %v, below the %v of a lower target", tg, pl.Recoverability, last)
+		}
+		last = max(last, pl.Recoverability)
+	}
+	many := benchSite(1000)
+	for i := range many {
+		many[i].Capacity = 60 * kiB
+	}
+	var lots []Segment
+	for i := range 300 {
+		lots = append(lots, Segment{Name: fmt.Sprintf("s%03d", i), Length: int64(1000 + 83*i)})
+	}
+	pl, err := Place(lots, many, Options{ManifestBytes: 3000, Target: 0.999999999, NoSpare: true})
+	if err != nil {
+		t.Fatalf("an unreachable target on a site with room: %v", err)
+	}
+	if err := checkTargetPlan(lots, many, Options{ManifestBytes: 3000, Target: 0.999999999, NoSpare: true}, pl); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("300 segments at 0.999999999: P %.6f", pl.Recoverability)
+}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -296,13 +297,23 @@ func transient(status int, err error) bool {
 // key's secret travels in every request).
 func CheckBase(raw string) (*url.URL, error) {
 	base, err := url.Parse(strings.TrimSuffix(raw, "/"))
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.RawQuery != "" {
-		return nil, fmt.Errorf("spn: base URL %q is not an absolute http(s) URL", raw)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.RawQuery != "" ||
+		base.ForceQuery || base.Fragment != "" || strings.Contains(raw, "#") || base.User != nil || !validPort(base.Port()) {
+		return nil, fmt.Errorf("spn: base URL %q is not an absolute http(s) URL without query, fragment or user", raw)
 	}
 	if base.Scheme == "http" && !loopback(base.Hostname()) {
 		return nil, fmt.Errorf("spn: base URL %q: plain http is for loopback addresses only (the secret would travel in clear); use https", raw)
 	}
 	return base, nil
+}
+
+// validPort reports whether p is empty or a port number 1–65535.
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
 }
 
 // loopback reports whether host is a loopback address (or "localhost"),
