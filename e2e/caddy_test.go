@@ -35,17 +35,28 @@ var wordpressCore = regexp.MustCompile(`^(wp-admin|wp-includes/[^/]+)/`)
 // stops when the test ends.
 func startCaddy(t *testing.T, site, bundle string) string {
 	t.Helper()
+	return runCaddy(t, func(string) []any {
+		return []any{
+			map[string]any{"handler": "encode", "encodings": map[string]any{"gzip": map[string]any{}}},
+			map[string]any{"handler": "lazarus", "bundle": bundle},
+			map[string]any{"handler": "file_server", "root": site},
+		}
+	})
+}
+
+// runCaddy starts an in-process Caddy on a free loopback port with one
+// route of the handlers handle returns for the site's URL, and returns
+// that URL ("http://127.0.0.1:PORT/"); the server stops when the test
+// ends.
+func runCaddy(t *testing.T, handle func(base string) []any) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	route := map[string]any{"handle": []any{
-		map[string]any{"handler": "encode", "encodings": map[string]any{"gzip": map[string]any{}}},
-		map[string]any{"handler": "lazarus", "bundle": bundle},
-		map[string]any{"handler": "file_server", "root": site},
-	}}
+	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	cfg := map[string]any{
 		"admin":   map[string]any{"disabled": true},
 		"storage": map[string]any{"module": "file_system", "root": t.TempDir()},
@@ -53,7 +64,7 @@ func startCaddy(t *testing.T, site, bundle string) string {
 		"apps": map[string]any{"http": map[string]any{"servers": map[string]any{"e2e": map[string]any{
 			"listen":          []string{fmt.Sprintf("127.0.0.1:%d", port)},
 			"automatic_https": map[string]any{"disable": true},
-			"routes":          []any{route},
+			"routes":          []any{map[string]any{"handle": handle(base)}},
 		}}}},
 	}
 	raw, err := json.Marshal(cfg)
@@ -68,7 +79,7 @@ func startCaddy(t *testing.T, site, bundle string) string {
 			t.Errorf("stopping Caddy: %v", err)
 		}
 	})
-	return fmt.Sprintf("http://127.0.0.1:%d/", port)
+	return base
 }
 
 // wgetCompression returns wget's flag asking for gzip, if this wget has

@@ -2,12 +2,10 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
@@ -290,38 +287,15 @@ func (c *weightCase) maxStripeBlocks(t *testing.T, dir string) map[string]int {
 // site with file_server, and waits for the first generation.
 func startBuildingCaddy(t *testing.T, c *weightCase, carriers int) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
-	route := map[string]any{"handle": []any{
-		map[string]any{"handler": "lazarus", "name": "weight", "reload_interval": "100ms", "build": map[string]any{
-			"sources": []any{map[string]any{"path": c.src}}, "dumps": []any{map[string]any{"name": "db", "command": "cat '" + c.dumpFile + "'"}},
-			"key": c.keyFile, "site_url": base, "carriers": carriers}},
-		map[string]any{"handler": "file_server", "root": c.site},
-	}}
-	cfg := map[string]any{
-		"admin":   map[string]any{"disabled": true},
-		"storage": map[string]any{"module": "file_system", "root": t.TempDir()},
-		"logging": map[string]any{"logs": map[string]any{"default": map[string]any{"level": "ERROR"}}},
-		"apps": map[string]any{"http": map[string]any{"servers": map[string]any{"e2e": map[string]any{
-			"listen":          []string{fmt.Sprintf("127.0.0.1:%d", port)},
-			"automatic_https": map[string]any{"disable": true},
-			"routes":          []any{route},
-		}}}},
-	}
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	if err := caddy.Load(raw, true); err != nil {
-		t.Fatalf("starting Caddy: %v", err)
-	}
-	t.Cleanup(func() { caddy.Stop() })
+	base := runCaddy(t, func(base string) []any {
+		return []any{
+			map[string]any{"handler": "lazarus", "name": "weight", "reload_interval": "100ms", "build": map[string]any{
+				"sources": []any{map[string]any{"path": c.src}}, "dumps": []any{map[string]any{"name": "db", "command": "cat '" + c.dumpFile + "'"}},
+				"key": c.keyFile, "site_url": base, "carriers": carriers}},
+			map[string]any{"handler": "file_server", "root": c.site},
+		}
+	})
 	deadline := time.Now().Add(2 * time.Minute)
 	for !strings.Contains(getBody(t, base), "<!-- lazarus ") {
 		if time.Now().After(deadline) {
