@@ -117,9 +117,8 @@ func sameSite(req *http.Request, via []*http.Request) error {
 
 func (o *Options) defaults() {
 	if o.UserAgent == "" {
-		o.UserAgent = "lazarus (+https://github.com/lazarus-preserve/lazarus)"
-	}
-	if o.Contact != "" {
+		o.UserAgent = UserAgent(o.Contact)
+	} else if o.Contact != "" {
 		o.UserAgent += " contact: " + o.Contact
 	}
 	if o.HostRates == nil {
@@ -143,6 +142,16 @@ func (o *Options) defaults() {
 	if o.jit == nil {
 		o.jit = rand.Float64
 	}
+}
+
+// UserAgent is the User-Agent Lazarus sends archives: its name and home,
+// and the operator's contact when given, so an archive can reach them.
+func UserAgent(contact string) string {
+	ua := "lazarus (+https://github.com/lazarus-preserve/lazarus)"
+	if contact != "" {
+		ua += " contact: " + contact
+	}
+	return ua
 }
 
 func setDefault[T int | int64 | time.Duration](v *T, d T) {

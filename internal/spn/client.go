@@ -44,8 +44,10 @@ type Options struct {
 	// HTTP sends the requests; defaults to an http.Client with a
 	// two-minute timeout that follows no redirect.
 	HTTP Doer
-	// UserAgent defaults to lazarus's.
+	// UserAgent defaults to lazarus's (fetch.UserAgent), with Contact, the
+	// operator's e-mail address, if given.
 	UserAgent string
+	Contact   string
 	// Rate bounds the submissions (POST /save) in any window; defaults
 	// to DefaultRate (12 a minute).
 	Rate Limit
@@ -113,7 +115,7 @@ func New(o Options) (*Client, error) {
 		o.HTTP = &http.Client{Timeout: 2 * time.Minute, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
 	if o.UserAgent == "" {
-		o.UserAgent = "lazarus (+https://github.com/lazarus-preserve/lazarus)"
+		o.UserAgent = fetch.UserAgent(o.Contact)
 	}
 	return &Client{o: o, base: base, window: newWindow(o.Rate), pending: make(chan struct{}, o.MaxPending)}, nil
 }
