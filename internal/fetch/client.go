@@ -337,23 +337,33 @@ func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
 	return min(max(d, retryAfter), max(DefaultMaxBackoff, retryAfter))
 }
 
+// MaxRetryAfter is the longest wait RetryAfter returns: a server asking
+// for more (2^31 seconds and beyond, however many digits) asks for at
+// least this much, which callers cap or refuse.
+const MaxRetryAfter = time.Duration(1<<31) * time.Second
+
 // RetryAfter parses a Retry-After header value: delay-seconds (surrounding
 // spaces allowed) or an HTTP-date, taken relative to now. It returns 0 when
-// v is empty, unparsable, not positive, absurd (over 2^31 s) or in the
-// past.
+// v is empty, unparsable, not positive or in the past, and MaxRetryAfter
+// for a number of seconds above it (an absurd wait is still a wait: the
+// client rests the host rather than retrying soon).
 func RetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0
 	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n <= 0 || n > 1<<31 {
+	if strings.Trim(v, "0123456789") == "" { // delay-seconds, of any length
+		n, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err == nil && n <= 0:
 			return 0
+		case err != nil || n > int64(MaxRetryAfter/time.Second):
+			return MaxRetryAfter
 		}
 		return time.Duration(n) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
+		return min(t.Sub(now), MaxRetryAfter)
 	}
 	return 0
 }

@@ -281,7 +281,8 @@ func TestRetryAfterParsing(t *testing.T) {
 	for v, want := range map[string]time.Duration{
 		"": 0, "5": 5 * time.Second, " 7 ": 7 * time.Second, "-1": 0, "soon": 0,
 		"Sat, 21 Nov 2026 00:01:00 GMT": time.Minute, "Fri, 20 Nov 2026 00:00:00 GMT": 0,
-		"0": 0, "99999999999": 0,
+		"0": 0, "99999999999": MaxRetryAfter, "2147483649": MaxRetryAfter, "999999999999999999999999": MaxRetryAfter, "00": 0,
+		"Fri, 31 Dec 9999 23:59:59 GMT": MaxRetryAfter,
 	} {
 		if got := RetryAfter(v, now); got != want {
 			t.Errorf("RetryAfter(%q) = %v, want %v", v, got, want)

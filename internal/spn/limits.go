@@ -3,7 +3,6 @@ package spn
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -123,16 +122,7 @@ func backoff(i int, start, ceiling time.Duration) time.Duration {
 }
 
 // retryAfterOf is an answer's Retry-After (seconds or an HTTP date), 0
-// if none. A number of seconds too large for fetch.RetryAfter (which
-// reads it as none) is the longest wait, so that a cap refuses it rather
-// than retrying at once.
+// if none.
 func retryAfterOf(resp *http.Response) time.Duration {
-	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
-	if d := fetch.RetryAfter(v, time.Now()); d > 0 {
-		return d
-	}
-	if v != "" && strings.Trim(v, "0123456789") == "" && strings.TrimLeft(v, "0") != "" {
-		return time.Duration(math.MaxInt64)
-	}
-	return 0
+	return fetch.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
 }
