@@ -11,12 +11,10 @@ import (
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
-	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
-	dto "github.com/prometheus/client_model/go"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 )
@@ -51,13 +49,13 @@ func TestAuditFromHistory(t *testing.T) {
 	if fetched > lzrecover.DefaultSpotChecks {
 		t.Errorf("%d captures known from the history were fetched, want at most %d spot checks", fetched, lzrecover.DefaultSpotChecks)
 	}
-	if got, want := gauge(t, h.metrics.auditAge.WithLabelValues(h.Name)), now.Sub(genTime).Seconds(); got != want {
+	if got, want := metricValue(t, h.metrics.auditAge.WithLabelValues(h.Name)), now.Sub(genTime).Seconds(); got != want {
 		t.Errorf("age gauge %v, want %v", got, want)
 	}
-	if got := gauge(t, h.metrics.auditBlocks.WithLabelValues(h.Name, "archived")); got != float64(full.sum.Needed) {
+	if got := metricValue(t, h.metrics.auditBlocks.WithLabelValues(h.Name, "archived")); got != float64(full.sum.Needed) {
 		t.Errorf("archived gauge %v, want %d", got, full.sum.Needed)
 	}
-	if got := gauge(t, h.metrics.auditProb.WithLabelValues(h.Name, "sweep")); got != full.sum.Probability["sweep"] || got <= 0 {
+	if got := metricValue(t, h.metrics.auditProb.WithLabelValues(h.Name, "sweep")); got != full.sum.Probability["sweep"] || got <= 0 {
 		t.Errorf("probability gauge %v, summary %v", got, full.sum.Probability)
 	}
 	again, err := full.a.runShared(context.Background())
@@ -70,7 +68,7 @@ func TestAuditFromHistory(t *testing.T) {
 	if short.sum.RestorePoint != "" || short.sum.Archived >= short.sum.Needed || short.sum.Archived == 0 {
 		t.Fatalf("summary %+v; want blocks short and no restore point", short.sum)
 	}
-	if got := gauge(t, short.a.h.metrics.auditAge.WithLabelValues(h.Name)); got != -1 {
+	if got := metricValue(t, short.a.h.metrics.auditAge.WithLabelValues(h.Name)); got != -1 {
 		t.Errorf("age gauge %v with nothing recoverable, want -1", got)
 	}
 }
@@ -123,15 +121,6 @@ func auditAgainst(t *testing.T, h *Handler, serverKey []byte, caps []archivetest
 	return audited{a, sum, srv.Requests()}
 }
 
-func gauge(t *testing.T, g interface{ Write(*dto.Metric) error }) float64 {
-	t.Helper()
-	var m dto.Metric
-	if err := g.Write(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m.GetGauge().GetValue()
-}
-
 // TestAuditCaddyfile: the audit options and their checks.
 func TestAuditCaddyfile(t *testing.T) {
 	tests := []struct {
@@ -152,20 +141,9 @@ func TestAuditCaddyfile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := new(Handler)
-			err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input))
-			if err == nil {
-				h.Name = "n"
-				err = h.Validate()
-			}
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one saying %q", err, tt.wantErr)
-				}
+			h := parseValidated(t, tt.input, tt.wantErr)
+			if h == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := *h.Audit; !equalAudit(got, *tt.want) || h.Build != nil {
 				t.Fatalf("got %+v (build %v), want %+v", got, h.Build, *tt.want)
@@ -227,20 +205,20 @@ func TestAuditScheduleResumes(t *testing.T) {
 	}
 	a.start(context.Background())
 	deadline := time.Now().Add(10 * time.Second)
-	for gauge(t, h.metrics.auditBlocks.WithLabelValues(h.Name, "needed")) != 8 {
+	for metricValue(t, h.metrics.auditBlocks.WithLabelValues(h.Name, "needed")) != 8 {
 		if time.Now().After(deadline) {
 			t.Fatal("the stored result was not exported")
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	a.stop()
-	if got := gauge(t, h.metrics.auditAge.WithLabelValues(h.Name)); got != (48 * time.Hour).Seconds() {
+	if got := metricValue(t, h.metrics.auditAge.WithLabelValues(h.Name)); got != (48 * time.Hour).Seconds() {
 		t.Errorf("age %v, want 48h (now − the restore point's time)", got)
 	}
-	if got := gauge(t, h.metrics.auditProb.WithLabelValues(h.Name, "independent")); got != 0.99 {
+	if got := metricValue(t, h.metrics.auditProb.WithLabelValues(h.Name, "independent")); got != 0.99 {
 		t.Errorf("probability %v, want 0.99", got)
 	}
-	if counter(t, h.metrics.audits.WithLabelValues(h.Name, "failed")) != 0 {
+	if metricValue(t, h.metrics.audits.WithLabelValues(h.Name, "failed")) != 0 {
 		t.Error("an audit ran (and failed on the empty dir source) within the period")
 	}
 
@@ -285,15 +263,6 @@ func otherServerKey(t *testing.T) []byte {
 	return srv.Marshal()
 }
 
-func counter(t *testing.T, c interface{ Write(*dto.Metric) error }) float64 {
-	t.Helper()
-	var m dto.Metric
-	if err := c.Write(&m); err != nil {
-		t.Fatal(err)
-	}
-	return m.GetCounter().GetValue()
-}
-
 // TestAuditFailedCause: an audit whose sources all fail (a typo in a
 // warc path) or whose key is not the site's says nothing of the backup:
 // it counts as failed, not done, is logged at error level with its
@@ -326,24 +295,24 @@ func TestAuditFailedCause(t *testing.T) {
 	}
 	a.start(context.Background())
 	deadline := time.Now().Add(20 * time.Second)
-	for counter(t, h.metrics.audits.WithLabelValues(h.Name, "failed")) == 0 {
+	for metricValue(t, h.metrics.audits.WithLabelValues(h.Name, "failed")) == 0 {
 		if time.Now().After(deadline) {
 			a.stop()
-			t.Fatalf("no failed audit counted; done %v", counter(t, h.metrics.audits.WithLabelValues(h.Name, "done")))
+			t.Fatalf("no failed audit counted; done %v", metricValue(t, h.metrics.audits.WithLabelValues(h.Name, "done")))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	a.stop()
-	if done := counter(t, h.metrics.audits.WithLabelValues(h.Name, "done")); done != 0 {
+	if done := metricValue(t, h.metrics.audits.WithLabelValues(h.Name, "done")); done != 0 {
 		t.Errorf("audits done %v, want 0: the audit could not read the archives", done)
 	}
-	if got := gauge(t, h.metrics.auditBlocks.WithLabelValues(h.Name, "archived")); got != 7 {
+	if got := metricValue(t, h.metrics.auditBlocks.WithLabelValues(h.Name, "archived")); got != 7 {
 		t.Errorf("archived gauge %v, want the last successful audit's 7", got)
 	}
-	if got := gauge(t, h.metrics.auditAge.WithLabelValues(h.Name)); got != now.Sub(genTime).Seconds() {
+	if got := metricValue(t, h.metrics.auditAge.WithLabelValues(h.Name)); got != now.Sub(genTime).Seconds() {
 		t.Errorf("age gauge %v, want the last successful audit's restore point's age", got)
 	}
-	if got := gauge(t, h.metrics.auditProb.WithLabelValues(h.Name, "sweep")); got != 0.9 {
+	if got := metricValue(t, h.metrics.auditProb.WithLabelValues(h.Name, "sweep")); got != 0.9 {
 		t.Errorf("probability gauge %v, want the last successful audit's 0.9", got)
 	}
 	if v, err := h.storage.Load(context.Background(), a.lastKey()); err != nil || string(v) != stored {
@@ -464,7 +433,7 @@ func TestAuditSummaryInsane(t *testing.T) {
 	a.start(context.Background())
 	time.Sleep(50 * time.Millisecond)
 	a.stop()
-	if got := gauge(t, h.metrics.auditAge.WithLabelValues(h.Name)); got != -7 {
+	if got := metricValue(t, h.metrics.auditAge.WithLabelValues(h.Name)); got != -7 {
 		t.Errorf("age gauge %v exported from a planted summary", got)
 	}
 }

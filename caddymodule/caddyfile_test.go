@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -229,4 +230,28 @@ func TestCaddyfileDumpQuoting(t *testing.T) {
 		writeFile(t, files[name], []byte(out))
 	}
 	checkRecoverFiles(t, f.owner, pages, files)
+}
+
+// parseValidated parses a lazarus Caddyfile block into a Handler, names
+// it "n" and validates it. With wantErr it fails the test unless parsing
+// or Validate fails with an error saying wantErr, and returns nil; else
+// it fails the test on any error.
+func parseValidated(t *testing.T, input, wantErr string) *Handler {
+	t.Helper()
+	h := new(Handler)
+	err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(input))
+	if err == nil {
+		h.Name = "n"
+		err = h.Validate()
+	}
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("error %v, want one saying %q", err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

@@ -332,11 +332,7 @@ func (c *capturer) client() (*spn.Client, error) {
 			return nil, fmt.Errorf("capture_%w", err)
 		}
 	}
-	ua := "lazarus-caddy (+https://github.com/lazarus-preserve/lazarus)"
-	if c.a.cfg.Contact != "" {
-		ua += " contact: " + c.a.cfg.Contact
-	}
-	return spn.New(spn.Options{Base: c.cfg.SPN, Credentials: creds, Rate: rate, UserAgent: ua, PollStart: c.pollStart, PollMax: c.pollMax})
+	return spn.New(spn.Options{Base: c.cfg.SPN, Credentials: creds, Rate: rate, Contact: c.a.cfg.Contact, PollStart: c.pollStart, PollMax: c.pollMax})
 }
 
 // outcome is what is recorded of a run.

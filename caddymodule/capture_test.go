@@ -157,10 +157,10 @@ func TestCaptureRequests(t *testing.T) {
 	if err != nil || sum.RestorePoint != g.id {
 		t.Fatalf("audit after the captures: %+v, %v; want generation %s recoverable", sum, err, g.id)
 	}
-	if got := counter(t, a.metrics.captures.WithLabelValues(a.Name, "safe")); got != 1 {
+	if got := metricValue(t, a.metrics.captures.WithLabelValues(a.Name, "safe")); got != 1 {
 		t.Errorf("capture_requests_total{safe} %v, want 1", got)
 	}
-	if got := counter(t, a.metrics.capturePages.WithLabelValues(a.Name, "success")); int(got) != sent {
+	if got := metricValue(t, a.metrics.capturePages.WithLabelValues(a.Name, "success")); int(got) != sent {
 		t.Errorf("capture_pages_total{success} %v, want %d", got, sent)
 	}
 	if n := logs.FilterMessageSnippet("capture requests").Len(); n != 1 {
@@ -191,7 +191,7 @@ func TestCaptureRefused(t *testing.T) {
 	defer c.stop()
 	g := a.current() // loads the generation: wakes the capture loop
 	deadline := time.Now().Add(20 * time.Second)
-	for counter(t, a.metrics.captures.WithLabelValues(a.Name, "refused")) == 0 {
+	for metricValue(t, a.metrics.captures.WithLabelValues(a.Name, "refused")) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("no refused run counted; logs %v", logs.All())
 		}
@@ -257,20 +257,9 @@ func TestCaptureCaddyfile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := new(Handler)
-			err := h.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tt.input))
-			if err == nil {
-				h.Name = "n"
-				err = h.Validate()
-			}
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one saying %q", err, tt.wantErr)
-				}
+			h := parseValidated(t, tt.input, tt.wantErr)
+			if h == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if h.Audit == nil || h.Audit.CaptureRequests == nil || *h.Audit.CaptureRequests != *tt.want {
 				t.Fatalf("got audit %+v, want capture requests %+v", h.Audit, tt.want)
@@ -367,7 +356,7 @@ func TestCaptureStop(t *testing.T) {
 		t.Error("a cancelled run was recorded")
 	}
 	for _, result := range captureResults {
-		if n := counter(t, a.metrics.captures.WithLabelValues(a.Name, result)); n != 0 {
+		if n := metricValue(t, a.metrics.captures.WithLabelValues(a.Name, result)); n != 0 {
 			t.Errorf("a cancelled run counted as %s", result)
 		}
 	}

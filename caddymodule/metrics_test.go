@@ -83,16 +83,24 @@ func TestMetricsSurviveReload(t *testing.T) {
 		t.Errorf("the old load's gauge is in the new registry: %v", got)
 	}
 	after.audits.WithLabelValues("s", "done").Inc()
-	if v := testCounter(t, before.audits.WithLabelValues("s", "done")); v != 2 {
+	if v := metricValue(t, before.audits.WithLabelValues("s", "done")); v != 2 {
 		t.Errorf("one counter for both loads: %v, want 2", v)
 	}
 }
 
-func testCounter(t *testing.T, c prometheus.Metric) float64 {
+// metricValue reads the value of one counter or gauge sample.
+func metricValue(t *testing.T, c prometheus.Metric) float64 {
 	t.Helper()
 	var m dto.Metric
 	if err := c.Write(&m); err != nil {
 		t.Fatal(err)
 	}
-	return m.GetCounter().GetValue()
+	switch {
+	case m.Counter != nil:
+		return m.GetCounter().GetValue()
+	case m.Gauge != nil:
+		return m.GetGauge().GetValue()
+	}
+	t.Fatalf("%s is neither a counter nor a gauge", c.Desc())
+	return 0
 }

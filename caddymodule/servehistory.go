@@ -48,12 +48,11 @@ type serveHistory struct {
 	queue   chan *servedVersion
 	queued  atomic.Int64 // bytes of the pages in queue
 	pending sync.WaitGroup
-	start   sync.Once
-	started atomic.Bool
+	start   sync.Once // starts the worker, or (close) marks it never to start
 	stop    chan struct{}
 	stopped sync.Once
 	closed  atomic.Bool
-	done    chan struct{} // closed when the worker returns
+	done    chan struct{} // closed when the worker returns, or by close if it never started
 
 	mu   sync.Mutex
 	seen map[versionKey]bool // versions queued or recorded by this instance
@@ -148,10 +147,7 @@ func (s *serveHistory) served(key, etag string, verified bool, l *layout, page [
 
 // run1 starts the worker once.
 func (s *serveHistory) run1() {
-	s.start.Do(func() {
-		s.started.Store(true)
-		go s.run()
-	})
+	s.start.Do(func() { go s.run() })
 }
 
 // generation notes that g is served: its manifest is queued to be
@@ -235,16 +231,16 @@ func (s *serveHistory) wait() { s.pending.Wait() }
 
 // close stops the worker and waits for the version it is recording, if
 // any; versions still queued are not recorded. Pages served afterwards
-// are not queued.
+// are not queued, and a worker not started yet never starts (a request
+// racing close would otherwise start it after close returned).
 func (s *serveHistory) close() {
 	if s == nil {
 		return
 	}
 	s.closed.Store(true)
 	s.stopped.Do(func() { close(s.stop) })
-	if s.started.Load() {
-		<-s.done
-	}
+	s.start.Do(func() { close(s.done) })
+	<-s.done
 }
 
 // record stores one version and returns the result it is counted as:

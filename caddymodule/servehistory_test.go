@@ -14,7 +14,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
-	dto "github.com/prometheus/client_model/go"
 )
 
 // TestServeHistory: every page version the handler serves with blocks is
@@ -180,11 +179,7 @@ func checkRecord(t *testing.T, ix *history.Index, rec history.Record, page []byt
 // historyCount reads the handler's history_versions_total for result.
 func historyCount(t *testing.T, h *Handler, result string) int {
 	t.Helper()
-	var m dto.Metric
-	if err := h.metrics.history.WithLabelValues(h.Name, result).Write(&m); err != nil {
-		t.Fatal(err)
-	}
-	return int(m.GetCounter().GetValue())
+	return int(metricValue(t, h.metrics.history.WithLabelValues(h.Name, result)))
 }
 
 // TestServeHistoryUnverified: pages no verified page links to (every
@@ -357,4 +352,30 @@ func mustCurrent(b *testing.B, h *Handler) string {
 		b.Fatal(err)
 	}
 	return id
+}
+
+// TestServeHistoryClosedNeverStarts: a history closed before its worker
+// started never starts one, so a request racing Cleanup (past the closed
+// check when close runs) records nothing after Cleanup returned. A
+// worker started late would take the queued version or the stop signal
+// at random: 40 tries catch it.
+func TestServeHistoryClosedNeverStarts(t *testing.T) {
+	h := &Handler{Bundle: t.TempDir(), storage: newMemStorage()}
+	if err := h.setup(); err != nil {
+		t.Fatal(err)
+	}
+	for range 40 {
+		s := newServeHistory(h)
+		s.close()
+		s.pending.Add(1) // as served queues it
+		s.queue <- &servedVersion{versionKey: versionKey{"/", `"x"`}, page: []byte(html)}
+		s.run1() // the racing request
+		<-s.done
+		if len(s.queue) != 1 {
+			t.Fatal("a worker started after close took a queued version")
+		}
+	}
+	if n := historyCount(t, h, "invalid") + historyCount(t, h, "recorded"); n != 0 {
+		t.Fatalf("%d versions recorded after close", n)
+	}
 }
