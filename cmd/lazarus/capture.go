@@ -22,13 +22,14 @@ var capturePollStart, capturePollMax time.Duration
 
 // captureCmd holds the flags of lazarus capture.
 type captureCmd struct {
-	site, key, passFile, accessKeys, spnBase string
-	siteDir, contact, rate                   string
-	siteRate, archiveRate                    float64
-	margin, max, pending                     int
-	wait, waitEvery                          time.Duration
-	sources, histories                       listFlag
-	dryRun, jsonOut                          bool
+	siteKeyFlags
+	accessKeys, spnBase    string
+	siteDir, contact, rate string
+	siteRate, archiveRate  float64
+	margin, max, pending   int
+	wait, waitEvery        time.Duration
+	sources, histories     listFlag
+	dryRun, jsonOut        bool
 }
 
 func runCapture(args []string, stdout, stderr io.Writer) int {
@@ -63,9 +64,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 			"  lazarus capture --url https://example.org/ --key server.key --dry-run\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&c.site, "url", "", "the site's `URL`")
-	fs.StringVar(&c.key, "key", "", "server.key or owner.key `FILE` (only the public half is used)")
-	fs.StringVar(&c.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
+	c.bind(fs, "the site's `URL`", "server.key or owner.key `FILE` (only the public half is used)")
 	fs.StringVar(&c.accessKeys, "access-key-file", "", "`FILE` holding the Internet Archive key pair, ACCESSKEY:SECRET (required unless --dry-run)")
 	fs.StringVar(&c.spnBase, "spn", spn.DefaultBase, "the Save Page Now API's base `URL`")
 	fs.Var(&c.sources, "source", "an archive to audit, `SPEC` as for lazarus status (repeatable; default: wayback and commoncrawl)")
@@ -102,12 +101,10 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 // options checks the flags and builds RequestCaptures's options.
 func (c *captureCmd) options(stderr io.Writer) (lzrecover.CaptureRequestOptions, error) {
 	var o lzrecover.CaptureRequestOptions
-	if err := checkSiteURL("capture", c.site); err != nil {
+	if err := c.check("capture"); err != nil {
 		return o, err
 	}
 	switch {
-	case (c.key == "") == (c.passFile == ""):
-		return o, errors.New("capture needs --key server.key (or owner.key), or --passphrase-file FILE")
 	case c.accessKeys == "" && !c.dryRun:
 		return o, errors.New("capture sends requests only with --access-key-file FILE (ACCESSKEY:SECRET, from https://archive.org/account/s3.php); --dry-run shows the plan without it")
 	case c.margin < 0, c.max < 0, c.pending < 1, c.wait < 0, c.waitEvery <= 0, c.siteRate <= 0, c.archiveRate < 0:
@@ -118,7 +115,9 @@ func (c *captureCmd) options(stderr io.Writer) (lzrecover.CaptureRequestOptions,
 		o.Margin = lzrecover.NoCaptureMargin
 	}
 	o.Verify = lzrecover.VerifyOptions{SiteURL: c.site, Rate: c.siteRate, Contact: c.contact}
-	if err := c.loadKey(&o.Verify, stderr); err != nil {
+	v := &o.Verify // the audit takes the same key
+	var err error
+	if v.ServerKey, v.OwnerKey, v.Passphrase, err = c.load(stderr); err != nil {
 		return o, err
 	}
 	if err := c.statusOptions(&o.Status, stderr); err != nil {
@@ -132,26 +131,13 @@ func (c *captureCmd) options(stderr io.Writer) (lzrecover.CaptureRequestOptions,
 	return o, err
 }
 
-// loadKey reads --key or --passphrase-file into the crawl's options
-// (the audit takes the same).
-func (c *captureCmd) loadKey(v *lzrecover.VerifyOptions, stderr io.Writer) error {
-	if c.passFile != "" {
-		pass, err := readPassphrase(c.passFile, stderr)
-		v.Passphrase = pass
-		return err
-	}
-	var err error
-	v.ServerKey, v.OwnerKey, err = loadAnyKey(c.key, stderr)
-	return err
-}
-
 // statusOptions builds the audit's sources and histories, as lazarus
 // status does.
 func (c *captureCmd) statusOptions(o *lzrecover.StatusOptions, stderr io.Writer) error {
 	if err := auditSources(o, c.sources.vals, c.archiveRate, c.contact); err != nil {
 		return err
 	}
-	sc := &statusCmd{site: c.site, siteDir: c.siteDir, histories: c.histories, stderr: stderr}
+	sc := &statusCmd{siteKeyFlags: c.siteKeyFlags, siteDir: c.siteDir, histories: c.histories, stderr: stderr}
 	dirs, err := sc.historyDirs()
 	for _, d := range dirs {
 		o.History = append(o.History, history.Dir(d))
@@ -169,11 +155,7 @@ func (c *captureCmd) spnClient(stderr io.Writer) (*spn.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--%w", err)
 	}
-	ua := "lazarus (+https://github.com/lazarus-preserve/lazarus)"
-	if c.contact != "" {
-		ua += " contact: " + c.contact
-	}
-	client, err := spn.New(spn.Options{Base: c.spnBase, Credentials: creds, Rate: rate, MaxPending: c.pending, UserAgent: ua,
+	client, err := spn.New(spn.Options{Base: c.spnBase, Credentials: creds, Rate: rate, MaxPending: c.pending, Contact: c.contact,
 		PollStart: capturePollStart, PollMax: capturePollMax})
 	if err != nil {
 		return nil, fmt.Errorf("--spn: %w", err)

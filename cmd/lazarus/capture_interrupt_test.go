@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"net/http"
 	"os"
 	"os/exec"
@@ -38,35 +37,14 @@ func TestCaptureInterrupted(t *testing.T) {
 			cmd := exec.Command(bin, "capture", "--url", s.url, "--key", s.serverKey, "--spn", s.spn.URL, "--source", "wayback="+s.archive.URL,
 				"--site-rate", "600000", "--archive-rate", "600000", "--access-key-file", s.iaKeys)
 			cmd.Env = append(os.Environ(), "LAZARUS_TEST_CAPTURE_FAST=1")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
+			p := startProc(t, cmd)
+			p.waitFor(t, func() bool { return polled(s.spn) }, 30*time.Second, "no job was polled")
+			p.signal(t, 0, c.sig)
+			if err := p.wait(t, 30*time.Second); exitCode(err) != c.code {
+				t.Fatalf("exit %v, want %d; stderr:\n%s", err, c.code, p.stderr.String())
 			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			deadline := time.Now().Add(30 * time.Second)
-			for !polled(s.spn) {
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatalf("no job was polled; stderr:\n%s", stderr.String())
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			if err := cmd.Process.Signal(c.sig); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-done:
-				if exitCode(err) != c.code {
-					t.Fatalf("exit %v, want %d; stderr:\n%s", err, c.code, stderr.String())
-				}
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("still running 30s after the signal; stderr:\n%s", stderr.String())
-			}
-			if !strings.Contains(stderr.String(), "lazarus: error: interrupted (") || !strings.Contains(stderr.String(), "abandoned") {
-				t.Errorf("stderr:\n%s", stderr.String())
+			if stderr := p.stderr.String(); !strings.Contains(stderr, "lazarus: error: interrupted (") || !strings.Contains(stderr, "abandoned") {
+				t.Errorf("stderr:\n%s", stderr)
 			}
 		})
 	}

@@ -59,33 +59,15 @@ func TestDemoInterrupted(t *testing.T) {
 			}
 			cmd := exec.Command(bin, "demo")
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "LAZARUS_TEST_PAUSE_DEMO="+dir)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			if !waitFile(filepath.Join(dir, "ready"), 60*time.Second, done) {
-				cmd.Process.Kill()
-				t.Fatalf("the demo never served its site; stderr:\n%s", stderr.String())
-			}
+			p := startProc(t, cmd)
+			p.waitFile(t, filepath.Join(dir, "ready"), 60*time.Second, "the demo never served its site")
 			if keys, _ := filepath.Glob(filepath.Join(tmp, "lazarus-demo-*", "keys", "owner.key")); len(keys) != 1 {
 				t.Fatalf("owner.key in the temporary directory: %v", keys)
 			}
-			if err := cmd.Process.Signal(c.sig); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(200 * time.Millisecond)
+			p.signal(t, 200*time.Millisecond, c.sig)
 			writeTestFile(t, filepath.Join(dir, "go"), "")
-			select {
-			case err = <-done:
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("still running 30s after the signal; stderr:\n%s", stderr.String())
-			}
-			if code := exitCode(err); code != c.code || stderr.String() != c.want {
-				t.Errorf("exit %v, want %d; stderr:\n%s", err, c.code, stderr.String())
+			if err := p.wait(t, 30*time.Second); exitCode(err) != c.code || p.stderr.String() != c.want {
+				t.Errorf("exit %v, want %d; stderr:\n%s", err, c.code, p.stderr.String())
 			}
 			if left, _ := os.ReadDir(tmp); len(left) > 0 {
 				t.Errorf("%s left in the temporary directory", left[0].Name())

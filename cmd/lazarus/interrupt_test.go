@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -57,34 +56,17 @@ func TestInjectInterrupted(t *testing.T) {
 			cmd := exec.Command(bin, "inject", "--site", "site", "--site-url", "https://example.org/", "--key", "keys/server.key",
 				"--state", "state", "--include", "app", "--dump", c.dump)
 			cmd.Dir = dir
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
+			p := startProc(t, cmd)
 			ready := filepath.Join(dir, "ready")
-			if !waitFile(ready, 30*time.Second, done) {
-				cmd.Process.Kill()
-				t.Fatalf("the run never got ready; stderr:\n%s", stderr.String())
-			}
+			p.waitFile(t, ready, 30*time.Second, "the run never got ready")
 			time.Sleep(c.delay)
-			signalled := time.Now()
-			if err := cmd.Process.Signal(os.Interrupt); err != nil {
-				t.Fatal(err)
-			}
+			p.signal(t, 0, os.Interrupt)
+			err := p.wait(t, 30*time.Second)
 			var exitErr *exec.ExitError
-			select {
-			case err := <-done:
-				took := time.Since(signalled)
-				if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupted || took > 3*time.Second {
-					t.Errorf("exit %v after %v, want %d within 3s; stderr:\n%s", err, took.Round(time.Millisecond), exitInterrupted, stderr.String())
-				}
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("still running 30s after SIGINT; stderr:\n%s", stderr.String())
+			if took := time.Since(p.signalled); !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupted || took > 3*time.Second {
+				t.Errorf("exit %v after %v, want %d within 3s; stderr:\n%s", err, took.Round(time.Millisecond), exitInterrupted, p.stderr.String())
 			}
+			stderr := &p.stderr
 			if !strings.Contains(stderr.String(), "lazarus: error: interrupted (interrupt signal received); nothing was changed") {
 				t.Errorf("stderr:\n%s", stderr.String())
 			}
@@ -133,24 +115,6 @@ func writeTestFile(t *testing.T, path, content string) {
 	}
 }
 
-// waitFile waits for path to exist; false if the timeout passed or the
-// command ended first.
-func waitFile(path string, timeout time.Duration, done chan error) bool {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(path); err == nil {
-			return true
-		}
-		select {
-		case err := <-done:
-			done <- err
-			return false
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return false
-}
-
 // treeState lists every file under root with its size, mtime and hash.
 func treeState(t *testing.T, root string) string {
 	t.Helper()
@@ -191,24 +155,21 @@ func TestRecoverInterrupted(t *testing.T) {
 	dir := interruptSite(t)
 	cmd := exec.Command(bin, "recover", "--url", "https://example.org/", "--source", "wayback="+slow.URL, "--key", "keys/owner.key", "--out", "out")
 	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-asked:
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("the archive was never asked; stderr:\n%s", stderr.String())
-	}
-	start := time.Now()
-	cmd.Process.Signal(os.Interrupt)
-	err = cmd.Wait()
+	p := startProc(t, cmd)
+	p.waitFor(t, func() bool {
+		select {
+		case <-asked:
+			return true
+		default:
+			return false
+		}
+	}, 30*time.Second, "the archive was never asked")
+	p.signal(t, 0, os.Interrupt)
+	err = p.wait(t, 30*time.Second)
 	var exitErr *exec.ExitError
-	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupted || time.Since(start) > 3*time.Second ||
-		!strings.Contains(stderr.String(), "run the same command again to resume") {
-		t.Fatalf("exit %v after %v; stderr:\n%s", err, time.Since(start).Round(time.Millisecond), stderr.String())
+	if took := time.Since(p.signalled); !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupted || took > 3*time.Second ||
+		!strings.Contains(p.stderr.String(), "run the same command again to resume") {
+		t.Fatalf("exit %v after %v; stderr:\n%s", err, took.Round(time.Millisecond), p.stderr.String())
 	}
 }
 
@@ -255,34 +216,15 @@ func TestInjectInterruptedWhileWriting(t *testing.T) {
 			cmd := exec.Command(bin, args...)
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "LAZARUS_TEST_PAUSE_WRITE="+dir)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			if !waitFile(filepath.Join(dir, "ready"), 60*time.Second, done) {
-				cmd.Process.Kill()
-				t.Fatalf("the run never reached page 100; stderr:\n%s", stderr.String())
-			}
+			p := startProc(t, cmd)
+			p.waitFile(t, filepath.Join(dir, "ready"), 60*time.Second, "the run never reached page 100")
 			if temps := tempFilesIn(t, site); len(temps) < 50 {
 				t.Fatalf("%d pages staged at page 100, want about 100", len(temps))
 			}
-			for _, s := range c.signals {
-				if err := cmd.Process.Signal(s); err != nil {
-					t.Fatal(err)
-				}
-				time.Sleep(200 * time.Millisecond) // two signals in a row may merge into one
-			}
+			p.signal(t, 200*time.Millisecond, c.signals...)
 			writeTestFile(t, filepath.Join(dir, "go"), "")
-			var err error
-			select {
-			case err = <-done:
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("still running 30s after the signals; stderr:\n%s", stderr.String())
-			}
+			err := p.wait(t, 30*time.Second)
+			stdout, stderr := &p.stdout, &p.stderr
 			if code := exitCode(err); code != c.code {
 				t.Fatalf("exit %v, want %d; stderr:\n%s", err, c.code, stderr.String())
 			}

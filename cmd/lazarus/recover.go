@@ -13,20 +13,19 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive"
-	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 type recoverCmd struct {
-	site, out, key, passFile string
-	state, pages             string
-	contact, at, generation  string
-	rate                     float64
-	stderr                   io.Writer
-	sources                  listFlag
-	allowUnsigned, force     bool
-	jsonOut                  bool
+	siteKeyFlags
+	out, state, pages       string
+	contact, at, generation string
+	rate                    float64
+	stderr                  io.Writer
+	sources                 listFlag
+	allowUnsigned, force    bool
+	jsonOut                 bool
 }
 
 func runRecover(args []string, stdout, stderr io.Writer) int {
@@ -55,10 +54,8 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 			"  lazarus recover --url https://example.org/ --passphrase-file pass.txt --out restored\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&c.site, "url", "", "the site's `URL`")
+	c.bind(fs, "the site's `URL`", "owner.key `FILE`")
 	fs.StringVar(&c.out, "out", "", "`DIR` to restore into (created; existing files are kept unless --force)")
-	fs.StringVar(&c.key, "key", "", "owner.key `FILE`")
-	fs.StringVar(&c.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
 	fs.Var(&c.sources, "source", "where to look, `SPEC` (see above; repeatable)")
 	fs.StringVar(&c.at, "at", "", "restore the newest generation made at or before `TIME` (2026-01-31, 2026-01-31T12:00:00Z or 20260131120000)")
 	fs.StringVar(&c.generation, "generation", "", "restore generation `ID` (32 hex digits)")
@@ -140,22 +137,9 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 		}
 		o.Sources = append(o.Sources, src)
 	}
-	if c.key != "" {
-		owner, warn, err := keys.LoadOwner(c.key)
-		if err != nil {
-			return o, fmt.Errorf("--key: %w", err)
-		}
-		warnf(c.stderr, warn)
-		o.OwnerKey = owner.Marshal()
-	}
-	if c.passFile != "" {
-		pass, err := readPassphrase(c.passFile, c.stderr)
-		if err != nil {
-			return o, err
-		}
-		o.Passphrase = pass
-	}
-	return o, nil
+	var err error
+	o.OwnerKey, o.Passphrase, err = c.loadOwner(c.stderr)
+	return o, err
 }
 
 // finish writes recovery.json, prints the summary and maps the outcome to

@@ -19,14 +19,14 @@ import (
 )
 
 type statusCmd struct {
-	site, key, passFile, state string
-	siteDir, htmlOut, asOf     string
-	contact                    string
-	rate                       float64
-	spotChecks, maxFetches     int
-	sources, histories         listFlag
-	jsonOut, noLive            bool
-	stderr                     io.Writer
+	siteKeyFlags
+	state, siteDir, htmlOut, asOf string
+	contact                       string
+	rate                          float64
+	spotChecks, maxFetches        int
+	sources, histories            listFlag
+	jsonOut, noLive               bool
+	stderr                        io.Writer
 }
 
 func runStatus(args []string, stdout, stderr io.Writer) int {
@@ -54,9 +54,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 			"      --state /var/cache/lazarus-status --json --html /var/www/html/lazarus-status.html\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&c.site, "url", "", "the site's `URL`")
-	fs.StringVar(&c.key, "key", "", "server.key or owner.key `FILE` (only the public half is used)")
-	fs.StringVar(&c.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
+	c.bind(fs, "the site's `URL`", "server.key or owner.key `FILE` (only the public half is used)")
 	fs.Var(&c.sources, "source", "an archive to audit, `SPEC` (see above; repeatable)")
 	fs.Var(&c.histories, "history", "a serve history `DIR`: inject's STATE/history (or STATE itself), or the Caddy module's lazarus/NAME/history in its file storage (repeatable)")
 	fs.StringVar(&c.siteDir, "site", "", "the static site `DIR` inject writes: its default state directory's history is used when no --history is given")
@@ -112,11 +110,8 @@ func (c *statusCmd) options() (lzrecover.StatusOptions, error) {
 	case c.spotChecks == 0:
 		o.SpotChecks = lzrecover.NoSpotChecks
 	}
-	if err := checkSiteURL("status", c.site); err != nil {
+	if err := c.check("status"); err != nil {
 		return o, err
-	}
-	if (c.key == "") == (c.passFile == "") {
-		return o, errors.New("status needs --key server.key (or owner.key), or --passphrase-file FILE")
 	}
 	if c.asOf != "" {
 		t, err := parseTime("--as-of", c.asOf)
@@ -136,7 +131,8 @@ func (c *statusCmd) options() (lzrecover.StatusOptions, error) {
 	if err := auditSources(&o, c.sources.vals, c.rate, c.contact); err != nil {
 		return o, err
 	}
-	if err := c.loadKey(&o); err != nil {
+	var err error
+	if o.ServerKey, o.OwnerKey, o.Passphrase, err = c.load(c.stderr); err != nil {
 		return o, err
 	}
 	dirs, err := c.historyDirs()
@@ -147,19 +143,6 @@ func (c *statusCmd) options() (lzrecover.StatusOptions, error) {
 		o.History = append(o.History, history.Dir(d))
 	}
 	return o, nil
-}
-
-// loadKey reads --key (a server key or an owner key, told apart by its
-// first line) or --passphrase-file.
-func (c *statusCmd) loadKey(o *lzrecover.StatusOptions) error {
-	if c.passFile != "" {
-		pass, err := readPassphrase(c.passFile, c.stderr)
-		o.Passphrase = pass
-		return err
-	}
-	var err error
-	o.ServerKey, o.OwnerKey, err = loadAnyKey(c.key, c.stderr)
-	return err
 }
 
 // historyDirs returns the history directories: each --history (an

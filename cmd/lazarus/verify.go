@@ -23,11 +23,11 @@ var testHookVerify func(*lzrecover.VerifyOptions)
 
 // verifyCmd holds the flags of lazarus verify.
 type verifyCmd struct {
-	site, key, passFile, siteDir, contact string
-	stateDir                              string
-	rate                                  float64
-	maxPages, hygiene                     int
-	skipQuery, jsonOut                    bool
+	siteKeyFlags
+	siteDir, contact, stateDir string
+	rate                       float64
+	maxPages, hygiene          int
+	skipQuery, jsonOut         bool
 }
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
@@ -65,9 +65,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			"  lazarus verify --url https://example.org/ --key owner.key\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&c.site, "url", "", "the site's `URL` (its root page starts the crawl)")
-	fs.StringVar(&c.key, "key", "", "server.key or owner.key `FILE`")
-	fs.StringVar(&c.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
+	c.bind(fs, "the site's `URL` (its root page starts the crawl)", "server.key or owner.key `FILE`")
 	fs.StringVar(&c.siteDir, "site", "", "the static site's `DIR`: its pages no link reaches are read too")
 	fs.StringVar(&c.stateDir, "state", "", "inject's state `DIR`, or the Caddy module's storage directory for the site (STORAGE/lazarus/NAME): its serve history says which page carries which block (default: inject's default state for --site, if it exists)")
 	fs.BoolVar(&c.skipQuery, "skip-query", false, "ignore links with a query string, as some crawlers do")
@@ -197,12 +195,10 @@ func fullPlan(rep *lzrecover.VerifyReport) bool {
 func (c *verifyCmd) options(stderr io.Writer) (lzrecover.VerifyOptions, error) {
 	o := lzrecover.VerifyOptions{SiteURL: c.site, SiteDir: c.siteDir, SkipQuery: c.skipQuery, MaxPages: c.maxPages,
 		HygienePages: c.hygiene, Rate: c.rate, Contact: c.contact}
-	if err := checkSiteURL("verify", c.site); err != nil {
+	if err := c.check("verify"); err != nil {
 		return o, err
 	}
 	switch {
-	case (c.key == "") == (c.passFile == ""):
-		return o, errors.New("verify needs --key server.key (or owner.key), or --passphrase-file FILE")
 	case c.maxPages <= 0 || c.rate <= 0:
 		return o, errors.New("--max-pages and --rate must be positive")
 	case c.hygiene == 0:
@@ -218,11 +214,7 @@ func (c *verifyCmd) options(stderr io.Writer) (lzrecover.VerifyOptions, error) {
 		return o, err
 	}
 	o.History = hist
-	if c.passFile != "" {
-		o.Passphrase, err = readPassphrase(c.passFile, stderr)
-		return o, err
-	}
-	o.ServerKey, o.OwnerKey, err = loadAnyKey(c.key, stderr)
+	o.ServerKey, o.OwnerKey, o.Passphrase, err = c.load(stderr)
 	return o, err
 }
 

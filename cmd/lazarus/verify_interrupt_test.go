@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -58,36 +57,18 @@ func TestVerifyInterrupted(t *testing.T) {
 			cmd := exec.Command(bin, "verify", "--url", srv.URL+"/", "--key", "keys/owner.key", "--rate", "600000")
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "LAZARUS_TEST_PAUSE_VERIFY="+pauseDir)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			if !waitFile(filepath.Join(pauseDir, "ready"), 30*time.Second, done) {
-				cmd.Process.Kill()
-				t.Fatalf("verify never reached the trial restore; stderr:\n%s", stderr.String())
-			}
+			p := startProc(t, cmd)
+			p.waitFile(t, filepath.Join(pauseDir, "ready"), 30*time.Second, "verify never reached the trial restore")
 			if left, _ := os.ReadDir(tmp); len(left) == 0 {
 				t.Fatal("verify keeps nothing in TMPDIR: the test proves nothing")
 			}
-			if err := cmd.Process.Signal(c.sig); err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(300 * time.Millisecond) // the signal is handled before the restore starts
+			p.signal(t, 300*time.Millisecond, c.sig) // the signal is handled before the restore starts
 			writeTestFile(t, filepath.Join(pauseDir, "go"), "")
-			select {
-			case err := <-done:
-				if exitCode(err) != c.code {
-					t.Fatalf("exit %v, want %d; stderr:\n%s", err, c.code, stderr.String())
-				}
-			case <-time.After(30 * time.Second):
-				cmd.Process.Kill()
-				t.Fatalf("still running 30s after the signal; stderr:\n%s", stderr.String())
+			if err := p.wait(t, 30*time.Second); exitCode(err) != c.code {
+				t.Fatalf("exit %v, want %d; stderr:\n%s", err, c.code, p.stderr.String())
 			}
-			if !strings.Contains(stderr.String(), "lazarus: error: interrupted (") {
-				t.Errorf("stderr:\n%s", stderr.String())
+			if !strings.Contains(p.stderr.String(), "lazarus: error: interrupted (") {
+				t.Errorf("stderr:\n%s", p.stderr.String())
 			}
 			if left, _ := os.ReadDir(tmp); len(left) != 0 {
 				t.Errorf("left in the temporary directory: %v", left)

@@ -253,7 +253,7 @@ func TestVerifyKeyFile(t *testing.T) {
 	}
 	load := func(key string) (lzrecover.VerifyOptions, string, error) {
 		var stderr bytes.Buffer
-		o, err := (&verifyCmd{site: "http://127.0.0.1/", key: key, maxPages: 1, rate: 1, hygiene: -1}).options(&stderr)
+		o, err := (&verifyCmd{siteKeyFlags: siteKeyFlags{site: "http://127.0.0.1/", key: key}, maxPages: 1, rate: 1, hygiene: -1}).options(&stderr)
 		return o, stderr.String(), err
 	}
 	if o, warn, err := load(serverPath); err != nil || len(o.ServerKey) == 0 || len(o.OwnerKey) != 0 || warn != "" {
