@@ -43,7 +43,8 @@ type CaptureRequestOptions struct {
 	Verify VerifyOptions
 	// Status says how the archives are audited, as for Status (Sources,
 	// History, StateDir, Client, …); its SiteURL and key default to
-	// Verify's.
+	// Verify's. Its Now is ignored: the requests are made now, and each
+	// audit reads the archives as they stand then.
 	Status StatusOptions
 	// SPN submits the capture requests; nil makes a plan and sends
 	// nothing (a dry run).
@@ -163,7 +164,6 @@ func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequ
 	if err != nil {
 		return nil, err
 	}
-	started := time.Now()
 	o.progress(CaptureRequestProgress{Phase: "crawl"})
 	live, err := crawlLive(ctx, o.Verify)
 	if err != nil {
@@ -206,7 +206,7 @@ func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequ
 	if errors.Is(stop, spn.ErrRefused) {
 		return rep, stop
 	}
-	if err := o.await(ctx, rep, live.id, started); err != nil {
+	if err := o.await(ctx, rep, live.id); err != nil {
 		return rep, err
 	}
 	if rep.Safe {
@@ -228,6 +228,7 @@ func (o CaptureRequestOptions) normalized() (CaptureRequestOptions, error) {
 	if o.Max < 0 || o.Wait < 0 || o.WaitEvery < 0 {
 		return o, errors.New("negative capture bound or wait")
 	}
+	o.Status.Now = time.Time{} // the archives as they stand at each audit (see Status)
 	if o.WaitEvery == 0 {
 		o.WaitEvery = DefaultCaptureWaitEvery
 	}
@@ -281,17 +282,11 @@ func (o *CaptureRequestOptions) send(ctx context.Context, rep *CaptureRequestRep
 
 // await audits the archives again, every WaitEvery within Wait, until
 // they hold the generation safely.
-func (o *CaptureRequestOptions) await(ctx context.Context, rep *CaptureRequestReport, id manifest.ID, started time.Time) error {
+func (o *CaptureRequestOptions) await(ctx context.Context, rep *CaptureRequestReport, id manifest.ID) error {
 	deadline := time.Now().Add(o.Wait)
 	for {
 		o.progress(CaptureRequestProgress{Phase: "audit", Audits: rep.Audits})
-		st := o.Status
-		if !st.Now.IsZero() {
-			// A given audit time moves on with the clock: the captures
-			// just made are after it (and listed to the second).
-			st.Now = st.Now.Add(time.Since(started)).Add(time.Second)
-		}
-		arch, err := auditArchives(ctx, st)
+		arch, err := auditArchives(ctx, o.Status)
 		if err != nil {
 			return err
 		}
