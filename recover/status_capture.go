@@ -17,11 +17,11 @@ import (
 // within a month.
 const CaptureHorizon = 30 * 24 * time.Hour
 
-// maxCaptureReport bounds the status report ReadStatusReport reads, and
+// MaxStatusReport bounds the status report ReadStatusReport reads, and
 // maxCapturePages the pages it gives capture probabilities of.
 const (
-	maxCaptureReport = 64 << 20
-	maxCapturePages  = 1_000_000
+	MaxStatusReport = 64 << 20
+	maxCapturePages = 1_000_000
 )
 
 // captureProbabilities turns the model's capture rates (per page and
@@ -52,12 +52,12 @@ func captureProbabilities(rates []assure.PageRate) map[string]float64 {
 // enough of (RestorePoint). It reads at most 64 MiB and checks what inject
 // uses: probabilities of page paths, generation ids.
 func ReadStatusReport(r io.Reader) (*StatusReport, error) {
-	body, err := io.ReadAll(io.LimitReader(r, maxCaptureReport+1))
+	body, err := io.ReadAll(io.LimitReader(r, MaxStatusReport+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(body) > maxCaptureReport {
-		return nil, fmt.Errorf("status report over %d MiB", maxCaptureReport>>20)
+	if len(body) > MaxStatusReport {
+		return nil, fmt.Errorf("status report over %d MiB", MaxStatusReport>>20)
 	}
 	var rep StatusReport
 	if err := json.Unmarshal(body, &rep); err != nil {

@@ -85,6 +85,14 @@ func readStatus(path string, o *injector.Options, stderr io.Writer) error {
 		return fmt.Errorf("--status: %w", err)
 	}
 	defer f.Close()
+	switch info, err := f.Stat(); {
+	case err != nil:
+		return fmt.Errorf("--status: %w", err)
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("--status %s: not a regular file (save one with lazarus status --json > FILE)", path)
+	case info.Size() > lzrecover.MaxStatusReport:
+		return fmt.Errorf("--status %s: %d bytes, more than a status report's %d MiB", path, info.Size(), lzrecover.MaxStatusReport>>20)
+	}
 	rep, err := lzrecover.ReadStatusReport(f)
 	if err != nil {
 		return fmt.Errorf("--status %s: %w (save one with lazarus status --json > FILE)", path, err)

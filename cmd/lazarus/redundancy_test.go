@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,6 +59,25 @@ func TestRedundancyTargetFlags(t *testing.T) {
 		o := injector.DefaultOptions()
 		if err := o.SetRedundancy(bad); err == nil {
 			t.Errorf("--redundancy %s accepted", bad)
+		}
+	}
+}
+
+// TestReadStatusRefusesNonFiles: --status takes a regular file of at most
+// a status report's size, checked before reading (a 2 GB sparse file or
+// /dev/zero used to be read up to the 64 MiB cap first).
+func TestReadStatusRefusesNonFiles(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/dev/zero": "not a regular file", big: "more than a status report's", t.TempDir(): "not a regular file"} {
+		o := injector.DefaultOptions()
+		if err := readStatus(path, &o, io.Discard); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--status %s: %v, want %q", path, err, want)
 		}
 	}
 }

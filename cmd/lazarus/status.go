@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -182,6 +183,9 @@ func (c *statusCmd) historyDirs() ([]string, error) {
 // default the Wayback Machine and Common Crawl) and the client it reads
 // them and the live site with, at rate requests a minute per host.
 func auditSources(o *lzrecover.StatusOptions, specs []string, rate float64, contact string) error {
+	if !(rate >= 0) || math.IsInf(rate, 0) {
+		return fmt.Errorf("archive request rate %v: want requests per minute, or 0 for each archive's default", rate)
+	}
 	if len(specs) == 0 {
 		specs = []string{"wayback", "commoncrawl"}
 	}
@@ -210,8 +214,8 @@ func isDir(p string) bool {
 func (c *statusCmd) checkOutputs() error {
 	if c.htmlOut != "" {
 		dir := filepath.Dir(c.htmlOut)
-		if info, err := os.Stat(c.htmlOut); err == nil && info.IsDir() {
-			return fmt.Errorf("--html %s: a directory, want a file name", c.htmlOut)
+		if err := replaceableFile(c.htmlOut); err != nil {
+			return fmt.Errorf("--html %s: %w", c.htmlOut, err)
 		}
 		if err := probeWritable(dir); err != nil {
 			return fmt.Errorf("--html %s: cannot write in %s: %w", c.htmlOut, dir, unwrapPath(err))
@@ -291,8 +295,27 @@ func (c *statusCmd) finish(rep *lzrecover.StatusReport, stdout, stderr io.Writer
 	return rep.Outcome().ExitCode()
 }
 
+// replaceableFile refuses a path the report page must not replace: a
+// directory, or a device, FIFO or socket (the page is renamed over the
+// path, which as root would swap /dev/zero for a file).
+func replaceableFile(path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil // absent (or unreadable: the write will say)
+	case info.IsDir():
+		return errors.New("a directory, want a file name")
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("not a regular file (%v)", info.Mode().Type())
+	}
+	return nil
+}
+
 // writeStatusHTML writes the report page atomically.
 func writeStatusHTML(path string, rep *lzrecover.StatusReport) error {
+	if err := replaceableFile(path); err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	if err := statushtml.Write(&buf, rep); err != nil {
 		return err

@@ -201,8 +201,8 @@ func (c *verifyCmd) options(stderr io.Writer) (lzrecover.VerifyOptions, error) {
 	switch {
 	case c.maxPages <= 0 || c.rate <= 0:
 		return o, errors.New("--max-pages and --rate must be positive")
-	case c.hygiene == 0:
-		return o, errors.New("--hygiene-pages 0 would check the root page only: give -1 for no checks, or a count")
+	case c.hygiene == 0 || c.hygiene < -1:
+		return o, fmt.Errorf("--hygiene-pages %d: give -1 for no checks, or a count of carriers (0 would check the root page only)", c.hygiene)
 	}
 	if c.siteDir != "" {
 		if info, err := os.Stat(c.siteDir); err != nil || !info.IsDir() {
