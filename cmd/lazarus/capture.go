@@ -110,6 +110,9 @@ func (c *captureCmd) options(stderr io.Writer) (lzrecover.CaptureRequestOptions,
 	case c.margin < 0, c.max < 0, c.pending < 1, c.wait < 0, c.waitEvery <= 0, c.siteRate <= 0, c.archiveRate < 0:
 		return o, errors.New("--margin, --max and --wait take 0 or more; --pending, --wait-every and --site-rate more than 0; --archive-rate 0 or more")
 	}
+	if _, err := spn.ParseLimit(c.rate); err != nil { // a dry run checks what a real run would send with
+		return o, fmt.Errorf("--%w", err)
+	}
 	o.Margin, o.Max, o.Wait, o.WaitEvery = c.margin, c.max, c.wait, c.waitEvery
 	if c.margin == 0 {
 		o.Margin = lzrecover.NoCaptureMargin
