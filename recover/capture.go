@@ -203,7 +203,7 @@ func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequ
 	if ctx.Err() != nil {
 		return rep, ctx.Err()
 	}
-	if errors.Is(stop, spn.ErrRefused) {
+	if errors.Is(stop, spn.ErrRefused) || errors.Is(stop, spn.ErrUnreachable) {
 		return rep, stop
 	}
 	if err := o.await(ctx, rep, live.id); err != nil {

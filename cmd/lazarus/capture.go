@@ -211,6 +211,10 @@ func (c *captureCmd) finish(rep *lzrecover.CaptureRequestReport, err error, sig 
 	case errors.Is(err, spn.ErrRefused):
 		errorf(stderr, "the access key was refused by %s: check --access-key-file (keys from https://archive.org/account/s3.php)", printable(c.spnBase))
 		return exitError
+	case errors.Is(err, spn.ErrUnreachable):
+		errorf(stderr, "%s", printable(err.Error()))
+		fmt.Fprintf(stderr, "lazarus: hint: check --spn (now %s): nothing was captured\n", printable(c.spnBase))
+		return exitError
 	case errors.Is(err, lzrecover.ErrCaptureShort):
 		errorf(stderr, "%s", printable(err.Error()))
 		captureHints(stderr, rep, err)

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/fetch"
@@ -80,10 +81,11 @@ type Options struct {
 
 // Client talks to one SPN2 endpoint. Safe for concurrent use.
 type Client struct {
-	o       Options
-	base    *url.URL
-	window  *window
-	pending chan struct{}
+	o        Options
+	base     *url.URL
+	window   *window
+	pending  chan struct{}
+	answered atomic.Bool // the API has accepted or judged a submission
 }
 
 // New checks o and returns a Client.
@@ -147,7 +149,15 @@ func (c *Client) Submit(ctx context.Context, u string) (string, error) {
 		if err == nil {
 			id, perr := parseSubmit(ans)
 			if perr == nil || !sessionLimited(perr) {
-				return id, c.refusal(status, perr)
+				rerr := c.refusal(status, perr)
+				var he *httpError
+				switch {
+				case errors.As(rerr, &he) && !c.answered.Load():
+					return "", fmt.Errorf("spn: %w at %s: %w", ErrUnreachable, c.base.Redacted(), rerr)
+				case rerr == nil || errors.As(rerr, new(*JobError)):
+					c.answered.Store(true)
+				}
+				return id, rerr
 			}
 			err = perr
 		}
@@ -164,11 +174,16 @@ func (c *Client) Submit(ctx context.Context, u string) (string, error) {
 			c.window.pause(c.throttleWait(status, retryAfter, throttles))
 		case transient(status, err):
 			if failures++; failures > c.o.Retries {
+				if !c.answered.Load() {
+					return "", fmt.Errorf("spn: %w at %s: %w", ErrUnreachable, c.base.Redacted(), err)
+				}
 				return "", fmt.Errorf("spn: submitting %s: %w", u, err)
 			}
 			if err := fetch.Sleep(ctx, backoff(failures-1, time.Second, c.o.PollMax)); err != nil {
 				return "", err
 			}
+		case !c.answered.Load():
+			return "", fmt.Errorf("spn: %w at %s: %w", ErrUnreachable, c.base.Redacted(), err)
 		default:
 			return "", fmt.Errorf("spn: submitting %s: %w", u, err)
 		}

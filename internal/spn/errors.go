@@ -24,6 +24,11 @@ var (
 	// ErrWaitTooLong means the API asked (Retry-After) to wait longer than
 	// Options.MaxWait before the next submission: try later.
 	ErrWaitTooLong = errors.New("the archive asked to wait too long")
+	// ErrUnreachable means the first submission of a run failed for good
+	// (no connection, or HTTP errors through every retry) before the API
+	// ever accepted one: the base URL is wrong or the service is down, so
+	// the other URLs are not tried.
+	ErrUnreachable = errors.New("the Save Page Now API cannot be reached")
 )
 
 // Status_ext values the client treats specially (the SPN2 documentation
@@ -66,7 +71,8 @@ func (e *JobError) Unwrap() error {
 
 // fatal reports whether err ends the whole run, not just one job.
 func fatal(err error) bool {
-	return errors.Is(err, ErrRefused) || errors.Is(err, ErrDailyLimit) || errors.Is(err, ErrHostPaused) || errors.Is(err, ErrWaitTooLong)
+	return errors.Is(err, ErrRefused) || errors.Is(err, ErrDailyLimit) || errors.Is(err, ErrHostPaused) ||
+		errors.Is(err, ErrWaitTooLong) || errors.Is(err, ErrUnreachable)
 }
 
 // waitError is a throttling answer asking to wait beyond MaxWait.
