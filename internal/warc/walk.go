@@ -13,6 +13,10 @@ import (
 // SkipFile, returned by a WalkFunc, skips the rest of the current file.
 var SkipFile = errors.New("warc: skip file")
 
+// ErrNoFiles means Walk's root is, or holds, no .warc, .warc.gz or .wacz
+// file: a mistyped path would otherwise read as an empty archive.
+var ErrNoFiles = errors.New("warc: no .warc, .warc.gz or .wacz file")
+
 // WalkFunc is called by Walk for each record. file names the WARC file;
 // for a WARC inside a WACZ it is the WACZ path, "#" and the member name.
 // Returning SkipFile skips the rest of the file; any other error stops
@@ -23,9 +27,11 @@ type WalkFunc func(file string, rec *Record) error
 // at root: a single file, or a directory walked recursively in lexical
 // order. Files that cannot be read, and records after a fatal read error,
 // are skipped; Walk continues and returns those errors joined at the end.
-// Non-fatal problems inside files are not reported.
+// Non-fatal problems inside files are not reported. A root that is, or
+// holds, no such file is an error wrapping ErrNoFiles.
 func Walk(root string, fn WalkFunc) error {
 	var errs []error
+	files := 0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			errs = append(errs, err)
@@ -34,6 +40,7 @@ func Walk(root string, fn WalkFunc) error {
 		if d.IsDir() || !isWalkable(p) {
 			return nil
 		}
+		files++
 		stop, ferr := walkFile(p, fn)
 		if stop {
 			return ferr
@@ -45,6 +52,9 @@ func Walk(root string, fn WalkFunc) error {
 	})
 	if err != nil {
 		return err
+	}
+	if files == 0 && len(errs) == 0 {
+		return fmt.Errorf("%w at %s", ErrNoFiles, root)
 	}
 	return errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -87,5 +88,22 @@ func TestWACZ(t *testing.T) {
 	}
 	if _, err := OpenWACZ(filepath.Join(t.TempDir(), "missing.wacz")); err == nil {
 		t.Error("opened a missing WACZ")
+	}
+}
+
+// TestWalkNoFiles: a root that is, or holds, no WARC or WACZ file is an
+// error, not an empty archive (a user review: `--source warc=config.ini`,
+// `warc=/dev/zero` and an empty directory all read as 0 captures).
+func TestWalkNoFiles(t *testing.T) {
+	dir := t.TempDir()
+	ini := filepath.Join(dir, "config.ini")
+	if err := os.WriteFile(ini, []byte("x=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, root := range []string{dir, ini, t.TempDir()} {
+		err := Walk(root, func(string, *Record) error { return nil })
+		if !errors.Is(err, ErrNoFiles) || !strings.Contains(err.Error(), root) {
+			t.Errorf("%s: %v, want ErrNoFiles naming it", root, err)
+		}
 	}
 }
