@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -90,11 +91,12 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		o.Progress = statusProgress(stderr)
 	}
 	rep, err := lzrecover.Status(sig.ctx, o)
-	if err != nil {
+	switch {
+	case err != nil && sig.stopped():
+		errorf(stderr, "interrupted (%v); no report was written", context.Cause(sig.ctx))
+		return sig.code()
+	case err != nil:
 		errorf(stderr, "%v", err)
-		if sig.stopped() {
-			return sig.code()
-		}
 		return exitError
 	}
 	return c.finish(rep, stdout, stderr)
