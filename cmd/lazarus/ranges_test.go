@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRangesRefused: out-of-range numbers are usage errors naming the
@@ -25,6 +26,22 @@ func TestRangesRefused(t *testing.T) {
 		var out, errb bytes.Buffer
 		if code := c.run(c.args, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), c.want) {
 			t.Errorf("%v: exit %d, %q; want %d and %q", c.args, code, errb.String(), exitUsage, c.want)
+		}
+	}
+}
+
+// TestPartialTimesMeanTheirEnd: a compact date means the end of that day
+// as the dashed one does (a user review: --as-of 20261125 meant midnight,
+// 2026-11-25 the day's last second), and a month or year its end.
+func TestPartialTimesMeanTheirEnd(t *testing.T) {
+	day, _ := parseTime("--at", "2026-11-25")
+	for v, want := range map[string]string{
+		"20261125": day.UTC().Format(time.RFC3339), "202611": "2026-11-30T23:59:59Z", "2026": "2026-12-31T23:59:59Z",
+		"2026112512": "2026-11-25T12:59:59Z", "20261125120000": "2026-11-25T12:00:00Z",
+	} {
+		got, err := parseTime("--at", v)
+		if err != nil || got.UTC().Format(time.RFC3339) != want {
+			t.Errorf("%s: %v (%v), want %s", v, got, err, want)
 		}
 	}
 }

@@ -240,14 +240,42 @@ func sourceFor(spec string, client lzrecover.Doer) (lzrecover.Source, error) {
 // includes that whole day. flag ("--at", "--as-of") names the flag in
 // the error.
 func parseTime(flag, v string) (time.Time, error) {
+	_, end, err := parsePeriod(flag, v)
+	return end, err
+}
+
+// parsePeriod reads a time as parseTime does and also returns when the
+// period it names begins: a date or a partial timestamp names a period
+// (its end is the time meant), a full time names itself.
+func parsePeriod(flag, v string) (start, end time.Time, err error) {
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
-		return t, nil
+		return t, t, nil
 	}
 	if t, err := time.Parse("2006-01-02", v); err == nil {
-		return t.Add(24*time.Hour - time.Second), nil
+		return t, t.Add(24*time.Hour - time.Second), nil
 	}
 	if t, err := archive.ParseTimestamp(v); err == nil {
-		return t, nil
+		return t, endOfPeriod(t, len(v)), nil
 	}
-	return time.Time{}, fmt.Errorf("%s %q: use 2026-01-31, 2026-01-31T12:00:00Z or 20260131120000", flag, v)
+	return time.Time{}, time.Time{}, fmt.Errorf("%s %q: use 2026-01-31, 2026-01-31T12:00:00Z or 20260131120000", flag, v)
+}
+
+// endOfPeriod moves a partial archive timestamp of n digits (a year, a
+// month, a day, an hour or a minute) to the last second of that period,
+// as a date "2026-01-31" means its last second: "at or before 20260131"
+// includes that day.
+func endOfPeriod(t time.Time, n int) time.Time {
+	switch n {
+	case 4:
+		return t.AddDate(1, 0, 0).Add(-time.Second)
+	case 6:
+		return t.AddDate(0, 1, 0).Add(-time.Second)
+	case 8:
+		return t.AddDate(0, 0, 1).Add(-time.Second)
+	case 10:
+		return t.Add(time.Hour - time.Second)
+	case 12:
+		return t.Add(time.Minute - time.Second)
+	}
+	return t
 }

@@ -117,13 +117,13 @@ func (c *statusCmd) options() (lzrecover.StatusOptions, error) {
 		return o, err
 	}
 	if c.asOf != "" {
-		t, err := parseTime("--as-of", c.asOf)
+		start, t, err := parsePeriod("--as-of", c.asOf)
 		if err != nil {
 			return o, err
 		}
 		now := time.Now()
-		if _, err := time.Parse(time.DateOnly, c.asOf); err == nil && t.After(now) && !t.Add(-24*time.Hour).After(now) {
-			t = now // today's date: as the archives stand now
+		if t.After(now) && !start.After(now) {
+			t = now // today's date (this month, …): as the archives stand now
 		}
 		if t.After(now) {
 			return o, fmt.Errorf("--as-of %s: in the future (now is %s); status audits the archives as they stand or stood",
