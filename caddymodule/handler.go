@@ -161,6 +161,7 @@ type Handler struct {
 	cache     *blockCache // armored blocks
 	pages     *blockCache // finished pages by ETag
 	inspected *fifoCache[[sha256.Size]byte, inspection]
+	sums      *bodySums     // the digest of each path's last page (bodysum.go)
 	linked    *linkSet      // paths verified pages link to
 	changes   *changeCache  // paths whose pages the module changes, or not
 	history   *serveHistory // page versions to record (servehistory.go)
@@ -269,6 +270,7 @@ func (h *Handler) setDefaults() {
 	h.cache = newBlockCache(defaultCacheBytes)
 	h.pages = newBlockCache(defaultPageCacheBytes)
 	h.inspected = newInspectCache(defaultInspectBytes)
+	h.sums = newBodySums(defaultBodySumBytes)
 	h.linked = newLinkSet(defaultLinkEntries)
 	h.changes = newChangeCache(defaultChangeEntries)
 	if h.streamIdle == 0 {
@@ -373,6 +375,7 @@ func (h *Handler) Cleanup() error {
 	h.prev.Store(nil)
 	h.cache = newBlockCache(defaultCacheBytes)
 	h.pages = newBlockCache(defaultPageCacheBytes)
+	h.sums = newBodySums(defaultBodySumBytes)
 	return nil
 }
 

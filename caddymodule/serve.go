@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"cmp"
-	"crypto/sha256"
 	"errors"
 	"mime"
 	"net/http"
@@ -272,7 +271,7 @@ func (h *Handler) finish(rec *recorder, r *http.Request, g *generation, key stri
 	if int64(len(body))+noticeReserve >= h.MaxPageBytes { // no comment fits: not worth inspecting
 		return h.unchanged(rec, r, key, held, "page_too_large")
 	}
-	sum := sha256.Sum256(body)
+	sum := h.sums.sum(key, body)
 	in := h.inspect(r, key, sum, body)
 	verified := h.verified(g, key)
 	if verified {
