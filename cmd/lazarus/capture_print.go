@@ -52,17 +52,24 @@ func printCaptureJob(w io.Writer, j *lzrecover.CaptureJob) {
 // plan.
 func printCapturePlan(w io.Writer, rep *lzrecover.CaptureRequestReport) {
 	fmt.Fprintf(w, "Site %s, generation %s (made %s)\n", printable(rep.Site), rep.Generation, rep.Time.Format(time.RFC3339))
-	atNeed := 0
+	atNeed, capped := 0, 0
 	for _, s := range rep.Stripes {
 		if s.Archived >= s.Need {
 			atNeed++
+		}
+		if s.Need < s.K+rep.Margin {
+			capped++
 		}
 	}
 	held := "not held by any archive"
 	if rep.ManifestArchived {
 		held = "archived"
 	}
-	fmt.Fprintf(w, "  manifest %s; %d of %d stripes archived with k + %d blocks; %s\n", held, atNeed, len(rep.Stripes), rep.Margin,
+	want := fmt.Sprintf("k + %d blocks", rep.Margin)
+	if capped > 0 { // --margin beyond the parity some stripes have: they need all their blocks
+		want += fmt.Sprintf(" (all of theirs for %d with fewer parity blocks)", capped)
+	}
+	fmt.Fprintf(w, "  manifest %s; %d of %d stripes archived with %s; %s\n", held, atNeed, len(rep.Stripes), want,
 		humane.Count(rep.Carriers, "carrier page"))
 	if len(rep.Plan) == 0 {
 		fmt.Fprintln(w, "Nothing to ask for: the archives hold every stripe's k + margin blocks, or no carrier page adds any.")
