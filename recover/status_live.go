@@ -22,11 +22,13 @@ func (r *statusRun) live(ctx context.Context) {
 		return
 	}
 	if r.o.NoLive {
+		r.rep.NewestUnconfirmed = true
 		r.rep.Notes = append(r.rep.Notes, "Neither a serve history nor the live site was consulted: "+noNewerSeen+".")
 		return
 	}
 	page, err := r.fetchLive(ctx)
 	if err != nil {
+		r.rep.NewestUnconfirmed = true
 		r.rep.Notes = append(r.rep.Notes, fmt.Sprintf("No serve history was given and the live root page could not be read (%v): %s.", err, noNewerSeen))
 		return
 	}

@@ -119,6 +119,11 @@ type StatusReport struct {
 	// Status fetched it (no history named a generation) and it is newer
 	// than every archived manifest; "" otherwise.
 	Live string `json:"live,omitempty"`
+	// NewestUnconfirmed is true when neither a serve history nor the live
+	// site told which generation is current (no history, and the live
+	// root was skipped or could not be read): Newest is then only the
+	// newest the archives hold, and a newer one may exist.
+	NewestUnconfirmed bool `json:"newest_unconfirmed,omitempty"`
 	// RestorePoint is the newest generation recoverable from the archives
 	// combined now (seed 000's coherent restore point), nil if none.
 	RestorePoint *StatusRestorePoint `json:"restore_point,omitempty"`

@@ -31,6 +31,9 @@ func printStatus(w io.Writer, r *lzrecover.StatusReport) {
 	}
 	if rp := r.RestorePoint; rp != nil {
 		which := "the newest"
+		if r.NewestUnconfirmed {
+			which = "the newest archived (the live site was not read: a newer one may exist)"
+		}
 		if !rp.Newest {
 			which = "NOT the newest (" + r.Newest + ")"
 		}

@@ -59,3 +59,23 @@ func TestPrintStatusWording(t *testing.T) {
 		t.Errorf("the cause is not named:\n%s", out.String())
 	}
 }
+
+// TestPrintStatusNewestUnconfirmed: when neither a history nor the live
+// site said which generation is current, the restore point is "the
+// newest archived", not "the newest".
+func TestPrintStatusNewestUnconfirmed(t *testing.T) {
+	now := time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC)
+	r := &lzrecover.StatusReport{Site: "https://example.org/", Now: now, Newest: "g1", NewestUnconfirmed: true,
+		RestorePoint: &lzrecover.StatusRestorePoint{Generation: "g1", Time: now.Add(-time.Hour), Age: time.Hour, Newest: true}}
+	var out bytes.Buffer
+	printStatus(&out, r)
+	if want := "1 hour old, the newest archived (the live site was not read: a newer one may exist)"; !strings.Contains(out.String(), want) {
+		t.Fatalf("summary:\n%s\nwant %q", out.String(), want)
+	}
+	r.NewestUnconfirmed = false
+	out.Reset()
+	printStatus(&out, r)
+	if !strings.Contains(out.String(), "1 hour old, the newest\n") {
+		t.Fatalf("summary:\n%s\nwant the newest", out.String())
+	}
+}
