@@ -17,7 +17,9 @@
 //     NDJSON with showNumPages and page=N, and the WARC files at
 //     /crawl-data/… with Range support.
 //
-// Faults (429 with Retry-After, 503, connection resets, slow bodies) are
-// injected at a configurable, seeded rate, and every request is logged with
-// its arrival time so tests can assert a client's request rate.
+// Faults (429 with Retry-After, 503, connection resets, stalls, truncated
+// bodies, malformed CDX rows and TimeMap lines, slow bodies) are injected
+// at configurable, seeded rates (Mix: all kinds at one total rate), and
+// every request is logged with its arrival time and fault so tests can
+// assert a client's request rate (CheckRate) and what it asked again.
 package archivetest

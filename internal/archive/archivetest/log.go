@@ -1,6 +1,7 @@
 package archivetest
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"time"
@@ -11,8 +12,11 @@ type Request struct {
 	Time   time.Time // arrival time
 	Method string
 	URI    string // request URI as sent (path and query)
-	Status int    // status answered; 0 for a reset connection
-	Fault  string // injected fault: "", "429", "503" or "reset"
+	Status int    // status answered (promised, for a truncated one); 0 for a reset or stalled connection
+	// Fault is the injected fault: "" or one of FaultThrottle,
+	// FaultUnavailable, FaultReset, FaultStall, FaultTruncate and
+	// FaultMalformed.
+	Fault string
 }
 
 // record appends one request to the log.
@@ -39,11 +43,7 @@ func (s *Server) MaxRequestsIn(d time.Duration) int {
 // MaxInWindow returns the largest number of reqs whose arrival times fit in
 // a window of length d.
 func MaxInWindow(reqs []Request, d time.Duration) int {
-	times := make([]time.Time, len(reqs))
-	for i, r := range reqs {
-		times[i] = r.Time
-	}
-	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	times := arrivals(reqs)
 	best, lo := 0, 0
 	for hi := range times {
 		for times[hi].Sub(times[lo]) > d {
@@ -52,4 +52,32 @@ func MaxInWindow(reqs []Request, d time.Duration) int {
 		best = max(best, hi-lo+1)
 	}
 	return best
+}
+
+// arrivals returns the requests' arrival times in order.
+func arrivals(reqs []Request) []time.Time {
+	times := make([]time.Time, len(reqs))
+	for i, r := range reqs {
+		times[i] = r.Time
+	}
+	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	return times
+}
+
+// CheckRate checks reqs against a client that starts at most one request
+// per interval, allowing each arrival to be up to slack late (a slow
+// connect, scheduling): any two arrivals k requests apart are at least
+// k intervals minus slack apart, so every window holds no more than the
+// rate allows, whatever its length. It returns an error naming the first
+// pair that is closer.
+func CheckRate(reqs []Request, interval, slack time.Duration) error {
+	times := arrivals(reqs)
+	for i := range times {
+		for j := i + 1; j < len(times); j++ {
+			if d, want := times[j].Sub(times[i]), time.Duration(j-i)*interval-slack; d < want {
+				return fmt.Errorf("%d requests within %v (from %s); one per %v allows %v", j-i+1, d, times[i].Format("15:04:05.000"), interval, want+slack)
+			}
+		}
+	}
+	return nil
 }

@@ -45,6 +45,10 @@ type Config struct {
 	// CCPageSize is the number of index lines per Common Crawl page;
 	// defaults to 5.
 	CCPageSize int
+	// Before, if set, is called as each request arrives, before it is
+	// logged and answered: a test may block in it to hold a client at a
+	// known point. Defaults to none.
+	Before func(*http.Request)
 }
 
 // Server is a local archive. Create it with New and Close it when done.
