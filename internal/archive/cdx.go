@@ -32,7 +32,10 @@ var cdxFields = map[string]string{
 // accepted too.
 //
 // Unknown statuses and lengths ("-") become 0. Rows with an unparsable or
-// implausible timestamp are dropped. When base is not empty, Replay is set
+// implausible timestamp are dropped, and so are rows of the wrong shape
+// (another number of cells than the header, cells that are neither
+// strings nor numbers); an answer of nothing but such rows is
+// ErrMalformed. When base is not empty, Replay is set
 // to {base}/web/{timestamp}id_/{original}. Source is left empty.
 func ParseCDXJSON(data []byte, base string) (caps []Capture, resumeKey string, err error) {
 	sink := &rowSink{base: base, emit: func(c Capture) error {
@@ -54,6 +57,9 @@ type rowSink struct {
 	emit       func(Capture) error
 	seen       int   // rows received
 	dropped    int   // rows dropped for an overlong field
+	malformed  int   // rows dropped for their shape (cell count, cell types)
+	skip       int   // captures not emitted: an earlier read of the page delivered them
+	passed     int   // captures seen by emit, skipped ones included
 	callerErr  error // the listing caller's error, which ends the listing
 }
 
@@ -125,7 +131,11 @@ func scanCDXArray(dec *json.Decoder, sink *rowSink) (string, error) {
 	}
 	for i := 1; dec.More(); i++ {
 		rec, err := decodeRow(dec)
+		var cells *cellError
 		switch {
+		case errors.As(err, &cells) || err == nil && len(rec) != len(header) && len(rec) > 0:
+			sink.malformed++ // a row of the wrong shape: dropped and counted
+			continue
 		case err != nil:
 			return "", malformed(err, "cdx row %d: %v", i, err)
 		case len(rec) == 0:
@@ -133,9 +143,7 @@ func scanCDXArray(dec *json.Decoder, sink *rowSink) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			return key, endArray(dec)
-		case len(rec) != len(header):
-			return "", fmt.Errorf("%w: cdx row %d: want %d string cells", ErrMalformed, i, len(header))
+			return key, sink.allMalformed(endArray(dec))
 		}
 		m := make(map[string]string, len(header))
 		for j, name := range header {
@@ -145,7 +153,17 @@ func scanCDXArray(dec *json.Decoder, sink *rowSink) (string, error) {
 			return "", err
 		}
 	}
-	return "", endArray(dec)
+	return "", sink.allMalformed(endArray(dec))
+}
+
+// allMalformed returns err, or ErrMalformed when every row of the answer
+// was of the wrong shape: an answer of nothing but damage is not taken
+// for an empty one.
+func (s *rowSink) allMalformed(err error) error {
+	if err == nil && s.malformed > 0 && s.seen == 0 {
+		return fmt.Errorf("%w: cdx: all %d rows malformed", ErrMalformed, s.malformed)
+	}
+	return err
 }
 
 // decodeRow decodes one row of the array as strings; numbers are accepted
@@ -228,7 +246,7 @@ func (r readErrs) Read(p []byte) (int, error) {
 }
 
 // cellStrings converts one JSON row to strings; numbers are accepted and
-// formatted as JSON wrote them, anything else is an error.
+// formatted as JSON wrote them, anything else is a *cellError.
 func cellStrings(row []any) ([]string, error) {
 	out := make([]string, len(row))
 	for i, v := range row {
@@ -238,11 +256,19 @@ func cellStrings(row []any) ([]string, error) {
 		case float64:
 			out[i] = strconv.FormatFloat(v, 'f', -1, 64)
 		default:
-			return nil, fmt.Errorf("cell %d is %T", i, v)
+			return nil, &cellError{i, v}
 		}
 	}
 	return out, nil
 }
+
+// cellError is a row cell that is neither a string nor a number.
+type cellError struct {
+	i int
+	v any
+}
+
+func (e *cellError) Error() string { return fmt.Sprintf("cell %d is %T", e.i, e.v) }
 
 // scanNDJSON reads one JSON object per line (pywb and Common Crawl
 // output=json). Blank lines are skipped; unknown fields are ignored.

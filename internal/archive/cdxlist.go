@@ -143,7 +143,7 @@ func List(ctx context.Context, doer Doer, base, urlPattern string, opts ListOpti
 			break
 		}
 		rows := t.rows
-		next, err := listCDXPage(ctx, doer, base, urlPattern, o, key, t, fn)
+		next, err := rereadCDXPage(ctx, doer, base, urlPattern, o, key, t, fn)
 		if err == errStop || err == nil && !t.nextKey(next, seen) {
 			break
 		}
@@ -186,17 +186,33 @@ func (t *tally) nextKey(k string, seen map[string]bool) bool {
 	return true
 }
 
-// listCDXPage fetches and reports one page and returns its resume key. At
-// a bound it returns errStop.
-func listCDXPage(ctx context.Context, doer Doer, base, pattern string, o ListOptions, key string, t *tally, fn func(Capture) error) (string, error) {
+// rereadCDXPage lists one page, asking again (up to maxPageReads times in
+// all) when its answer breaks off (a truncated body, a reset, a stall):
+// the captures an earlier read delivered are not delivered again.
+func rereadCDXPage(ctx context.Context, doer Doer, base, pattern string, o ListOptions, key string, t *tally, fn func(Capture) error) (string, error) {
+	skip := 0
+	for read := 1; ; read++ {
+		next, passed, err := listCDXPage(ctx, doer, base, pattern, o, key, skip, t, fn)
+		if !errors.Is(err, errRead) || read == maxPageReads || ctx.Err() != nil {
+			return next, err
+		}
+		skip = max(skip, passed)
+	}
+}
+
+// listCDXPage fetches and reports one page, skipping its first skip
+// captures, and returns its resume key and the captures it read. At a
+// bound it returns errStop.
+func listCDXPage(ctx context.Context, doer Doer, base, pattern string, o ListOptions, key string, skip int, t *tally, fn func(Capture) error) (string, int, error) {
 	u := cdxQuery(base, pattern, o, key)
 	t.pages++
 	rc, _, err := Open(ctx, doer, u)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer rc.Close()
 	body, sink := t.body(rc), t.sink(o.Source, base, fn)
+	sink.skip = skip
 	next, err := scanCDX(body, sink)
-	return next, t.pageEnd(u, body, sink, err)
+	return next, sink.passed, t.pageEnd(u, body, sink, err)
 }

@@ -24,6 +24,9 @@ const (
 	// and browsers handle in practice. Rows with a longer field are
 	// dropped and counted.
 	DefaultMaxFieldBytes = 8 << 10
+	// maxPageReads bounds the reads of one listing page whose answer
+	// broke off (truncated, reset, stalled).
+	maxPageReads = 3
 	// MaxEmptyPages ends a CDX listing after this many pages in a row
 	// that deliver no capture while still handing out resume keys.
 	MaxEmptyPages = 10
@@ -42,8 +45,8 @@ var (
 )
 
 // ListError reports a listing that did not deliver everything the archive
-// offered: it stopped at a bound, dropped rows with overlong fields, or
-// left out links to other hosts. The captures delivered before it are
+// offered: it stopped at a bound, dropped rows with overlong fields or of
+// the wrong shape, or left out links to other hosts. The captures delivered before it are
 // valid. It wraps ErrTruncated when a bound stopped the listing,
 // ErrForeignHost when links were left out, and Err.
 type ListError struct {
@@ -52,6 +55,7 @@ type ListError struct {
 	Stopped    string   // the bound that stopped the listing, e.g. "row limit 500000"; empty if none did
 	Dropped    int      // rows dropped for a field over FieldLimit bytes
 	FieldLimit int      // the field bound in force
+	Malformed  int      // rows or links dropped for their shape (a CDX row's cells, a TimeMap link's syntax)
 	Foreign    int      // links to other hosts not followed
 	Hosts      []string // the first few of those hosts
 	Err        error    // the cause: ErrPageLimit, ErrTooLarge, ErrMalformed; may be nil
@@ -65,6 +69,9 @@ func (e *ListError) Error() string {
 	}
 	if e.Dropped > 0 {
 		parts = append(parts, fmt.Sprintf("%d rows dropped for a field over %d bytes", e.Dropped, e.FieldLimit))
+	}
+	if e.Malformed > 0 {
+		parts = append(parts, fmt.Sprintf("%d malformed rows or links dropped", e.Malformed))
 	}
 	if e.Foreign > 0 {
 		parts = append(parts, fmt.Sprintf("%d links to other hosts not followed (%s)", e.Foreign, strings.Join(e.Hosts, ", ")))
@@ -148,6 +155,7 @@ type tally struct {
 	bytes   int64
 	pages   int
 	dropped int
+	badRows int // rows or links dropped for their shape
 	foreign int
 	hosts   []string
 	stopped string
@@ -186,6 +194,9 @@ func (t *tally) deliver(c Capture, fn func(Capture) error) error {
 func (t *tally) sink(source, base string, fn func(Capture) error) *rowSink {
 	s := &rowSink{base: base, fieldBytes: t.lim.fieldBytes}
 	s.emit = func(c Capture) error {
+		if s.passed++; s.passed <= s.skip {
+			return nil // delivered by an earlier read of the page
+		}
 		c.Source = source
 		err := t.deliver(c, fn)
 		if err != nil && err != errStop {
@@ -201,6 +212,7 @@ func (t *tally) sink(source, base string, fn func(Capture) error) *rowSink {
 // error naming u, or nil.
 func (t *tally) pageEnd(u string, body *boundedReader, s *rowSink, err error) error {
 	t.dropped += s.dropped
+	t.badRows += s.malformed
 	switch {
 	case s.callerErr != nil:
 		return s.callerErr
@@ -251,11 +263,11 @@ func (t *tally) result() error {
 		t.budget.Rows -= t.rows
 		t.budget.Bytes -= t.bytes
 	}
-	if t.stopped == "" && t.dropped == 0 && t.foreign == 0 {
+	if t.stopped == "" && t.dropped == 0 && t.badRows == 0 && t.foreign == 0 {
 		return nil
 	}
 	return &ListError{Rows: t.rows, Bytes: t.bytes, Stopped: t.stopped, Dropped: t.dropped,
-		FieldLimit: t.lim.fieldBytes, Foreign: t.foreign, Hosts: t.hosts, Err: t.cause}
+		FieldLimit: t.lim.fieldBytes, Malformed: t.badRows, Foreign: t.foreign, Hosts: t.hosts, Err: t.cause}
 }
 
 // body bounds one answer by the answer and listing byte limits, counting

@@ -32,22 +32,44 @@ type linkScanner struct {
 
 // eachLink parses a link-format document and calls fn for each link in
 // document order, so only one link is held at a time. It stops at fn's
-// first error and returns it, or at the first syntax error.
-func eachLink(doc string, fn func(link) error) error {
+// first error and returns it. A link with a syntax error is skipped up to
+// the next line that starts with '<' and counted in bad; a document with
+// bad links and no good one is an error.
+func eachLink(doc string, fn func(link) error) (bad int, err error) {
 	sc := &linkScanner{s: doc}
+	good, first := 0, error(nil)
 	for {
 		sc.skip(" \t\r\n,")
 		if sc.pos >= len(sc.s) {
-			return nil
+			if bad > 0 && good == 0 {
+				return bad, first
+			}
+			return bad, nil
 		}
+		start := sc.pos
 		l, err := sc.link()
 		if err != nil {
-			return fmt.Errorf("%w: link-format at byte %d: %v", ErrMalformed, sc.pos, err)
+			if bad++; first == nil {
+				first = fmt.Errorf("%w: link-format at byte %d: %v", ErrMalformed, sc.pos, err)
+			}
+			sc.resync(start)
+			continue
 		}
+		good++
 		if err := fn(l); err != nil {
-			return err
+			return bad, err
 		}
 	}
+}
+
+// resync moves past a bad link that began at start: to the next line
+// that starts with '<', or the end.
+func (sc *linkScanner) resync(start int) {
+	if i := strings.Index(sc.s[start:], "\n<"); i >= 0 {
+		sc.pos = start + i + 1
+		return
+	}
+	sc.pos = len(sc.s)
 }
 
 // skip advances over any bytes in set.

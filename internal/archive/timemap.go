@@ -16,6 +16,10 @@ type TimeMap struct {
 	Pages    []string  // other TimeMap pages (rel="timemap", not self), resolved
 	Mementos []Capture // mementos with a valid, plausible datetime, in document order
 	Dropped  int       // memento entries dropped for a missing or impossible datetime
+	// Malformed counts links skipped for a syntax error (each up to the
+	// next line starting with '<'); a page of such links and no good one
+	// is an error.
+	Malformed int
 }
 
 // ParseTimeMap parses an application/link-format TimeMap. Relative URIs are
@@ -57,7 +61,7 @@ func scanTimeMap(doc, base string, tm *TimeMap, emit func(Capture) error) error 
 		early = nil
 		return nil
 	}
-	err = eachLink(doc, func(l link) error {
+	tm.Malformed, err = eachLink(doc, func(l link) error {
 		l.uri = resolve(baseURL, l.uri)
 		c, ok := tm.add(l)
 		switch {

@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -83,6 +84,9 @@ func ListTimeMap(ctx context.Context, doer Doer, timemapURL string, opts TimeMap
 		u := queue[0]
 		queue = queue[1:]
 		pages, err := listTimeMapPage(ctx, doer, u, o, t, home, fn)
+		for read := 2; errors.Is(err, errRead) && read <= maxPageReads && ctx.Err() == nil; read++ {
+			pages, err = listTimeMapPage(ctx, doer, u, o, t, home, fn) // nothing was delivered: ask again
+		}
 		if err == errStop {
 			break
 		}
@@ -138,7 +142,7 @@ func listTimeMapPage(ctx context.Context, doer Doer, u string, o TimeMapOptions,
 	if body.hit {
 		doc = doc[:bytes.LastIndexByte(doc, '\n')+1] // the last link may be cut
 	} else if err != nil {
-		return nil, fmt.Errorf("archive: GET %s: %w", u, err)
+		return nil, fmt.Errorf("archive: GET %s: %w: %w", u, errRead, err)
 	}
 	tm := &TimeMap{}
 	var callerErr error
@@ -153,6 +157,7 @@ func listTimeMapPage(ctx context.Context, doer Doer, u string, o TimeMapOptions,
 		}
 		return err
 	})
+	t.badRows += tm.Malformed
 	switch {
 	case callerErr != nil:
 		return nil, callerErr
