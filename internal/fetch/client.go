@@ -91,7 +91,18 @@ type host struct {
 // New returns a Client.
 func New(o Options) *Client {
 	o.defaults()
-	return &Client{o: o, hc: &http.Client{Transport: o.Transport, CheckRedirect: sameSite}, hosts: map[string]*host{}}
+	c := &Client{o: o, hosts: map[string]*host{}}
+	c.hc = &http.Client{Transport: o.Transport, CheckRedirect: c.redirect}
+	return c
+}
+
+// redirect lets the client follow a redirect (see sameSite) when the
+// host's rate allows the next request: a redirect is one more request.
+func (c *Client) redirect(req *http.Request, via []*http.Request) error {
+	if err := sameSite(req, via); err != nil {
+		return err
+	}
+	return c.pace(req.Context(), c.host(req.URL.Hostname()))
 }
 
 // sameSite follows at most 10 redirects, each to the host and port of the
@@ -131,7 +142,7 @@ func (o *Options) defaults() {
 	setDefault(&o.Failures, DefaultFailures)
 	setDefault(&o.Dormancy, DefaultDormancy)
 	if o.Transport == nil {
-		o.Transport = http.DefaultTransport
+		o.Transport = onceTransport()
 	}
 	if o.now == nil {
 		o.now = time.Now
@@ -284,17 +295,36 @@ func (c *Client) acquire(ctx context.Context, h *host) (func(), error) {
 		release()
 		return nil, fmt.Errorf("%w until %s", ErrDormant, till.Format(time.TimeOnly))
 	}
+	c.mu.Unlock()
+	if err := c.pace(ctx, h); err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
+}
+
+// pace waits for the host's next start time and books the one after.
+func (c *Client) pace(ctx context.Context, h *host) error {
+	c.mu.Lock()
+	now := c.o.now()
 	start := h.next
 	if start.Before(now) {
 		start = now
 	}
 	h.next = start.Add(h.interval)
 	c.mu.Unlock()
-	if err := c.o.sleep(ctx, start.Sub(now)); err != nil {
-		release()
-		return nil, err
-	}
-	return release, nil
+	return c.o.sleep(ctx, start.Sub(now))
+}
+
+// onceTransport is http.DefaultTransport without keep-alives. The
+// Transport silently sends an idempotent request again when a reused
+// connection breaks under it, outside any rate limit (an archive that
+// resets connections would see bursts); on a fresh connection it never
+// does, so each request is sent once per attempt the client paces.
+func onceTransport() http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DisableKeepAlives = true
+	return t
 }
 
 func (c *Client) failed(h *host) {
