@@ -102,25 +102,52 @@ func (j *journal) saveListing(src Source, site *url.URL, caps []Capture) error {
 
 func captureName(c Capture) string { return "captures/" + hashName(captureKey(c)) }
 
+// maxCaptureReads bounds the reads of one capture whose answer breaks
+// off (io.ErrUnexpectedEOF: a body shorter than its Content-Length, a
+// gzip member cut short).
+const maxCaptureReads = 3
+
 // fetch returns a capture's bytes from the journal, or fetches and
-// journals them.
+// journals them. A capture whose bytes end early is asked for again, up
+// to maxCaptureReads times; if it never arrives whole, the longest read
+// is returned (its intact blocks still count) and not journaled, so a
+// later run asks again.
 func (j *journal) fetch(ctx context.Context, src Source, c Capture, limit int64) ([]byte, error) {
 	if j != nil {
 		if b, err := readRegular(j.root, captureName(c), limit); err == nil {
 			return b, nil
 		}
 	}
+	var best []byte
+	for read := 1; read <= maxCaptureReads; read++ {
+		page, whole, err := fetchOnce(ctx, src, c, limit)
+		if err != nil {
+			return nil, err
+		}
+		if whole {
+			if j != nil {
+				writeAtomic(j.root, captureName(c), page, 0o600) // best effort: a failed write costs a refetch
+			}
+			return page, nil
+		}
+		if len(page) > len(best) {
+			best = page
+		}
+	}
+	return best, nil
+}
+
+// fetchOnce reads a capture from its source; whole is false when the
+// bytes ended early.
+func fetchOnce(ctx context.Context, src Source, c Capture, limit int64) (page []byte, whole bool, err error) {
 	rc, err := src.Fetch(ctx, c)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer rc.Close()
-	page, err := io.ReadAll(io.LimitReader(rc, limit))
+	page, err = io.ReadAll(io.LimitReader(rc, limit))
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, err
+		return nil, false, err
 	}
-	if j != nil {
-		writeAtomic(j.root, captureName(c), page, 0o600) // best effort: a failed write costs a refetch
-	}
-	return page, nil
+	return page, err == nil, nil
 }
