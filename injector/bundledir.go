@@ -74,10 +74,7 @@ func (r *run) buildBundleGeneration(gens, dir string) (int, error) {
 		return 0, err
 	}
 	files := 2
-	store, err := newBlockStore(r.tmp, r.aborted)
-	if err != nil {
-		return 0, err
-	}
+	store := newBlockStore(r.tmp, 0, r.aborted) // stores no comment: every block goes to raw
 	defer store.close()
 	for i := range r.gen.Segments {
 		s := &r.gen.Segments[i]

@@ -31,11 +31,11 @@ type pageVersions struct {
 	gens map[string]bool // generations the records name
 }
 
-// note records that the page at url will be served as page, first
-// produced at at. Pages that carry nothing and did not change are not
+// note records that the page at url will be served with the given CDX
+// digest (history.Digest of its bytes), first produced at at. Pages that carry nothing and did not change are not
 // versions a run produced: callers leave them out (see addPage).
-func (r *run) note(v *pageVersions, url string, page []byte, at time.Time) {
-	rec := history.Record{Digest: history.Digest(page), URL: r.servedPath(url), Time: at.UTC()}
+func (r *run) note(v *pageVersions, url string, digest string, at time.Time) {
+	rec := history.Record{Digest: digest, URL: r.servedPath(url), Time: at.UTC()}
 	if slices.Contains(r.gen.Manifests, url) {
 		rec.Manifest = r.gen.ID.String()
 	}

@@ -81,11 +81,13 @@ func (r *run) build(ctx context.Context) error {
 		return err
 	}
 	r.res.Warnings = append(r.res.Warnings, warnings...)
+	pages := r.discoverAsync()
 	segs, err := r.seal(ctx, sources)
+	found := <-pages // waited for in any case: nothing reads the site after Run
 	if err != nil {
 		return err
 	}
-	if err := r.planAll(ctx, segs); err != nil {
+	if err := r.planAll(ctx, segs, found); err != nil {
 		return err
 	}
 	r.report()
@@ -109,13 +111,30 @@ func (r *run) build(ctx context.Context) error {
 	return os.Remove(filepath.Join(r.o.StateDir, unfinishedFile))
 }
 
-// planAll discovers the pages and plans the generation.
-func (r *run) planAll(ctx context.Context, segs []segmentInfo) error {
+// discovered is the outcome of discovering the pages.
+type discovered struct {
+	pages []pageInfo
+	err   error
+}
+
+// discoverAsync discovers the pages on a goroutine of its own, so that
+// reading and parsing them overlaps packing the sources.
+func (r *run) discoverAsync() <-chan discovered {
+	out := make(chan discovered, 1)
+	go func() {
+		pages, err := r.o.discover()
+		out <- discovered{pages, err}
+	}()
+	return out
+}
+
+// planAll plans the generation on the pages found.
+func (r *run) planAll(ctx context.Context, segs []segmentInfo, found discovered) error {
 	r.o.progress(Progress{Phase: PhasePlan})
-	var err error
-	if r.pages, err = r.o.discover(); err != nil {
-		return err
+	if found.err != nil {
+		return found.err
 	}
+	r.pages = found.pages
 	if ctx.Err() != nil {
 		return interrupted(ctx)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -13,21 +12,21 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/placement"
 	"github.com/lazarus-preserve/lazarus/internal/site"
 )
 
 // write encodes the blocks the plan needs and writes the outputs. A
 // closed Options.Abort stops it between two files (see aborted).
 func (r *run) write() error {
-	store, err := newBlockStore(r.tmp, r.aborted)
-	if err != nil {
-		return err
-	}
+	want, size := r.wantedBlocks()
+	store := newBlockStore(r.tmp, size, r.aborted)
 	defer store.close()
-	if err := r.encodeBlocks(store); err != nil {
+	if err := r.encodeBlocks(store, want); err != nil {
 		return err
 	}
 	mc, err := htmlblock.Armor(htmlblock.KindManifest, r.gen.Envelope)
@@ -66,17 +65,21 @@ func (r *run) aborted() error {
 		ErrWriteInterrupted, r.gen.ID, files)
 }
 
-// encodeBlocks encodes every block a page carries, current and old, from
-// the saved segment versions.
-func (r *run) encodeBlocks(store *blockStore) error {
-	want := map[manifest.Digest]map[manifest.BlockRef]bool{}
-	segs := map[manifest.Digest]*segmentInfo{}
+// wantedBlocks returns the blocks the pages carry, current and old, by
+// segment version, and the bytes their comments take.
+func (r *run) wantedBlocks() (map[manifest.Digest]*wantedSegment, int64) {
+	want := map[manifest.Digest]*wantedSegment{}
+	total := int64(0)
 	mark := func(s *segmentInfo, ref manifest.BlockRef) {
-		if want[s.ID] == nil {
-			want[s.ID] = map[manifest.BlockRef]bool{}
-			segs[s.ID] = s
+		w := want[s.ID]
+		if w == nil {
+			w = &wantedSegment{seg: s, refs: map[manifest.BlockRef]bool{}}
+			want[s.ID] = w
 		}
-		want[s.ID][ref] = true
+		if !w.refs[ref] {
+			w.refs[ref] = true
+			total += int64(placement.BlockCommentBytes(len(s.Name), s.ShardSize))
+		}
 	}
 	for _, refs := range r.gen.Pages {
 		for _, ref := range refs {
@@ -88,8 +91,19 @@ func (r *run) encodeBlocks(store *blockStore) error {
 			mark(r.oldSegment(ref.SegmentID), ref.Block)
 		}
 	}
+	return want, total
+}
+
+// wantedSegment is a segment version and the blocks of it pages carry.
+type wantedSegment struct {
+	seg  *segmentInfo
+	refs map[manifest.BlockRef]bool
+}
+
+// encodeBlocks encodes the wanted blocks from the saved segment versions.
+func (r *run) encodeBlocks(store *blockStore, want map[manifest.Digest]*wantedSegment) error {
 	for _, id := range slices.SortedFunc(maps.Keys(want), func(a, b manifest.Digest) int { return bytes.Compare(a[:], b[:]) }) {
-		if err := r.encodeSegment(store, segs[id], want[id], nil); err != nil {
+		if err := r.encodeSegment(store, want[id].seg, want[id].refs, nil); err != nil {
 			return err
 		}
 	}
@@ -101,11 +115,15 @@ func (r *run) encodeSegment(store *blockStore, s *segmentInfo, want map[manifest
 	if s.Kind == block.KindListing.String() {
 		kind = block.KindListing
 	}
-	sealed, err := codec.Load(segmentPath(r.o.StateDir, s.ID), s.Name, kind, keys.Cipher(s.Cipher), s.ID)
-	if err != nil {
-		return err
+	sealed := r.fresh[s.Name]
+	if sealed == nil || sealed.ID != s.ID || sealed.Kind != kind {
+		// Not sealed by this run: read back, and checked against its id.
+		var err error
+		if sealed, err = codec.Load(segmentPath(r.o.StateDir, s.ID), s.Name, kind, keys.Cipher(s.Cipher), s.ID); err != nil {
+			return err
+		}
+		defer sealed.Close()
 	}
-	defer sealed.Close()
 	var sel func(manifest.BlockRef) bool
 	if want != nil {
 		sel = func(ref manifest.BlockRef) bool { return want[ref] }
@@ -157,45 +175,19 @@ func (r *run) pageComments(store *blockStore, url string, mc []byte) ([][]byte, 
 // writeSite rewrites the pages whose comments change; every other page
 // keeps its bytes and mtime. Changed pages get a new mtime (and their
 // sitemap lastmod), so servers announce the change to crawlers. All pages
-// are replaced in one crash-safe batch; stopped (Abort, an error) before
-// the batch is renamed into place, it removes its temporary files and
-// changes no page.
+// are replaced in one crash-safe batch (see batch); stopped (Abort, an
+// error) before the batch is renamed into place, it removes its temporary
+// files and changes no page.
 func (r *run) writeSite(store *blockStore, mc []byte) error {
 	now := r.o.Now()
-	changed := map[string]time.Time{}
+	for _, dir := range r.pageDirs() {
+		removeStaleTemps(dir)
+	}
 	var b batch
 	defer b.abort()
-	dirs := map[string]bool{}
-	staged := 0
-	var versions pageVersions // recorded once the batch is in place
-	for i, p := range r.pages {
-		r.o.progress(Progress{Phase: PhaseWrite, Name: p.URL, Done: int64(i), Total: int64(len(r.pages))})
-		if err := r.aborted(); err != nil {
-			return err
-		}
-		if p.File == "" {
-			continue
-		}
-		path := filepath.Join(r.o.SiteDir, filepath.FromSlash(p.File))
-		if dir := filepath.Dir(path); !dirs[dir] {
-			dirs[dir] = true
-			removeStaleTemps(dir)
-		}
-		comments, res, err := r.pageComments(store, p.URL, mc)
-		if err != nil {
-			return err
-		}
-		page, err := r.stagePage(&b, path, comments, now)
-		if err != nil {
-			return fmt.Errorf("page %s: %w", p.File, err)
-		}
-		if res.Changed = page.changed; res.Changed {
-			changed[p.URL] = now
-			staged++
-		}
-		if r.addPage(res) {
-			r.note(&versions, p.URL, page.bytes, page.made)
-		}
+	staged, err := r.stagePages(store, mc, now, &b)
+	if err != nil {
+		return err
 	}
 	if err := r.aborted(); err != nil {
 		return err
@@ -203,7 +195,21 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 	if err := b.commit(); err != nil {
 		return err
 	}
-	r.res.Written += staged
+	changed := map[string]time.Time{}
+	var versions pageVersions // recorded now the batch is in place
+	for i, p := range r.pages {
+		page := &staged[i]
+		if page.res.URL == "" { // not a file of the site
+			continue
+		}
+		if page.changed {
+			changed[p.URL] = now
+			r.res.Written++
+		}
+		if r.addPage(page.res) {
+			r.note(&versions, p.URL, page.digest, page.made)
+		}
+	}
 	r.recordHistory(&versions)
 	if len(changed) == 0 {
 		return nil
@@ -215,17 +221,44 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 	return err
 }
 
-// stagedPage is a page as a run leaves it.
-type stagedPage struct {
-	bytes   []byte    // as it will be served
-	made    time.Time // when this version was made: now if it changes, else the file's modification time
-	changed bool
+// pageDirs returns the directories of the site's page files, each once.
+func (r *run) pageDirs() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range r.pages {
+		if p.File == "" {
+			continue
+		}
+		if dir := filepath.Dir(r.pagePath(p)); !seen[dir] {
+			seen[dir] = true
+			out = append(out, dir)
+		}
+	}
+	return out
 }
 
-// stagePage adds the page's new version to the batch if its comments
-// change, with the notice updated.
-func (r *run) stagePage(b *batch, path string, comments [][]byte, now time.Time) (stagedPage, error) {
-	old, err := os.ReadFile(path)
+func (r *run) pagePath(p pageInfo) string {
+	return filepath.Join(r.o.SiteDir, filepath.FromSlash(p.File))
+}
+
+// stagedPage is a page as a run leaves it.
+type stagedPage struct {
+	res     PageReport
+	digest  string    // history.Digest of the page as it will be served
+	made    time.Time // when this version was made: now if it changes, else the file's modification time
+	changed bool
+	tmp     pendingFile // its new version, if changed
+}
+
+// stagePage writes the page's new version to a temporary file beside it
+// if its comments change, with the notice updated.
+func (r *run) stagePage(store *blockStore, p pageInfo, mc []byte, now time.Time) (stagedPage, error) {
+	comments, res, err := r.pageComments(store, p.URL, mc)
+	if err != nil {
+		return stagedPage{}, err
+	}
+	path := r.pagePath(p)
+	old, info, err := readPageFile(path)
 	if err != nil {
 		return stagedPage{}, err
 	}
@@ -234,11 +267,7 @@ func (r *run) stagePage(b *batch, path string, comments [][]byte, now time.Time)
 		return stagedPage{}, err
 	}
 	if bytes.Equal(page, old) {
-		info, err := os.Stat(path)
-		if err != nil {
-			return stagedPage{}, err
-		}
-		return stagedPage{bytes: old, made: info.ModTime()}, nil
+		return stagedPage{res: res, digest: history.Digest(old), made: info.ModTime()}, nil
 	}
 	if r.o.Notice != "" {
 		// The notice goes in first, so the comments always end up right
@@ -252,7 +281,9 @@ func (r *run) stagePage(b *batch, path string, comments [][]byte, now time.Time)
 			return stagedPage{}, err
 		}
 	}
-	return stagedPage{bytes: page, made: now, changed: true}, b.add(path, page, 0o644, &now)
+	res.Changed = true
+	tmp, err := writeTemp(path, page, info.Mode().Perm(), &now)
+	return stagedPage{res: res, digest: history.Digest(page), made: now, changed: true, tmp: tmp}, err
 }
 
 // addPage records a page in the result if it carries or changed anything,

@@ -25,7 +25,7 @@ func (w Warning) String() string { return w.Name + ": " + w.Reason }
 // Hooks for tests: failures that are hard to provoke for real (e.g. when
 // running as root, permissions do not stop reads).
 var (
-	osOpen    = os.Open
+	osOpen    = openNoATime
 	osReadDir = os.ReadDir
 )
 

@@ -70,18 +70,31 @@ func Write(w io.Writer, entries []Entry, opts WriteOptions) (Stats, error) {
 	if _, err := cw.Write(appendHeader(nil, tarSize)); err != nil {
 		return Stats{}, fmt.Errorf("writing payload header: %w", err)
 	}
-	gz, err := gzip.NewWriterLevel(cw, level)
+	// Three stages run in parallel, as tar | gzip | age would: reading and
+	// packing the files here, compressing, and whatever w does.
+	out := newStage(cw)
+	defer out.Close()
+	gz, err := gzip.NewWriterLevel(out, level)
 	if err != nil {
 		return Stats{}, fmt.Errorf("gzip level %d: %w", level, err)
 	}
 	gz.Header = gzip.Header{ModTime: time.Unix(0, 0), OS: 255} // MTIME field 0
+	in := newStage(gz)
+	defer in.Close()
 	pw := &packer{sum: sha256.New(), st: Stats{TarSize: tarSize}}
-	pw.count = countWriter{w: io.MultiWriter(gz, pw.sum)}
+	pw.count = countWriter{w: io.MultiWriter(in, pw.sum)}
 	if err := pw.writeTar(sorted); err != nil {
 		return Stats{}, err
 	}
-	if err := gz.Close(); err != nil {
+	err = in.Close()
+	if err == nil {
+		err = gz.Close()
+	}
+	if err != nil {
 		return Stats{}, fmt.Errorf("compressing payload: %w", err)
+	}
+	if err := out.Close(); err != nil {
+		return Stats{}, fmt.Errorf("writing payload: %w", err)
 	}
 	pw.st.PayloadSize = cw.n
 	return pw.st, nil

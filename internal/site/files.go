@@ -104,7 +104,7 @@ func (c *crawler) isFile(name string) bool {
 // its scan. Only the first maxReadBytes are read; a longer page's size is
 // its file size.
 func (c *crawler) readPage(file string) (int64, pageScan, error) {
-	f, err := c.root.Open(filepath.FromSlash(file))
+	f, err := openNoATime(c.root, filepath.FromSlash(file))
 	if err != nil {
 		return 0, pageScan{}, err
 	}
