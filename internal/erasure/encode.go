@@ -20,7 +20,8 @@ type EmitFunc func(stripe, shard int, data []byte) error
 // zero. Bytes of src past p.Length are ignored; a src shorter than p.Length
 // is an error wrapping io.ErrUnexpectedEOF.
 //
-// Memory use is O((K+M)·ShardSize), independent of p.Length.
+// Memory use is O(min((K+M)·ShardSize, 32 MiB + ShardSize)), independent
+// of p.Length.
 func Encode(src io.ReaderAt, p Params, emit EmitFunc) error {
 	c, err := NewCoder(p)
 	if err != nil {
@@ -31,6 +32,9 @@ func Encode(src io.ReaderAt, p Params, emit EmitFunc) error {
 
 // Encode is the package-level Encode with c's parameters.
 func (c *Coder) Encode(src io.ReaderAt, emit EmitFunc) error {
+	if c.wide() {
+		return c.encodeWide(src, emit)
+	}
 	st := c.newStripe()
 	for i := range c.p.Stripes() {
 		if err := c.fillStripe(st, src, i); err != nil {
