@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Measures `lazarus recover` reading a large WARC file, side by side with
-# `zcat` of the same file (the floor for any reader of it).
+# Measures `lazarus recover` reading a large per-record-gzip WARC file,
+# side by side with `zcat` of the same file (the floor for any reader of
+# it), interleaved, best of ROUNDS (3) wall times; prints the ratio
+# zcat time / recover time (goal ≥ 0.8), CPU seconds and peak RSS.
+# BASE=path/to/another/lazarus adds that binary to the same rounds (say,
+# one built from an older commit).
 #
 #   bash bench/recover.sh            # ~1 GB WARC (SIZE_MIB=512 of input)
+#   SIZE_MIB=128 bash bench/recover.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE_MIB=${SIZE_MIB:-512}
@@ -24,9 +29,26 @@ go build -o "$WORK/lazarus" ./cmd/lazarus
 "$WORK/pipeline" -encode -src "$WORK/src" -pages "$WORK/pages" -warc "$WORK/crawl.warc.gz" > /dev/null
 total=$(stat -c %s "$WORK/crawl.warc.gz")
 sync
-echo "== results: $(du -sb "$WORK/src" | cut -f1) input bytes, WARC of $total bytes, $(nproc) cores"
-measure "zcat crawl.warc.gz" sh -c "zcat '$WORK/crawl.warc.gz' > /dev/null"
-measure "lazarus recover --source warc=" "$WORK/lazarus" recover --source "warc=$WORK/crawl.warc.gz" \
-	--key "$WORK/pages/owner.key" --out "$WORK/restored"
+echo "== results: $(du -sb "$WORK/src" | cut -f1) input bytes, WARC of $total bytes, $(nproc) cores, best of ${ROUNDS:-3}"
+runs=(lazarus)
+[ -z "${BASE:-}" ] || runs+=(base)
+for round in $(seq 1 "${ROUNDS:-3}"); do
+	timed zcat sh -c "zcat '$WORK/crawl.warc.gz' > /dev/null"
+	for r in "${runs[@]}"; do
+		bin=$WORK/lazarus
+		[ "$r" = lazarus ] || bin=$BASE
+		rm -rf "$WORK/restored"
+		timed "$r" "$bin" recover --source "warc=$WORK/crawl.warc.gz" --key "$WORK/pages/owner.key" --out "$WORK/restored"
+		diff -r -x recovery.json -x .lazarus-recover "$WORK/src" "$WORK/restored" > /dev/null ||
+			{ echo "$r: restored tree differs from the input" >&2; exit 1; }
+	done
+done
 sed -n '1,3p' "$WORK/out"
-diff -r -x recovery.json -x .lazarus-recover "$WORK/src" "$WORK/restored" > /dev/null && echo "restored tree identical: yes"
+echo "restored tree identical: yes"
+zwall=$(best zcat 2)
+for r in zcat "${runs[@]}"; do
+	awk -v n="$r" -v w="$(best "$r" 2)" -v z="$zwall" -v b="$total" -v cpu="$(awk -v n="$r" '$1 == n && (c == "" || $3 + $4 < c) { c = $3 + $4 } END { print c }' "$WORK/times")" -v k="$(awk -v n="$r" '$1 == n && $5 > m { m = $5 } END { print m }' "$WORK/times")" 'BEGIN {
+		printf "%-10s %8.2f s wall %8.1f MB/s %7.2f s cpu %6.0f MiB peak RSS (largest)   zcat/this %.2f\n", n, w, b/1e6/w, cpu, k/1024, z/w }'
+done
+# The line bench/run.sh reads.
+echo "P3 zcat_s=$zwall recover_s=$(best lazarus 2) recover_rss_mib=$(awk '$1 == "lazarus" && $5 > m { m = $5 } END { printf "%.0f", m / 1024 }' "$WORK/times")"

@@ -1,6 +1,7 @@
 package recover
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -118,11 +119,14 @@ func htmlPayload(rec *warc.Record, limit int64) ([]byte, bool) {
 	if err != nil || status != http.StatusOK || !isHTML(header.Get("Content-Type")) {
 		return nil, false
 	}
-	page, err := io.ReadAll(io.LimitReader(body, limit))
-	if err != nil && len(page) == 0 {
+	// The record's length bounds an identity-coded body: reading into a
+	// buffer of that size saves growing one, copy after copy.
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(rec.ContentLength, 0), limit)+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(body, limit))
+	if err != nil && buf.Len() == 0 {
 		return nil, false
 	}
-	return page, true
+	return buf.Bytes(), true
 }
 
 func isHTML(ct string) bool {

@@ -18,8 +18,10 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/erasure"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 )
 
@@ -90,7 +92,7 @@ func runEncode(src, pages, keyPath string, z, perPage int, warcOut string) (int6
 	if err != nil {
 		return 0, err
 	}
-	w := &pageWriter{dir: pages, perPage: perPage}
+	w := &pageWriter{dir: pages, perPage: perPage, sealer: sealer}
 	if warcOut != "" {
 		f, err := os.Create(warcOut)
 		if err != nil {
@@ -99,14 +101,22 @@ func runEncode(src, pages, keyPath string, z, perPage int, warcOut string) (int6
 		defer f.Close()
 		w.warc = warc.NewWriter(f, true)
 	}
-	gen := codec.Generation{ID: [16]byte{1}, Time: time.Now()}
-	err = sealed.Encode(gen, p, sealer.Signer, func(_ *block.Block, enc []byte) error {
+	gen := codec.Generation{ID: [16]byte{1}, Time: time.Now().UTC().Truncate(time.Second)}
+	emit := func(_ *block.Block, enc []byte) error {
 		c, err := htmlblock.Armor(htmlblock.KindBlock, enc)
 		if err != nil {
 			return err
 		}
 		return w.add(c)
-	})
+	}
+	if warcOut != "" {
+		// A signed manifest on the root page, first in the WARC, makes
+		// the crawl a complete restore point for lazarus recover.
+		if err := w.manifest(gen, sealed, p, z, emit); err != nil {
+			return 0, err
+		}
+	}
+	err = sealed.Encode(gen, p, sealer.Signer, emit)
 	if err == nil {
 		err = w.flush()
 	}
@@ -124,6 +134,7 @@ type pageWriter struct {
 	pending [][]byte
 	n       int
 	warc    *warc.Writer // also write each page as a WARC response record
+	sealer  *keys.Sealer
 }
 
 func (w *pageWriter) add(c []byte) error {
@@ -138,20 +149,52 @@ func (w *pageWriter) flush() error {
 	if len(w.pending) == 0 {
 		return nil
 	}
-	page, err := htmlblock.Insert([]byte("<!doctype html><html><body><p>page</p></body></html>\n"), w.pending...)
+	w.n++
+	name := fmt.Sprintf("page%06d.html", w.n)
+	err := w.writePage("https://example.org/"+name, name, w.pending)
+	w.pending = w.pending[:0]
+	return err
+}
+
+// writePage writes a page carrying comments as file name under dir and,
+// with a WARC, as a response record for url.
+func (w *pageWriter) writePage(url, name string, comments [][]byte) error {
+	page, err := htmlblock.Insert([]byte("<!doctype html><html><body><p>page</p></body></html>\n"), comments...)
 	if err != nil {
 		return err
 	}
-	w.pending = w.pending[:0]
-	w.n++
-	name := fmt.Sprintf("page%06d.html", w.n)
 	if w.warc != nil {
 		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n", len(page))
-		if err := w.warc.WriteResponse("https://example.org/"+name, time.Now(), append([]byte(resp), page...)); err != nil {
+		if err := w.warc.WriteResponse(url, time.Now(), append([]byte(resp), page...)); err != nil {
 			return err
 		}
 	}
 	return os.WriteFile(filepath.Join(w.dir, name), page, 0o644)
+}
+
+// manifest writes the generation's signed manifest as the root page of
+// the WARC, and the listing segment's blocks (too large to travel inline
+// for a big tree) into the pages through emit.
+func (w *pageWriter) manifest(gen codec.Generation, data *codec.Sealed, p erasure.Params, z int, emit codec.EmitFunc) error {
+	m := &manifest.Manifest{Generation: manifest.ID(gen.ID), Time: gen.Time.UTC().Truncate(time.Second), Site: "https://example.org/",
+		Segments: []manifest.Segment{data.Segment(gen, p)}}
+	list := &manifest.FileList{Files: data.Files}
+	place := func(ls *codec.Sealed) (erasure.Params, []manifest.Carrier, error) {
+		lp, err := ls.Params(z, 1)
+		if err != nil {
+			return lp, nil, err
+		}
+		return lp, nil, ls.Encode(gen, lp, w.sealer.Signer, emit)
+	}
+	env, err := codec.BuildManifest(m, list, w.sealer, codec.SealOptions{}, place)
+	if err != nil {
+		return err
+	}
+	c, err := htmlblock.Armor(htmlblock.KindManifest, env)
+	if err != nil {
+		return err
+	}
+	return w.writePage("https://example.org/", "index.html", [][]byte{c})
 }
 
 func runDecode(pages, out, keyPath string) (int64, error) {

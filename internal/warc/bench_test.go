@@ -62,6 +62,31 @@ func BenchmarkReader_100MiB(b *testing.B) {
 	}
 }
 
+// BenchmarkReaderAt_100MiB reads the same file as BenchmarkReader_100MiB
+// with NewReaderAt: members inflated ahead on GOMAXPROCS workers.
+func BenchmarkReaderAt_100MiB(b *testing.B) {
+	data, size := benchWARC(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		rd := NewReaderAt(bytes.NewReader(data), int64(len(data)), 0)
+		for {
+			rec, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, rec.Body); err != nil {
+				b.Fatal(err)
+			}
+		}
+		rd.Close()
+	}
+}
+
 // BenchmarkGunzipBaseline_100MiB only decompresses the same file: the
 // upper bound for BenchmarkReader_100MiB.
 func BenchmarkGunzipBaseline_100MiB(b *testing.B) {

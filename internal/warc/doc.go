@@ -32,6 +32,16 @@
 // damaged member's start (at most 64 MiB reread in total), since a corrupt
 // deflate stream may swallow the members after it.
 //
+// NewReaderAt reads a file the same way, record for record and problem for
+// problem, but inflates its gzip members ahead on several goroutines: the
+// file is split into chunks, a worker inflates the members starting in
+// each (a candidate start is a gzip magic with valid flags), and the
+// reader takes a worker's output only for a member starting exactly where
+// the previous one ended and verified by its CRC-32 and ISIZE; anything
+// else (garbage, damage, a member too large to hold) it inflates itself.
+// A bounded window of chunks is in flight, so memory does not grow with
+// the file; Close stops the workers. Walk uses it for .warc.gz files.
+//
 // Problems are non-fatal defects, listed by Reader.Problems with their
 // decompressed offsets. A record whose body runs past the end of the input
 // (or of its gzip member, when that member is damaged) is returned with

@@ -3,6 +3,7 @@ package warc
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -65,5 +66,26 @@ func FuzzHTTPResponse(f *testing.F) {
 		}
 		// Bounded read: the body may be a decompression bomb.
 		io.Copy(io.Discard, io.LimitReader(body, 1<<20))
+	})
+}
+
+func FuzzParallelReader(f *testing.F) {
+	// The parallel reader of NewReaderAt must read any input exactly as
+	// NewReader does: records, bodies, offsets, problems.
+	data := writeSample(f, true, []int{10, 300, 2000})
+	f.Add(data, uint16(7))
+	f.Add(append(bytes.Clone(data[:len(data)/2]), data...), uint16(100))
+	f.Add(gzipAll(writeSample(f, false, []int{10, 300})), uint16(3))
+	f.Fuzz(func(t *testing.T, data []byte, chunk uint16) {
+		want, seq, werr := readWith(NewReader(bytes.NewReader(data)))
+		rd := newReaderAt(bytes.NewReader(data), int64(len(data)), 2, int64(chunk)+1)
+		defer rd.Close()
+		out, _, err := readWith(rd)
+		if fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Fatalf("error %v, want %v", err, werr)
+		}
+		if diff := diffReads(want, seq, out, rd); diff != "" {
+			t.Fatal(diff)
+		}
 	})
 }

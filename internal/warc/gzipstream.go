@@ -57,6 +57,12 @@ type gunzipStream struct {
 	seeker io.Seeker
 	base   int64
 	budget int64
+
+	// pf, if set, has members inflated ahead (see prefetch.go); spec is
+	// the one being read, from its byte at specPos.
+	pf      *prefetcher
+	spec    *spec
+	specPos int
 }
 
 // rescanBudget bounds the compressed bytes reread after damaged members.
@@ -105,6 +111,18 @@ func (g *gunzipStream) Read(p []byte) (int, error) {
 			}
 			continue
 		}
+		if g.spec != nil {
+			n := copy(p, g.spec.data[g.specPos:])
+			g.specPos += n
+			g.u += int64(n)
+			if g.specPos == len(g.spec.data) {
+				g.endSpec()
+			}
+			if n > 0 {
+				return n, nil
+			}
+			continue
+		}
 		n, err := g.zr.Read(p)
 		g.u += int64(n)
 		switch {
@@ -126,6 +144,14 @@ func (g *gunzipStream) Read(p []byte) (int, error) {
 
 // startMember positions the input on the next gzip member and opens it.
 func (g *gunzipStream) startMember() error {
+	if g.pf != nil {
+		c := g.cpos()
+		if s, ok := g.pf.member(c); ok {
+			g.addMember(c)
+			g.in, g.spec, g.specPos = true, s, 0
+			return nil
+		}
+	}
 	for {
 		if err := g.seekMagic(); err != nil {
 			return err
@@ -145,6 +171,24 @@ func (g *gunzipStream) startMember() error {
 		}
 		g.problem(g.u, fmt.Errorf("warc: bad gzip header at offset %d: %w", c, err))
 	}
+}
+
+// endSpec ends a member inflated ahead and moves the input past it.
+func (g *gunzipStream) endSpec() {
+	end := g.spec.end
+	putBuf(g.spec.data)
+	g.spec = nil
+	g.endMember(end)
+	if d := end - g.cpos(); d >= 0 && d <= int64(g.raw.Buffered()) {
+		_, _ = g.raw.Discard(int(d))
+		return
+	}
+	if _, err := g.seeker.Seek(g.base+end, io.SeekStart); err != nil {
+		g.err = fmt.Errorf("warc: seeking input: %w", err)
+		return
+	}
+	g.count.n = end
+	g.raw.Reset(g.count)
 }
 
 // seekMagic skips input up to the next gzip magic, reporting skipped bytes.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -95,6 +96,44 @@ func NewReader(r io.Reader) *Reader {
 	}
 	return rd
 }
+
+// NewReaderAt returns a Reader of the WARC records in the first size bytes
+// of ra, a file. If they are gzip-compressed, their members are inflated
+// ahead, in parallel, on workers goroutines (defaults to GOMAXPROCS when
+// not positive), holding a bounded amount of decompressed data whatever
+// the file's size; records, offsets and problems are exactly NewReader's.
+// Close stops the goroutines.
+func NewReaderAt(ra io.ReaderAt, size int64, workers int) *Reader {
+	return newReaderAt(ra, size, workers, 0)
+}
+
+// newReaderAt is NewReaderAt with chunks of chunkSize bytes (0: adaptive).
+func newReaderAt(ra io.ReaderAt, size int64, workers int, chunkSize int64) *Reader {
+	rd := NewReader(io.NewSectionReader(ra, 0, size))
+	if rd.gz != nil && rd.gz.seeker != nil {
+		if workers <= 0 {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		rd.gz.pf = newPrefetcher(ra, size, chunkSize, workers)
+	}
+	return rd
+}
+
+// Close releases what the Reader holds: the goroutines of NewReaderAt. It
+// does not close the input. A closed Reader returns no more records.
+func (r *Reader) Close() error {
+	if r.gz != nil && r.gz.pf != nil {
+		r.gz.pf.close()
+		r.gz.pf = nil
+	}
+	if r.err == nil {
+		r.err = errReaderClosed
+	}
+	return nil
+}
+
+// errReaderClosed is returned by Next after Close.
+var errReaderClosed = errors.New("warc: reader closed")
 
 // Problems returns the non-fatal problems found so far (at most 1000).
 func (r *Reader) Problems() []Problem { return r.problems }

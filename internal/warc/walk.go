@@ -73,7 +73,16 @@ func walkFile(name string, fn WalkFunc) (stop bool, err error) {
 		return false, fmt.Errorf("warc: %w", err)
 	}
 	defer f.Close()
-	return walkRecords(name, f, fn)
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("warc: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return walkRecords(name, NewReader(f), fn)
+	}
+	rd := NewReaderAt(f, st.Size(), 0) // gzip members inflated in parallel
+	defer rd.Close()
+	return walkRecords(name, rd, fn)
 }
 
 func walkWACZ(name string, fn WalkFunc) (bool, error) {
@@ -89,7 +98,7 @@ func walkWACZ(name string, fn WalkFunc) (bool, error) {
 			errs = append(errs, fmt.Errorf("warc: %s: %w", name, err))
 			continue
 		}
-		stop, err := walkRecords(name+"#"+member, rc, fn)
+		stop, err := walkRecords(name+"#"+member, NewReader(rc), fn)
 		rc.Close()
 		if stop {
 			return true, err
@@ -101,9 +110,8 @@ func walkWACZ(name string, fn WalkFunc) (bool, error) {
 	return false, errors.Join(errs...)
 }
 
-// walkRecords calls fn for each record read from r.
-func walkRecords(file string, r io.Reader, fn WalkFunc) (bool, error) {
-	rd := NewReader(r)
+// walkRecords calls fn for each record read from rd.
+func walkRecords(file string, rd *Reader, fn WalkFunc) (bool, error) {
 	for {
 		rec, err := rd.Next()
 		if err == io.EOF {

@@ -1,0 +1,345 @@
+package warc
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// Speculative parallel inflation of the gzip members of a file.
+//
+// A prefetcher splits the compressed file into chunks of chunkSize bytes
+// and hands them, in order, to worker goroutines. A worker finds the gzip
+// members that start in its chunk (a candidate is a gzip magic followed by
+// a flags byte with no reserved bit; after a member, the next candidate is
+// searched from its end) and inflates each into memory, keeping it only if
+// the gzip reader verified it to its end (CRC-32 and ISIZE). The
+// gunzipStream, reading the file in order, asks for the member starting
+// exactly at its current compressed offset: a verified member starting
+// there is the very member it would have inflated itself (same bytes, same
+// end), so it takes its output; anywhere else (garbage, a damaged member,
+// a member too large to hold, a rewind) it inflates sequentially as
+// before. So the results are the sequential reader's, byte for byte, with
+// the inflation spread over the cores. At most window chunks are in flight
+// and each keeps at most chunkBudget decompressed bytes, so memory does
+// not grow with the file.
+
+const (
+	// defaultChunkSize is the compressed bytes of the first chunks; later
+	// ones aim at chunkTarget decompressed bytes, at the compression
+	// ratio seen so far, within [minChunkSize, maxChunkSize].
+	defaultChunkSize = 1 << 20
+	chunkTarget      = 2 << 20
+	minChunkSize     = 64 << 10
+	maxChunkSize     = 2 << 20
+	// defaultChunkBudget bounds the decompressed bytes one chunk keeps; the
+	// members beyond it are inflated sequentially.
+	defaultChunkBudget = 16 << 20
+)
+
+// chunkBudget is defaultChunkBudget; tests lower it.
+var chunkBudget int64 = defaultChunkBudget
+
+// spec is one member inflated ahead: compressed range [start, end), output.
+type spec struct {
+	start, end int64
+	data       []byte
+}
+
+// part is one chunk: the members starting in compressed range [start, end).
+type part struct {
+	start, end int64
+	members    map[int64]*spec
+	done       chan struct{}
+}
+
+// prefetcher inflates the members of ra ahead of the reader.
+type prefetcher struct {
+	ra        io.ReaderAt
+	size      int64
+	chunkSize int64        // 0: adaptive
+	in, out   atomic.Int64 // compressed and decompressed bytes of the chunks filled
+
+	order chan *part // chunks in file order, for the consumer
+	work  chan *part // chunks to fill, for the workers
+	quit  chan struct{}
+	wg    sync.WaitGroup
+	cur   *part // the consumer's current chunk, nil before the first
+	ended bool  // every chunk consumed
+	hits  int   // members taken from the workers, for tests
+}
+
+// newPrefetcher starts workers goroutines inflating ra's members, with
+// window chunks in flight, of chunkSize bytes (0: adaptive).
+func newPrefetcher(ra io.ReaderAt, size, chunkSize int64, workers int) *prefetcher {
+	workers = max(workers, 1)
+	window := workers + 2
+	p := &prefetcher{ra: ra, size: size, chunkSize: max(chunkSize, 0),
+		order: make(chan *part, window), work: make(chan *part, window), quit: make(chan struct{})}
+	p.wg.Add(workers + 1)
+	go p.dispatch()
+	for range workers {
+		go p.worker()
+	}
+	return p
+}
+
+// dispatch queues the chunks in order; the order channel's capacity is the
+// window, since the consumer releases a chunk by receiving the next.
+func (p *prefetcher) dispatch() {
+	defer p.wg.Done()
+	defer close(p.work)
+	defer close(p.order)
+	for start, n := int64(0), int64(0); start < p.size; start += n {
+		n = p.nextSize()
+		c := &part{start: start, end: min(start+n, p.size), done: make(chan struct{})}
+		select {
+		case p.order <- c:
+		case <-p.quit:
+			return
+		}
+		select {
+		case p.work <- c:
+		case <-p.quit:
+			return
+		}
+	}
+}
+
+// nextSize returns the size of the next chunk.
+func (p *prefetcher) nextSize() int64 {
+	if p.chunkSize > 0 {
+		return p.chunkSize
+	}
+	in, out := p.in.Load(), p.out.Load()
+	if out == 0 {
+		return defaultChunkSize
+	}
+	return min(max(int64(float64(chunkTarget)*float64(in)/float64(out)), minChunkSize), maxChunkSize)
+}
+
+func (p *prefetcher) worker() {
+	defer p.wg.Done()
+	w := &inflater{src: atReader{ra: p.ra, size: p.size}}
+	for c := range p.work {
+		out := w.fill(c, p.quit)
+		p.in.Add(c.end - c.start)
+		p.out.Add(out)
+		close(c.done)
+	}
+}
+
+// member returns the verified member starting at compressed offset off, if
+// one was inflated ahead. Offsets must not decrease except by a rewind,
+// after which nothing before the current chunk is found again.
+func (p *prefetcher) member(off int64) (*spec, bool) {
+	for !p.ended && (p.cur == nil || off >= p.cur.end) {
+		c, ok := <-p.order
+		if !ok {
+			p.cur, p.ended = nil, true
+			break
+		}
+		p.cur = c
+	}
+	c := p.cur
+	if c == nil || off < c.start {
+		return nil, false
+	}
+	<-c.done
+	s, ok := c.members[off]
+	if ok {
+		delete(c.members, off) // the consumer takes it; release its memory with it
+		p.hits++
+	}
+	return s, ok
+}
+
+// close stops the workers and waits for them.
+func (p *prefetcher) close() {
+	select {
+	case <-p.quit:
+		return
+	default:
+	}
+	close(p.quit)
+	for range p.order { // unblock dispatch
+	}
+	p.wg.Wait()
+}
+
+// inflater is one worker's state, reused across chunks.
+type inflater struct {
+	src atReader
+	br  *bufio.Reader
+	zr  *gzip.Reader
+}
+
+// fill inflates the members starting in c and returns their size.
+func (w *inflater) fill(c *part, quit <-chan struct{}) int64 {
+	c.members = map[int64]*spec{}
+	budget := chunkBudget
+	for pos := c.start; pos < c.end && budget > 0; {
+		select {
+		case <-quit:
+			return chunkBudget - budget
+		default:
+		}
+		start, ok := w.src.findMagic(pos, c.end)
+		if !ok {
+			break
+		}
+		s, ok := w.inflate(start, budget)
+		if !ok {
+			pos = start + 1
+			continue
+		}
+		c.members[start] = s
+		budget -= int64(len(s.data))
+		pos = s.end
+	}
+	return chunkBudget - budget
+}
+
+// inflate reads the member at start, keeping it if it is verified to its
+// end within limit bytes of output.
+func (w *inflater) inflate(start, limit int64) (*spec, bool) {
+	w.src.pos = start
+	if w.br == nil {
+		w.br = bufio.NewReaderSize(&w.src, 32<<10)
+	} else {
+		w.br.Reset(&w.src)
+	}
+	var err error
+	if w.zr == nil {
+		w.zr, err = gzip.NewReader(w.br)
+	} else {
+		err = w.zr.Reset(w.br)
+	}
+	if err != nil {
+		return nil, false
+	}
+	w.zr.Multistream(false)
+	out := bytes.NewBuffer(getBuf())
+	n, err := out.ReadFrom(io.LimitReader(w.zr, limit+1))
+	if err != nil || n > limit {
+		putBuf(out.Bytes())
+		return nil, false
+	}
+	end := w.src.pos - int64(w.br.Buffered())
+	return &spec{start: start, end: end, data: out.Bytes()}, true
+}
+
+// bufs recycles the output buffers of members once read.
+var bufs sync.Pool
+
+func getBuf() []byte {
+	if b, ok := bufs.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, 256<<10)
+}
+
+func putBuf(b []byte) {
+	if cap(b) <= 4*chunkTarget {
+		bufs.Put(&b)
+	}
+}
+
+// atReader reads ra from pos through a window buffer, so the members of a
+// chunk cost one read of its bytes.
+type atReader struct {
+	ra      io.ReaderAt
+	size    int64
+	pos     int64
+	buf     []byte
+	bufOff  int64
+	bufSize int
+}
+
+const atWindow = 256 << 10
+
+// load fills the window at off.
+func (a *atReader) load(off int64) error {
+	if a.buf == nil {
+		a.buf = make([]byte, atWindow)
+	}
+	n, err := a.ra.ReadAt(a.buf[:min(int64(len(a.buf)), a.size-off)], off)
+	a.bufOff, a.bufSize = off, n
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.EOF
+	}
+	return err
+}
+
+// window returns the buffered bytes from pos, loading them if needed.
+func (a *atReader) window() ([]byte, error) {
+	if a.pos >= a.size {
+		return nil, io.EOF
+	}
+	if a.pos < a.bufOff || a.pos >= a.bufOff+int64(a.bufSize) {
+		if err := a.load(a.pos); err != nil {
+			return nil, err
+		}
+	}
+	return a.buf[a.pos-a.bufOff : a.bufSize], nil
+}
+
+func (a *atReader) Read(p []byte) (int, error) {
+	b, err := a.window()
+	if err != nil {
+		return 0, err
+	}
+	n := copy(p, b)
+	a.pos += int64(n)
+	return n, nil
+}
+
+// findMagic returns the first offset in [from, to) where a gzip member may
+// start: the magic and a flags byte without reserved bits. A magic whose
+// flags byte lies past the end of the input is left to the reader.
+func (a *atReader) findMagic(from, to int64) (int64, bool) {
+	const need = 4 // magic and flags
+	for pos := from; pos < to; {
+		a.pos = pos
+		b, err := a.window()
+		if err != nil {
+			return 0, false
+		}
+		if len(b) < need && pos+int64(len(b)) < a.size {
+			// A candidate may straddle the window's end: reload here.
+			if err := a.load(pos); err != nil || a.bufSize < need {
+				return 0, false
+			}
+			continue
+		}
+		b = b[:min(int64(len(b)), to-pos+need-1)]
+		i := bytes.Index(b, gzipMagic)
+		switch {
+		case i < 0:
+			pos += int64(max(len(b)-need+1, 1)) // keep a magic's first bytes
+		case pos+int64(i) >= to:
+			return 0, false
+		case i+need <= len(b):
+			if b[i+need-1]&0xe0 == 0 {
+				return pos + int64(i), true
+			}
+			pos += int64(i) + 1
+		default: // the flags byte is past the window or the input
+			if pos+int64(i+need) > a.size {
+				return 0, false
+			}
+			pos += int64(i)
+			if err := a.load(pos); err != nil || a.bufSize < need {
+				return 0, false
+			}
+		}
+	}
+	return 0, false
+}
