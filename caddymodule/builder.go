@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -371,6 +372,9 @@ func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 			return nil, fmt.Errorf("storing generation %s: %w", res.Generation, err)
 		}
 	}
+	if err := b.stillCurrent(ctx, cur, res.Generation); err != nil {
+		return nil, err
+	}
 	if err := push(ctx, b.st, b.prefix+"state/", stateDir, old, skipStateFiles); err != nil {
 		return nil, fmt.Errorf("storing the build state: %w", err)
 	}
@@ -381,6 +385,23 @@ func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 	}
 	b.prune(ctx, res.Generation)
 	return res, nil
+}
+
+// stillCurrent checks, before anything is published, that the current
+// generation is still cur, the one this build started from. Another
+// instance may have published meanwhile: the storage lock can expire
+// under a builder that stalled (no refresh for the lock's lifetime), and
+// publishing then would replace that instance's generation and prune it
+// while it is being served.
+func (b *builder) stillCurrent(ctx context.Context, cur, built string) error {
+	now, err := b.bundle.current(ctx)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("re-reading the current generation before publishing %s: %w", built, err)
+	}
+	if now != cur {
+		return fmt.Errorf("generation %s was published by another instance while this build ran; %s is not published (the next build starts from %s)", now, built, now)
+	}
+	return nil
 }
 
 // carriers is the page count the code is planned for: Carriers, or the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -349,5 +350,50 @@ func TestBuilderKeepsServedGenerations(t *testing.T) {
 	gens, err := os.ReadDir(filepath.Join(f.storage, "lazarus/site/bundle/generations"))
 	if err != nil || len(gens) != 2 || slices.ContainsFunc(gens, func(e os.DirEntry) bool { return e.Name() == first }) {
 		t.Fatalf("stored generations after the hold: %d, %v; want the current and the previous one", len(gens), err)
+	}
+}
+
+// TestBuildAfterLostLock: instance a's build stalls (its dump waits) for
+// so long that the storage lock expires and instance b builds and
+// publishes a generation meanwhile. a must then publish nothing: its
+// generation would replace b's and a's prune would delete b's, which b
+// serves (issue 12's Redis cluster: a lock lost to a stalled holder).
+func TestBuildAfterLostLock(t *testing.T) {
+	f := newBuildFixture(t)
+	now := genTime
+	a := f.handler(t, &now)
+	t.Setenv("XDG_DATA_HOME", t.TempDir()) // b's local cache: another machine's
+	b := f.handler(t, &now)
+	mustBuild(t, a, "new")
+	first := currentID(t, a)
+	writeFile(t, filepath.Join(f.src, "db.sql"), []byte("CREATE TABLE t (x);\nINSERT INTO t VALUES (1);\n"))
+	gate := filepath.Join(t.TempDir(), "go")
+	a.builder.opts.Dumps[0].Command = fmt.Sprintf("i=0; while [ ! -e %s ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; cat %s", gate, filepath.Join(f.src, "db.sql"))
+	now = now.Add(2 * time.Hour)
+	type result struct {
+		got string
+		err error
+	}
+	done := make(chan result)
+	go func() {
+		got, err := a.builder.build(context.Background())
+		done <- result{got, err}
+	}()
+	// b holds the lock now, as after a's expired: its build runs unlocked.
+	res, err := b.builder.run(context.Background())
+	if err != nil || !res.New {
+		t.Fatalf("b's build: %+v, %v", res, err)
+	}
+	second := currentID(t, b)
+	writeFile(t, gate, nil)
+	r := <-done
+	if r.got != "failed" || r.err == nil || !strings.Contains(r.err.Error(), "published by another instance") {
+		t.Errorf("a's build after b published: %q, %v; want it to fail", r.got, r.err)
+	}
+	if id := currentID(t, a); id != second || id == first {
+		t.Fatalf("current generation %s, want b's %s", id, second)
+	}
+	if _, err := b.src.loadGeneration(context.Background(), second); err != nil {
+		t.Errorf("b's generation cannot be loaded after a's build: %v", err)
 	}
 }

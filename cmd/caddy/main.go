@@ -1,5 +1,6 @@
-// Command caddy is Caddy v2 with its standard modules and the Lazarus
-// handler (http.handlers.lazarus) built in.
+// Command caddy is Caddy v2 with its standard modules, the Lazarus
+// handler (http.handlers.lazarus) and the Redis storage
+// (caddy.storage.lazarus_redis) built in.
 package main
 
 import (
@@ -7,6 +8,7 @@ import (
 
 	_ "github.com/caddyserver/caddy/v2/modules/standard"
 	_ "github.com/lazarus-preserve/lazarus/caddymodule"
+	_ "github.com/lazarus-preserve/lazarus/caddymodule/redisstorage"
 )
 
 func main() {
