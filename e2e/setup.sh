@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # setup.sh prepares the real material the end-to-end tests in this directory use:
-# the tools (wget, httrack, sqlite3, chromium, minify) and three Debian packages unpacked,
+# the tools (wget, httrack, sqlite3, chromium, minify, redis-server) and three Debian packages unpacked,
 # not installed, into a cache directory, and xcaddy (pinned, from the Go module proxy) in
 # its bin/ directory. Run it as root; it is idempotent.
 #
@@ -27,7 +27,7 @@ apt_update() {
 # install_tools installs each tool whose command is missing.
 install_tools() {
 	local missing=() pair cmd pkg
-	for pair in wget:wget httrack:httrack sqlite3:sqlite3 chromium:chromium minify:minify; do
+	for pair in wget:wget httrack:httrack sqlite3:sqlite3 chromium:chromium minify:minify redis-server:redis-server; do
 		cmd="${pair%%:*}" pkg="${pair#*:}"
 		if command -v "$cmd" >/dev/null 2>&1; then
 			log "tool $cmd: present ($(command -v "$cmd"))"
@@ -42,6 +42,22 @@ install_tools() {
 		for pkg in "${missing[@]}"; do
 			log "tool $pkg: installed ($(command -v "$pkg"))"
 		done
+		if [[ " ${missing[*]} " == *" redis-server "* ]]; then
+			stop_redis_service
+		fi
+	fi
+}
+
+# stop_redis_service stops and disables the system Redis that installing
+# redis-server starts where there is an init system: the tests run
+# redis-server themselves, on free ports, and depend on no daemon.
+stop_redis_service() {
+	if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-server 2>/dev/null; then
+		systemctl disable --now redis-server >/dev/null 2>&1 || true
+		log "redis-server: system service stopped and disabled (the tests start their own)"
+	elif command -v service >/dev/null 2>&1 && service redis-server status >/dev/null 2>&1; then
+		service redis-server stop >/dev/null 2>&1 || true
+		log "redis-server: system service stopped (the tests start their own)"
 	fi
 }
 

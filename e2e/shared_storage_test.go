@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -41,6 +42,7 @@ type caddyProc struct {
 	name   string // "A" or "B"
 	base   string // http://127.0.0.1:PORT/
 	log    string // its standard output and error
+	cmd    *exec.Cmd
 	exited chan struct{}
 }
 
@@ -87,22 +89,31 @@ func caddyQuote(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
 }
 
-// sharedSite is what the two instances serve and build from.
+// sharedSite is what the instances serve and build from.
 type sharedSite struct {
 	storage string // Caddy's storage directory, shared
 	site    string // the manual, served by file_server
 	key     string // server.key
 	siteURL string // the public URL recorded in manifests (instance A)
 	srv     serverSide
+	// storageOpt replaces the global storage option (file_system storage);
+	// every the build interval (1h); dump the database's dump command
+	// (srv.dumpCommand()).
+	storageOpt, every, dump string
 }
 
 // caddyfile is the configuration of the instance listening on port: the
 // module in self-building mode, state in the shared storage.
 func (s sharedSite) caddyfile(port int) string {
+	storage := "storage file_system " + caddyQuote(s.storage)
+	if s.storageOpt != "" {
+		storage = s.storageOpt
+	}
+	every, dump := cmp.Or(s.every, "1h"), cmp.Or(s.dump, s.srv.dumpCommand())
 	return fmt.Sprintf(`{
 	admin off
 	persist_config off
-	storage file_system %s
+	%s
 }
 
 http://127.0.0.1:%d {
@@ -113,7 +124,7 @@ http://127.0.0.1:%d {
 		dump db %s
 		key %s
 		site_url %s
-		every 1h
+		every %s
 		reload_interval 200ms
 		page_budget 256KiB
 	}
@@ -121,14 +132,14 @@ http://127.0.0.1:%d {
 		root %s
 	}
 }
-`, caddyQuote(s.storage), port, caddyQuote(s.srv.WordPress), caddyQuote(s.srv.dumpCommand()),
-		caddyQuote(s.key), s.siteURL, caddyQuote(s.site))
+`, storage, port, caddyQuote(s.srv.WordPress), caddyQuote(dump),
+		caddyQuote(s.key), s.siteURL, every, caddyQuote(s.site))
 }
 
 // startCaddyProc runs `caddy run` with config in its own home directory
 // (the builder's local cache is under XDG_DATA_HOME) and stops it when
 // the test ends, printing the end of its log if the test failed.
-func startCaddyProc(t *testing.T, bin, name string, port int, config string) *caddyProc {
+func startCaddyProc(t *testing.T, bin, name string, port int, config string, env ...string) *caddyProc {
 	t.Helper()
 	home := t.TempDir()
 	file := filepath.Join(home, "Caddyfile")
@@ -143,6 +154,8 @@ func startCaddyProc(t *testing.T, bin, name string, port int, config string) *ca
 	cmd := exec.Command(bin, "run", "--config", file, "--adapter", "caddyfile")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
+	cmd.Env = append(cmd.Env, env...)
+	c.cmd = cmd
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting caddy %s: %v", name, err)
 	}
