@@ -146,10 +146,6 @@ func (b *batch) commit() error {
 	if len(b.pending) == 0 {
 		return nil
 	}
-	if err := syncfs(filepath.Dir(b.pending[0].path)); err != nil {
-		b.abort()
-		return err
-	}
 	byDir := map[string][]int{}
 	var dirs []string
 	for i, p := range b.pending {
@@ -158,6 +154,10 @@ func (b *batch) commit() error {
 			dirs = append(dirs, d)
 		}
 		byDir[d] = append(byDir[d], i)
+	}
+	if err := syncFileSystems(dirs); err != nil {
+		b.abort()
+		return err
 	}
 	renamed := make([]bool, len(b.pending))
 	errs := make([]error, len(dirs))
@@ -218,6 +218,26 @@ func syncDir(dir string) error {
 	defer f.Close()
 	if err := f.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("syncing directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// syncFileSystems flushes each file system holding one of dirs once (a
+// site may span mounts: a media directory on another disk, say).
+func syncFileSystems(dirs []string) error {
+	seen := map[uint64]bool{}
+	for _, d := range dirs {
+		var st unix.Stat_t
+		if err := unix.Stat(d, &st); err != nil {
+			return fmt.Errorf("syncing %s: %w", d, err)
+		}
+		if seen[uint64(st.Dev)] {
+			continue
+		}
+		seen[uint64(st.Dev)] = true
+		if err := syncfs(d); err != nil {
+			return err
+		}
 	}
 	return nil
 }
