@@ -93,7 +93,8 @@ func goproxy(t *testing.T) string {
 
 // TestXcaddyBuild: the README's `xcaddy build --with
 // github.com/lazarus-preserve/lazarus`, with this checkout as the local
-// replacement, builds a Caddy that lists http.handlers.lazarus and adapts
+// replacement, builds a Caddy that lists http.handlers.lazarus and
+// caddy.storage.lazarus_redis and adapts
 // a Caddyfile using the lazarus directive (serving a bundle, and building
 // with site_url taken from the site address).
 func TestXcaddyBuild(t *testing.T) {
@@ -127,8 +128,10 @@ func TestXcaddyBuild(t *testing.T) {
 	if err != nil {
 		t.Fatalf("caddy list-modules: %v\n%s", err, tail(mods))
 	}
-	if !strings.Contains("\n"+string(mods), "\nhttp.handlers.lazarus\n") {
-		t.Errorf("caddy list-modules does not list http.handlers.lazarus:\n%s", tail(mods))
+	for _, m := range []string{"http.handlers.lazarus", "caddy.storage.lazarus_redis"} {
+		if !strings.Contains("\n"+string(mods), "\n"+m+"\n") {
+			t.Errorf("caddy list-modules does not list %s:\n%s", m, tail(mods))
+		}
 	}
 
 	caddyfile := filepath.Join(dir, "Caddyfile")
