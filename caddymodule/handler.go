@@ -152,28 +152,29 @@ type Handler struct {
 	// status` does) and exports the result as metrics. Defaults to off.
 	Audit *Audit `json:"audit,omitempty"`
 
-	ctx       context.Context
-	storage   certmagic.Storage // placement state, and built generations
-	src       *bundleStore      // where generations are read
-	builder   *builder
-	logger    *zap.Logger
-	metrics   *metrics
-	cache     *blockCache // armored blocks
-	pages     *blockCache // finished pages by ETag
-	inspected *fifoCache[[sha256.Size]byte, inspection]
-	sums      *bodySums     // the digest of each path's last page (bodysum.go)
-	linked    *linkSet      // paths verified pages link to
-	changes   *changeCache  // paths whose pages the module changes, or not
-	history   *serveHistory // page versions to record (servehistory.go)
-	auditor   *auditor      // the scheduled audit, if configured (audit.go)
-	gen       atomic.Pointer[generation]
-	prev      atomic.Pointer[riding]   // the generation the current one replaced, if still stored
-	safe      atomic.Pointer[safeMark] // when an audit first showed the current generation safe (auditevidence.go)
-	crawler   atomic.Int64             // unix nanoseconds of the last archive crawler request
-	lastCheck atomic.Int64             // unix nanoseconds of the last look at current; 0 = never
-	reloading atomic.Bool
-	holdSince time.Time // when a pending switch was first postponed; zero if none (only reload touches it)
-	now       func() time.Time
+	ctx         context.Context
+	storage     certmagic.Storage // placement state, and built generations
+	src         *bundleStore      // where generations are read
+	builder     *builder
+	logger      *zap.Logger
+	metrics     *metrics
+	cache       *blockCache // armored blocks
+	pages       *blockCache // finished pages by ETag
+	inspected   *fifoCache[[sha256.Size]byte, inspection]
+	sums        *bodySums     // the digest of each path's last page (bodysum.go)
+	linked      *linkSet      // paths verified pages link to
+	changes     *changeCache  // paths whose pages the module changes, or not
+	history     *serveHistory // page versions to record (servehistory.go)
+	auditor     *auditor      // the scheduled audit, if configured (audit.go)
+	gen         atomic.Pointer[generation]
+	prev        atomic.Pointer[riding]   // the generation the current one replaced, if still stored
+	safe        atomic.Pointer[safeMark] // when an audit first showed the current generation safe (auditevidence.go)
+	crawler     atomic.Int64             // unix nanoseconds of the last archive crawler request
+	lastCheck   atomic.Int64             // unix nanoseconds of the last look at current; 0 = never
+	reloading   atomic.Bool
+	storageDown atomic.Bool // reload could not read storage: said once per outage
+	holdSince   time.Time   // when a pending switch was first postponed; zero if none (only reload touches it)
+	now         func() time.Time
 	// streamIdle is how long an upstream that flushed may stay silent
 	// before a held page is sent on unchanged, streamed (recorder.go).
 	streamIdle time.Duration

@@ -46,13 +46,25 @@ func (h *Handler) leave(g *generation) *generation {
 // is not held for crawlers, nor is it kept to ride along.
 func (h *Handler) reload(broken *generation) {
 	id, err := h.src.current(h.ctx)
+	cur := h.gen.Load()
 	if err != nil {
-		if h.builder == nil || !errors.Is(err, fs.ErrNotExist) { // a builder's first generation may not exist yet
+		switch {
+		case h.builder != nil && errors.Is(err, fs.ErrNotExist): // a builder's first generation may not exist yet
+		case cur != nil && !errors.Is(err, fs.ErrNotExist):
+			// Storage failing (a Redis outage, say): pages keep the
+			// generation in memory. Said once per outage.
+			if !h.storageDown.Swap(true) {
+				h.logger.Warn("lazarus storage unavailable; serving the generation in memory until it answers",
+					zap.String("generation", cur.id), zap.Stringer("bundle", h.src), zap.Error(err))
+			}
+		default:
 			h.logger.Error("reading lazarus bundle", zap.Stringer("bundle", h.src), zap.Error(err))
 		}
 		return
 	}
-	cur := h.gen.Load()
+	if h.storageDown.Swap(false) {
+		h.logger.Info("lazarus storage answers again", zap.Stringer("bundle", h.src))
+	}
 	if cur != nil && cur.id == id {
 		h.holdSince = time.Time{}
 		h.refreshSafe(cur)
