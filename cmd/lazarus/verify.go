@@ -161,7 +161,8 @@ func shortHints(rep *lzrecover.VerifyReport) []string {
 			"storage directory STORAGE/lazarus/NAME), or give owner.key to name them; "+rerun)
 	case lost && !fullPlan(rep):
 		out = append(out, "blocks are missing from the pages, and without a placement plan verify cannot say which pages lost them: give --state DIR "+
-			"(inject's state directory, or the Caddy module's storage directory STORAGE/lazarus/NAME) or owner.key to name them; "+rerun)
+			"(inject's state directory, or the Caddy module's storage directory STORAGE/lazarus/NAME with file storage) or owner.key "+
+			"(which works whatever the storage: Redis, say) to name them; "+rerun)
 	case lost || len(rep.Excluded) == 0:
 		out = append(out, rerun+", or with more redundancy (--parity) or more carriers")
 	}
