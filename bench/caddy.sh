@@ -7,7 +7,11 @@
 # Then a SOAK-second mixed load on the module (carrier pages, CSS and PNG,
 # HEAD, If-None-Match, Range, gzip) with Caddy's RSS sampled every 5 s.
 #
-#   bash bench/caddy.sh                 # DUR=8s ROUNDS=3 SOAK=60
+#   bash bench/caddy.sh                 # DUR=8s ROUNDS=3 SOAK=60 PORT0=18081
+#
+# It uses ports PORT0 to PORT0+5 on 127.0.0.1 and stops if one is taken.
+# Short runs (DUR of a few seconds, SOAK under 30) are only indicative:
+# the RSS growth needs SOAK ≥ 30 (samples every 5 s after a 10 s warm-up).
 #
 # The last lines are machine-readable (bench/run.sh reads them):
 #   P2 NAME rps=… p99_ms=…              one per configuration
@@ -60,6 +64,12 @@ caddyfile() {
 }
 declare -A pids
 names=(lazarus plain templates lazarus+gzip plain+gzip templates+gzip)
+for i in $(seq 0 5); do
+	if (exec 3<>"/dev/tcp/127.0.0.1/$((PORT0 + i))") 2>/dev/null; then
+		echo "bench/caddy.sh: port $((PORT0 + i)) is taken; set PORT0 to the first of 6 free ports" >&2
+		exit 1
+	fi
+done
 caddyfile lazarus $((PORT0)) "$WORK/site" "lazarus * $WORK/bundle"
 caddyfile plain $((PORT0 + 1)) "$WORK/final"
 caddyfile templates $((PORT0 + 2)) "$WORK/final" templates
@@ -76,7 +86,8 @@ done
 # The plain and templates servers serve the module's output, byte for byte.
 cp "$WORK/site/style.css" "$WORK/site/logo.png" "$WORK/final/"
 for p in index.html "${links[@]#/}"; do
-	curl -sf "http://127.0.0.1:$PORT0/${p%index.html}" -o "$WORK/final/$p"
+	curl -sf "http://127.0.0.1:$PORT0/${p%index.html}" -o "$WORK/final/$p" ||
+		{ echo "bench/caddy.sh: GET /${p%index.html} from the module failed; its log: $WORK/lazarus.log" >&2; tail -3 "$WORK/lazarus.log" >&2; exit 1; }
 done
 for i in 1 2; do
 	curl -sf "http://127.0.0.1:$((PORT0 + i))/" | cmp -s - "$WORK/final/index.html" ||
@@ -147,7 +158,8 @@ done) > "$WORK/side" &
 side=$!
 soak=$(wrk -t2 -c32 -d"${SOAK}s" -s "$WORK/mixed.lua" "$base/")
 wait "$sampler" "$side"
-grep '^bad' "$WORK/side" | sort | uniq -c | head -5 >&2 || true
+echo "$soak" # wrk's own summary, errors by kind included
+grep '^bad' "$WORK/side" | sort | uniq -c | head -5 || true
 requests=$(( $(awk '/requests in/ { print $1 }' <<<"$soak") + $(wc -l < "$WORK/side") ))
 errors=$(( $(awk '/Non-2xx/ { n += $NF } /Socket errors/ { gsub(",", ""); n += $4 + $6 + $8 + $10 } END { print n + 0 }' <<<"$soak") + $(grep -c '^bad' "$WORK/side" || true) ))
 rss=$(tr -s ' \n' ',' < "$WORK/rss" | sed 's/^,//; s/,$//')
