@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 LOG=${LOG:-$(mktemp -d /tmp/lazarus-bench.XXXXXX)}
+mkdir -p "$LOG"
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(P1 P2 P3 P4)
 echo "== bench/run.sh: ${parts[*]} on $(nproc) cores, $(go version | cut -d' ' -f3); logs in $LOG" >&2
