@@ -6,16 +6,23 @@
 #
 #   bash bench/run.sh              # all of P1 P2 P3 P4 (~15 minutes on 2 cores)
 #   bash bench/run.sh P2 P4        # some of them
+#   bash bench/run.sh --table DIR  # the table of an earlier run (its logs)
 #
 # Each part's own script prints machine-readable "P… key=value" lines; their
 # full output is kept in $LOG (printed at the start).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-LOG=${LOG:-$(mktemp -d /tmp/lazarus-bench.XXXXXX)}
-mkdir -p "$LOG"
-parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(P1 P2 P3 P4)
-echo "== bench/run.sh: ${parts[*]} on $(nproc) cores, $(go version | cut -d' ' -f3); logs in $LOG" >&2
+if [ "${1:-}" = --table ]; then # print the table of an earlier run again
+	[ -f "${2:-}/results" ] || { echo "usage: bash bench/run.sh --table LOGDIR (a run's logs)" >&2; exit 2; }
+	LOG=$2 parts=()
+else
+	LOG=${LOG:-$(mktemp -d /tmp/lazarus-bench.XXXXXX)}
+	mkdir -p "$LOG"
+	parts=("$@")
+	[ ${#parts[@]} -gt 0 ] || parts=(P1 P2 P3 P4)
+	echo "== bench/run.sh: ${parts[*]} on $(nproc) cores, $(go version | cut -d' ' -f3); logs in $LOG" >&2
+	: > "$LOG/results"
+fi
 
 # run NAME COMMAND...: runs one part (NAME is P1… or P1-something), its
 # output in $LOG/NAME.log, and keeps its "P… key=value" lines in
@@ -40,8 +47,7 @@ p4() {
 		tee /dev/stderr | sed -n 's/.*P4 requests: faults=\([^ ]*\) \(.*\) by kind.*/P4 \1 \2/p'
 }
 
-: > "$LOG/results"
-for p in "${parts[@]}"; do
+for p in ${parts[@]+"${parts[@]}"}; do
 	case $p in
 	P1) run P1 bash bench/inject.sh; run P1-1GiB env SIZE=1GiB bash bench/inject.sh ;;
 	P2) run P2 bash bench/caddy.sh ;;
@@ -108,7 +114,7 @@ awk '
 		}
 		for (p in seen) if (v(p, "failed") != "") printf "%s failed: see its log\n", p
 		print ""
-		print "Ratios are this run's, side by side: A / B of the row's two measures (wall seconds for P1,"
+		print "Ratios are of this run, side by side: A / B of the two measures in the row (wall seconds for P1,"
 		print "requests/s and p99 for P2, zcat seconds / recover seconds for P3, requests for P4)."
 		print "\"(compared)\" rows have no goal: they show where the time goes. \"n/a\" means the part"
 		print "did not print that figure (see its log). docs/PERFORMANCE.md explains each goal."

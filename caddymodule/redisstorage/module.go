@@ -21,14 +21,17 @@ func init() {
 }
 
 // redisLog sends go-redis's own messages (a pool that cannot dial) to
-// Caddy's log as warnings instead of standard error; go-redis has one
+// Caddy's log (see zapPrintf) instead of standard error; go-redis has one
 // logger per process.
 var redisLog sync.Once
 
+// zapPrintf adapts a zap logger to go-redis's logger, at debug level:
+// while Redis is down go-redis reports a failed dial for every operation,
+// and the Lazarus handler already says once that storage is unavailable.
 type zapPrintf struct{ l *zap.Logger }
 
 func (z zapPrintf) Printf(_ context.Context, format string, v ...any) {
-	z.l.Warn(fmt.Sprintf(format, v...))
+	z.l.Debug(fmt.Sprintf(format, v...))
 }
 
 // Module is the Caddy storage module caddy.storage.lazarus_redis: Caddy's
