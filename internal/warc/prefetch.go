@@ -39,6 +39,17 @@ const (
 	// defaultChunkBudget bounds the decompressed bytes one chunk keeps; the
 	// members beyond it are inflated sequentially.
 	defaultChunkBudget = 16 << 20
+	// memberCost is what a kept member costs beside its output (its spec
+	// and map entry, rounded up), so that members decompressing to
+	// nothing are not free: a file of millions of empty members cannot
+	// grow memory past the budget.
+	memberCost = 512
+	// maxChunkMembers bounds the members one chunk keeps, and maxMisses the
+	// candidate magics in it that turn out not to start a member (gzip
+	// headers planted in stored data, say): past either, the rest of the
+	// chunk is left to the sequential reader, which reads it once anyway.
+	maxChunkMembers = 4096
+	maxMisses       = 64
 )
 
 // chunkBudget is defaultChunkBudget; tests lower it.
@@ -178,14 +189,16 @@ type inflater struct {
 	zr  *gzip.Reader
 }
 
-// fill inflates the members starting in c and returns their size.
-func (w *inflater) fill(c *part, quit <-chan struct{}) int64 {
+// fill inflates the members starting in c and returns their decompressed
+// size. What it keeps is bounded by chunkBudget (outputs' capacity plus
+// memberCost each), maxChunkMembers and maxMisses.
+func (w *inflater) fill(c *part, quit <-chan struct{}) (out int64) {
 	c.members = map[int64]*spec{}
-	budget := chunkBudget
-	for pos := c.start; pos < c.end && budget > 0; {
+	budget, misses := chunkBudget, 0
+	for pos := c.start; pos < c.end && budget > 0 && len(c.members) < maxChunkMembers && misses < maxMisses; {
 		select {
 		case <-quit:
-			return chunkBudget - budget
+			return out
 		default:
 		}
 		start, ok := w.src.findMagic(pos, c.end)
@@ -194,14 +207,16 @@ func (w *inflater) fill(c *part, quit <-chan struct{}) int64 {
 		}
 		s, ok := w.inflate(start, budget)
 		if !ok {
+			misses++
 			pos = start + 1
 			continue
 		}
 		c.members[start] = s
-		budget -= int64(len(s.data))
+		budget -= int64(cap(s.data)) + memberCost
+		out += int64(len(s.data))
 		pos = s.end
 	}
-	return chunkBudget - budget
+	return out
 }
 
 // inflate reads the member at start, keeping it if it is verified to its
@@ -230,7 +245,13 @@ func (w *inflater) inflate(start, limit int64) (*spec, bool) {
 		return nil, false
 	}
 	end := w.src.pos - int64(w.br.Buffered())
-	return &spec{start: start, end: end, data: out.Bytes()}, true
+	data := out.Bytes()
+	if len(data) < cap(data)/4 { // a small member keeps a small copy; the pooled buffer goes back
+		small := bytes.Clone(data)
+		putBuf(data)
+		data = small
+	}
+	return &spec{start: start, end: end, data: data}, true
 }
 
 // bufs recycles the output buffers of members once read.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // readParallel reads data with a parallel reader and returns what it read
@@ -92,5 +94,71 @@ func TestParallelPlain(t *testing.T) {
 	}
 	if diff := diffReads(want, seq, out, rd); diff != "" {
 		t.Error(diff)
+	}
+}
+
+// TestParallelEmptyMembersBounded: a file of hundreds of thousands of
+// empty gzip members (20 bytes each) between two records costs the
+// parallel reader about the sequential reader's memory: members that
+// decompress to nothing still count against a chunk's budget, and a chunk
+// keeps at most maxChunkMembers. Before, every one held a 256 KiB buffer
+// until read (an attacker's 69 MB file: 796 MB against 174 MB).
+func TestParallelEmptyMembersBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 200,000 members twice")
+	}
+	var f bytes.Buffer
+	f.Write(writeSample(t, true, []int{100}))
+	empty := gzipAll(nil)
+	for range 200_000 {
+		f.Write(empty)
+	}
+	f.Write(writeSample(t, true, []int{200}))
+	data := f.Bytes()
+	peak := func(read func() int) (int, uint64) {
+		runtime.GC()
+		var base runtime.MemStats
+		runtime.ReadMemStats(&base)
+		stop, done := make(chan struct{}), make(chan uint64)
+		go func() {
+			var m runtime.MemStats
+			var top uint64
+			for {
+				runtime.ReadMemStats(&m)
+				top = max(top, m.HeapInuse)
+				select {
+				case <-stop:
+					done <- top - min(top, base.HeapInuse)
+					return
+				case <-time.After(2 * time.Millisecond):
+				}
+			}
+		}()
+		n := read()
+		close(stop)
+		return n, <-done
+	}
+	nSeq, seq := peak(func() int {
+		out, _, err := readWith(NewReader(bytes.NewReader(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out)
+	})
+	nPar, par := peak(func() int {
+		rd := NewReaderAt(bytes.NewReader(data), int64(len(data)), 4)
+		defer rd.Close()
+		out, _, err := readWith(rd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(out)
+	})
+	t.Logf("%d bytes, 200,000 empty members: sequential %d records, heap +%d MiB; parallel %d records, +%d MiB", len(data), nSeq, seq>>20, nPar, par>>20)
+	if nPar != nSeq || nSeq != 4 {
+		t.Fatalf("records: sequential %d, parallel %d; want 4 each", nSeq, nPar)
+	}
+	if par > seq+32<<20 {
+		t.Fatalf("parallel reader peak heap +%d MiB, sequential +%d MiB: more than 32 MiB above", par>>20, seq>>20)
 	}
 }
