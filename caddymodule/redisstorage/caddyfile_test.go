@@ -93,6 +93,8 @@ func TestValidate(t *testing.T) {
 		{Module{Address: "h:1", DB: -1}, false},
 		{Module{Address: "h:1", LockTTL: caddy.Duration(time.Millisecond)}, false},
 		{Module{Address: "h:1", KeyPrefix: "a b"}, false},
+		{Module{Address: "h:1", KeyPrefix: "a:v"}, false}, // would name prefix "a"'s keys (or "a" its)
+		{Module{Address: "h:1", KeyPrefix: "site-1.example"}, true},
 	} {
 		if err := tc.m.Validate(); (err == nil) != tc.ok {
 			t.Errorf("Validate(%+v) = %v", tc.m, err)

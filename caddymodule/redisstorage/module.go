@@ -133,8 +133,10 @@ func (m *Module) Validate() error {
 		return fmt.Errorf("redis lock_ttl %v: must be at least %v", time.Duration(m.LockTTL), MinLockTTL)
 	case m.DialTimeout < 0:
 		return fmt.Errorf("redis dial_timeout %v: must not be negative", time.Duration(m.DialTimeout))
-	case strings.ContainsAny(m.KeyPrefix, " \t\r\n"):
-		return fmt.Errorf("redis key_prefix %q: no white space", m.KeyPrefix)
+	case strings.ContainsAny(m.KeyPrefix, " \t\r\n:"):
+		// ":" separates the prefix from the storage's own key names, so
+		// one prefix ("a") must not be able to name another's keys ("a:v").
+		return fmt.Errorf("redis key_prefix %q: no white space or ':'", m.KeyPrefix)
 	}
 	return nil
 }

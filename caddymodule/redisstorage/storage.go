@@ -35,7 +35,8 @@ type Storage struct {
 // Options configure a Storage.
 type Options struct {
 	// Prefix starts every Redis key the storage uses; defaults to
-	// DefaultKeyPrefix.
+	// DefaultKeyPrefix. It must not contain ':' (Module.Validate refuses
+	// it): prefix "a" would otherwise share keys with prefix "a:v".
 	Prefix string
 	// LockTTL is how long a lock outlives its holder's last refresh;
 	// defaults to DefaultLockTTL, and is at least MinLockTTL.
