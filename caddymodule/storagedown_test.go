@@ -16,10 +16,10 @@ func TestStorageDownSaidOnce(t *testing.T) {
 	h := newHandler(t, f.bundle)
 	core, logs := observer.New(zap.InfoLevel)
 	h.logger = zap.New(core)
+	flaky := &flakyLoads{Storage: h.src.st, part: "current"} // no failures yet
+	h.src.st = flaky                                         // before any goroutine reads it
 	first := serve(t, h, staticPage(), "GET", "/a", nil)
 	id := h.gen.Load().id
-	flaky := &flakyLoads{Storage: h.src.st, part: "current"}
-	h.src.st = flaky
 	flaky.failures.Store(1 << 20)
 	for range 5 {
 		h.reload(nil)
