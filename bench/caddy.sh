@@ -25,7 +25,8 @@ PORT0=${PORT0:-18081}
 WORK=${WORK:-$(mktemp -d /tmp/lazarus-caddy-bench.XXXXXX)}
 cleanup() { pkill -f "$WORK/Caddyfile" 2>/dev/null || true; wait 2>/dev/null || true; [ -n "${KEEP:-}" ] || rm -rf "$WORK"; }
 trap cleanup EXIT
-command -v wrk >/dev/null || { echo "installing Debian's wrk..." >&2; apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
+source bench/lib.sh
+need_tools wrk:wrk
 export XDG_DATA_HOME="$WORK/data" # Caddy's storage (placement state) stays in the work dir
 go build -o "$WORK/caddy" ./cmd/caddy
 go build -o "$WORK/lazarus" ./cmd/lazarus

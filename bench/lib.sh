@@ -1,10 +1,11 @@
 # Shared by the bench scripts: sourced, not run.
 
-# need_tools installs the Debian packages the bench scripts compare with
-# (age, par2, sqlite3) and GNU time, when missing.
+# need_tools [COMMAND:PACKAGE...] installs the Debian packages the bench
+# scripts compare with (age, par2, sqlite3), GNU time and any given, when
+# their command is missing.
 need_tools() {
 	local missing=() pair
-	for pair in age:age age-keygen:age par2:par2 sqlite3:sqlite3 /usr/bin/time:time; do
+	for pair in age:age age-keygen:age par2:par2 sqlite3:sqlite3 /usr/bin/time:time "$@"; do
 		command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 	done
 	if [ "${#missing[@]}" -gt 0 ]; then

@@ -16,9 +16,12 @@ if [ "${1:-}" = --table ]; then # print the table of an earlier run again
 	[ -f "${2:-}/results" ] || { echo "usage: bash bench/run.sh --table LOGDIR (a run's logs)" >&2; exit 2; }
 	LOG=$2 parts=()
 else
+	parts=("$@")
+	for p in ${parts[@]+"${parts[@]}"}; do
+		[[ $p =~ ^P[1-4]$ ]] || { echo "bench/run.sh: unknown part $p (P1 P2 P3 P4)" >&2; exit 2; }
+	done
 	LOG=${LOG:-$(mktemp -d /tmp/lazarus-bench.XXXXXX)}
 	mkdir -p "$LOG"
-	parts=("$@")
 	# P3 first: it creates thousands of files, which ext4 makes slower for a
 	# while after many were deleted (it skips recently freed inodes), and
 	# P1 deletes its trees (1 GiB of them) when it ends.
@@ -56,7 +59,6 @@ for p in ${parts[@]+"${parts[@]}"}; do
 	P2) run P2 bash bench/caddy.sh ;;
 	P3) run P3 bash bench/recover.sh ;;
 	P4) run P4 p4 ;;
-	*) echo "bench/run.sh: unknown part $p (P1 P2 P3 P4)" >&2; exit 2 ;;
 	esac
 done
 
