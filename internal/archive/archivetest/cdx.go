@@ -1,6 +1,7 @@
 package archivetest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -261,15 +262,21 @@ func cdxJSON(rows []row, fields []string, resume string) []byte {
 	if resume != "" {
 		all = append(all, []string{}, []string{resume})
 	}
-	var b strings.Builder
+	return jsonRows(all)
+}
+
+// jsonRows writes rows as the Wayback CDX server does: one JSON array,
+// a row per line.
+func jsonRows[T any](rows []T) []byte {
+	var b bytes.Buffer
 	b.WriteString("[")
-	for i, a := range all {
+	for i, r := range rows {
 		if i > 0 {
 			b.WriteString(",\n")
 		}
-		j, _ := json.Marshal(a)
+		j, _ := json.Marshal(r)
 		b.Write(j)
 	}
 	b.WriteString("]\n")
-	return []byte(b.String())
+	return b.Bytes()
 }

@@ -69,18 +69,7 @@ func corruptCDXJSON(body []byte, rng *rand.Rand) []byte {
 	if n == 1 {
 		garbage[0] = true
 	}
-	rows = insertAt(rows, 1, end, rng, short, garbage, long)
-	var b bytes.Buffer
-	b.WriteString("[")
-	for i, row := range rows {
-		if i > 0 {
-			b.WriteString(",\n")
-		}
-		j, _ := json.Marshal(row)
-		b.Write(j)
-	}
-	b.WriteString("]\n")
-	return b.Bytes()
+	return jsonRows(insertAt(rows, 1, end, rng, short, garbage, long))
 }
 
 // corruptCDXText adds three bad lines among the rows of a plain-text CDX
