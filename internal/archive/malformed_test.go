@@ -23,18 +23,7 @@ func listWith(t *testing.T, cfg archivetest.Config, list func(s *archivetest.Ser
 // fault). Expected: the listing delivers exactly the captures of a clean
 // listing, and ends with a *ListError counting what it dropped.
 func TestListMalformedRows(t *testing.T) {
-	cases := map[string]struct {
-		cfg  archivetest.Config
-		list func(s *archivetest.Server, fn func(Capture) error) error
-	}{
-		"cdx": {archivetest.Config{MaxRows: 4}, func(s *archivetest.Server, fn func(Capture) error) error {
-			return List(context.Background(), s.Client(), s.URL, "example.org/*", ListOptions{}, fn)
-		}},
-		"timemap": {archivetest.Config{TimeMapPageSize: 2}, func(s *archivetest.Server, fn func(Capture) error) error {
-			return ListTimeMap(context.Background(), s.Client(), s.URL+"/timemap/link/http://example.org/p3", TimeMapOptions{}, fn)
-		}},
-	}
-	for name, c := range cases {
+	for name, c := range pagedListings() {
 		t.Run(name, func(t *testing.T) {
 			want, err := listWith(t, c.cfg, c.list)
 			if err != nil || len(want) == 0 {
@@ -65,18 +54,7 @@ func TestListMalformedRows(t *testing.T) {
 // again and the listing delivers exactly the captures of a clean one,
 // none twice, none missing.
 func TestListRereadsBrokenPages(t *testing.T) {
-	cases := map[string]struct {
-		cfg  archivetest.Config
-		list func(s *archivetest.Server, fn func(Capture) error) error
-	}{
-		"cdx": {archivetest.Config{MaxRows: 4}, func(s *archivetest.Server, fn func(Capture) error) error {
-			return List(context.Background(), s.Client(), s.URL, "example.org/*", ListOptions{}, fn)
-		}},
-		"timemap": {archivetest.Config{TimeMapPageSize: 2}, func(s *archivetest.Server, fn func(Capture) error) error {
-			return ListTimeMap(context.Background(), s.Client(), s.URL+"/timemap/link/http://example.org/p3", TimeMapOptions{}, fn)
-		}},
-	}
-	for name, c := range cases {
+	for name, c := range pagedListings() {
 		t.Run(name, func(t *testing.T) {
 			want, err := listWith(t, c.cfg, c.list)
 			if err != nil {
@@ -107,5 +85,24 @@ func TestListRereadsBrokenPages(t *testing.T) {
 			}
 			t.Logf("%d pages broke off; %d captures delivered once each", cut, len(got))
 		})
+	}
+}
+
+// pagedListings are a CDX listing and a TimeMap listing that take several
+// pages of the local archive.
+func pagedListings() map[string]struct {
+	cfg  archivetest.Config
+	list func(s *archivetest.Server, fn func(Capture) error) error
+} {
+	return map[string]struct {
+		cfg  archivetest.Config
+		list func(s *archivetest.Server, fn func(Capture) error) error
+	}{
+		"cdx": {archivetest.Config{MaxRows: 4}, func(s *archivetest.Server, fn func(Capture) error) error {
+			return List(context.Background(), s.Client(), s.URL, "example.org/*", ListOptions{}, fn)
+		}},
+		"timemap": {archivetest.Config{TimeMapPageSize: 2}, func(s *archivetest.Server, fn func(Capture) error) error {
+			return ListTimeMap(context.Background(), s.Client(), s.URL+"/timemap/link/http://example.org/p3", TimeMapOptions{}, fn)
+		}},
 	}
 }
