@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/lazarus-preserve/lazarus/internal/noatime"
 )
 
 // Warning is a non-fatal problem met while collecting or extracting: an
@@ -25,7 +27,7 @@ func (w Warning) String() string { return w.Name + ": " + w.Reason }
 // Hooks for tests: failures that are hard to provoke for real (e.g. when
 // running as root, permissions do not stop reads).
 var (
-	osOpen    = openNoATime
+	osOpen    = noatime.Open
 	osReadDir = os.ReadDir
 )
 

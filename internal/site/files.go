@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/noatime"
 )
 
 // fileKind is what a site URL maps to in the site directory.
@@ -104,7 +105,7 @@ func (c *crawler) isFile(name string) bool {
 // its scan. Only the first maxReadBytes are read; a longer page's size is
 // its file size.
 func (c *crawler) readPage(file string) (int64, pageScan, error) {
-	f, err := openNoATime(c.root, filepath.FromSlash(file))
+	f, err := noatime.OpenIn(c.root, filepath.FromSlash(file))
 	if err != nil {
 		return 0, pageScan{}, err
 	}
