@@ -41,36 +41,24 @@ func benchWARC(b *testing.B) ([]byte, int64) {
 }
 
 func BenchmarkReader_100MiB(b *testing.B) {
-	data, size := benchWARC(b)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		rd := NewReader(bytes.NewReader(data))
-		for {
-			rec, err := rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := io.Copy(io.Discard, rec.Body); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	benchRead(b, func(data []byte) *Reader { return NewReader(bytes.NewReader(data)) })
 }
 
 // BenchmarkReaderAt_100MiB reads the same file as BenchmarkReader_100MiB
 // with NewReaderAt: members inflated ahead on GOMAXPROCS workers.
 func BenchmarkReaderAt_100MiB(b *testing.B) {
+	benchRead(b, func(data []byte) *Reader { return NewReaderAt(bytes.NewReader(data), int64(len(data)), 0) })
+}
+
+// benchRead reads every record of the benchmark file, with the reader
+// open makes.
+func benchRead(b *testing.B, open func([]byte) *Reader) {
 	data, size := benchWARC(b)
 	b.SetBytes(size)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		rd := NewReaderAt(bytes.NewReader(data), int64(len(data)), 0)
+		rd := open(data)
 		for {
 			rec, err := rd.Next()
 			if err == io.EOF {
