@@ -60,8 +60,9 @@
 //
 // Record.HTTPResponse parses the HTTP/1.x response in a response record
 // (Content-Type application/http) with net/http, de-chunks it and undoes
-// the gzip, x-gzip and deflate (zlib or raw) content codings; br and other
-// codings are returned undecoded with ErrUnsupportedEncoding.
+// its content codings with package contentcoding (gzip, x-gzip, deflate,
+// br, zstd, stacked); a coding nobody can undo is returned undecoded with
+// an error wrapping ErrUnsupportedEncoding that names it.
 //
 // # Writing
 //

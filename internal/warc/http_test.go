@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/lazarus-preserve/lazarus/internal/contentcoding/codingtest"
 )
 
 // chunk splits b into HTTP/1.1 chunks of at most n bytes.
@@ -29,6 +31,15 @@ func zlibBytes(b []byte) []byte {
 	zw.Write(b)
 	zw.Close()
 	return out.Bytes()
+}
+
+// encoded applies codings to b with the real encoders.
+func encoded(b []byte, codings ...string) []byte {
+	out, err := codingtest.Encode(b, codings...)
+	if err != nil {
+		panic(err)
+	}
+	return out
 }
 
 func flateBytes(b []byte) []byte {
@@ -69,8 +80,17 @@ func TestHTTPResponse(t *testing.T) {
 		// Stored de-chunked with the header kept: read as is.
 		{"chunked header, plain body", "Transfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n", gzipAll(page), nil},
 		{"gzip twice", "Content-Encoding: gzip, gzip\r\n", gzipAll(gzipAll(page)), nil},
-		// br is not decoded: the raw body comes back with the error.
-		{"brotli", "Content-Encoding: br\r\n", page, ErrUnsupportedEncoding},
+		{"brotli", "Content-Encoding: br\r\n", encoded(page, "br"), nil},
+		{"zstd", "Content-Encoding: zstd\r\n", encoded(page, "zstd"), nil},
+		{"chunked zstd", "Transfer-Encoding: chunked\r\nContent-Encoding: zstd\r\n", chunk(encoded(page, "zstd"), 777), nil},
+		{"stacked gzip, zstd", "Content-Encoding: gzip, zstd\r\n", encoded(page, "gzip", "zstd"), nil},
+		{"stacked over two headers", "Content-Encoding: br\r\nContent-Encoding: gzip\r\n", encoded(page, "br", "gzip"), nil},
+		// Stored decoded with the coding's header kept: read as is.
+		{"zstd header, plain body", "Content-Encoding: zstd\r\n", page, nil},
+		// Stored encoded without a header: the magic number says.
+		{"zstd body, no header", "", encoded(page, "zstd"), nil},
+		// A coding nobody can read: the raw body comes back with the error.
+		{"xz", "Content-Encoding: xz\r\n", []byte("\xfd7zXZ\x00\x00"), ErrUnsupportedEncoding},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,6 +98,9 @@ func TestHTTPResponse(t *testing.T) {
 			status, h, body, err := responseRecord(t, msg).HTTPResponse()
 			if !errors.Is(err, tt.wantErr) || status != 200 || h.Get("Content-Type") != "text/html" {
 				t.Fatalf("status %d, header %v, err %v", status, h, err)
+			}
+			if tt.wantErr != nil {
+				return
 			}
 			got, err := io.ReadAll(body)
 			if err != nil || !bytes.Equal(got, page) {
