@@ -170,6 +170,13 @@ func (s *session) stream(ctx context.Context, st Streamer, src Source, sr *Sourc
 	err := st.Stream(ctx, s.site, func(c Capture, page []byte) error {
 		s.rep.Captures++
 		sr.Captures++
+		if c.Unreadable != nil {
+			s.rep.problem("%s: %v", src.Name(), c.Unreadable)
+			if sr.Failed++; sr.Error == "" {
+				sr.Error = c.Unreadable.Error()
+			}
+			return nil
+		}
 		if s.finished() && !captured(c).After(s.newest().Manifest.Time) {
 			return nil
 		}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/contentcoding"
 )
 
 // Capture is one archived copy of one page.
@@ -18,6 +20,10 @@ type Capture struct {
 	Time    time.Time // capture time; zero if unknown
 	Digest  string    // payload digest as the source reports it; may be empty
 	Locator string    // where the source finds it again (opaque to callers)
+	// Unreadable, set by a Streamer, says why the capture's bytes cannot
+	// be read (a content coding nothing here undoes, a damaged stream);
+	// its page is then nil. Other sources say so from Fetch.
+	Unreadable error `json:"-"`
 }
 
 // Source is somewhere archived pages can be found: an archive's API, a
@@ -88,7 +94,17 @@ func mirrorURL(rel string, site *url.URL) string {
 	return "/" + rel
 }
 
-// Fetch implements Source.
+// Fetch implements Source. A file saved compressed (gzip or zstd, told
+// by its magic number) is read decompressed.
 func (d DirSource) Fetch(_ context.Context, c Capture) (io.ReadCloser, error) {
-	return os.Open(c.Locator)
+	f, err := os.Open(c.Locator)
+	if err != nil {
+		return nil, err
+	}
+	body, _, err := contentcoding.Decode(f, nil)
+	if err != nil {
+		f.Close()
+		return nil, unreadable(c.Locator, err)
+	}
+	return readCloser{body, f}, nil
 }

@@ -3,11 +3,13 @@ package recover
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"strings"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive"
+	"github.com/lazarus-preserve/lazarus/internal/contentcoding"
 	"github.com/lazarus-preserve/lazarus/internal/fetch"
 )
 
@@ -43,10 +45,35 @@ func fromArchive(c archive.Capture, locator string) Capture {
 // Options.SiteURL is empty.
 var errNoSiteURL = errors.New("this source needs the site's URL")
 
-// get fetches a URL's body, which must be a 200 answer.
+// get fetches a capture's bytes, which must be a 200 answer, with what
+// archives leave in a body undone: chunked framing kept inside it and
+// content codings (contentcoding.Response).
 func get(ctx context.Context, doer Doer, u string) (io.ReadCloser, error) {
-	rc, _, err := archive.Open(ctx, doer, u)
-	return rc, err
+	resp, err := archive.OpenResponse(ctx, doer, u)
+	if err != nil {
+		return nil, err
+	}
+	body, _, err := contentcoding.Response(resp)
+	if err != nil {
+		resp.Body.Close()
+		return nil, unreadable(u, err)
+	}
+	return readCloser{body, resp.Body}, nil
+}
+
+// readCloser reads a decoded body and closes what it is read from.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// unreadable says why the bytes of a capture (its URL, and where or
+// when) cannot be read.
+func unreadable(capture string, err error) error {
+	if errors.Is(err, contentcoding.ErrUnsupported) {
+		return fmt.Errorf("capture %s is %w", capture, err)
+	}
+	return fmt.Errorf("capture %s cannot be read: %w", capture, err)
 }
 
 // CDXSource is the Internet Archive's Wayback Machine or any

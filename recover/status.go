@@ -331,6 +331,10 @@ func (r *statusRun) list(ctx context.Context) error {
 		var err error
 		if st, ok := localStreamer(src, r.o.MaxCapture, r.problem); ok {
 			err = st.Stream(ctx, r.site, func(c Capture, page []byte) error {
+				if c.Unreadable != nil {
+					r.problem("%s: %v", src.Name(), c.Unreadable)
+					return nil
+				}
 				// Only a digest computed here from the bytes is looked
 				// up in the history, whatever the file claims. A page
 				// at the bound was cut: its whole bytes are not in hand,

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
@@ -47,15 +48,19 @@ func (s WARCSource) List(ctx context.Context, site *url.URL, fn func(Capture) er
 // Fetch implements Source by reading the file again up to the capture.
 func (s WARCSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error) {
 	var out []byte
+	var unread error
 	err := s.Stream(ctx, nil, func(got Capture, page []byte) error {
 		if got.Locator == c.Locator {
-			out = page
+			out, unread = page, got.Unreadable
 			return errStop
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStop) {
 		return nil, err
+	}
+	if unread != nil {
+		return nil, unread
 	}
 	if out == nil {
 		return nil, fmt.Errorf("%s: capture %s no longer found", s.Name(), c.Locator)
@@ -83,12 +88,15 @@ func (s WARCSource) Stream(ctx context.Context, _ *url.URL, fn func(Capture, []b
 		n := 0
 		walkErr <- warc.Walk(s.Path, func(file string, rec *warc.Record) error {
 			n++
-			page, ok := htmlPayload(rec, limit)
+			page, ok, err := htmlPayload(rec, limit)
 			if !ok {
 				return ctx.Err()
 			}
 			c := Capture{Source: s.Name(), URL: rec.TargetURI, Time: rec.Date,
 				Digest: rec.Header.Get("WARC-Payload-Digest"), Locator: file + "#" + strconv.Itoa(n)}
+			if err != nil {
+				c.Unreadable = unreadable(c.URL+" of "+c.Time.UTC().Format(time.RFC3339), err)
+			}
 			select {
 			case items <- item{c, page}:
 				return nil
@@ -109,24 +117,30 @@ func (s WARCSource) Stream(ctx context.Context, _ *url.URL, fn func(Capture, []b
 	return <-walkErr
 }
 
-// htmlPayload returns the decoded HTTP body of an HTML 200 response record.
-// A truncated record still yields what it has: its intact blocks count.
-func htmlPayload(rec *warc.Record, limit int64) ([]byte, bool) {
+// htmlPayload returns the decoded HTTP body of an HTML 200 response
+// record; ok is false for any other record. A truncated record still
+// yields what it has: its intact blocks count. An HTML 200 response whose
+// body cannot be decoded (a coding nothing here undoes, a damaged
+// stream) is ok with an error saying why.
+func htmlPayload(rec *warc.Record, limit int64) (page []byte, ok bool, err error) {
 	if rec.Type != "response" || rec.TargetURI == "" {
-		return nil, false
+		return nil, false, nil
 	}
 	status, header, body, err := rec.HTTPResponse()
-	if err != nil || status != http.StatusOK || !isHTML(header.Get("Content-Type")) {
-		return nil, false
+	if status != http.StatusOK || !isHTML(header.Get("Content-Type")) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
 	}
 	// The record's length bounds an identity-coded body: reading into a
 	// buffer of that size saves growing one, copy after copy.
 	buf := bytes.NewBuffer(make([]byte, 0, min(max(rec.ContentLength, 0), limit)+bytes.MinRead))
 	_, err = buf.ReadFrom(io.LimitReader(body, limit))
 	if err != nil && buf.Len() == 0 {
-		return nil, false
+		return nil, true, err
 	}
-	return buf.Bytes(), true
+	return buf.Bytes(), true, nil
 }
 
 func isHTML(ct string) bool {
@@ -219,9 +233,12 @@ func (s CommonCrawlSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser,
 	if err != nil {
 		return nil, fmt.Errorf("%s at %d: %w", u, o, err)
 	}
-	page, ok := htmlPayload(rec, DefaultMaxCapture)
+	page, ok, err := htmlPayload(rec, DefaultMaxCapture)
 	if !ok {
 		return nil, fmt.Errorf("%s at %d: not an HTML 200 response record", u, o)
+	}
+	if err != nil {
+		return nil, unreadable(fmt.Sprintf("%s at %s:%d", c.URL, u, o), err)
 	}
 	return io.NopCloser(strings.NewReader(string(page))), nil
 }

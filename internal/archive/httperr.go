@@ -56,28 +56,46 @@ func get(ctx context.Context, doer Doer, u string, maxBytes int64, ok ...int) ([
 // read and close. A non-200 answer is an *HTTPError; the statuses in ok
 // are returned as (nil, status, nil).
 func Open(ctx context.Context, doer Doer, u string, ok ...int) (io.ReadCloser, int, error) {
+	resp, err := OpenResponse(ctx, doer, u, ok...)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, status(resp), err
+	}
+	return resp.Body, resp.StatusCode, nil
+}
+
+// OpenResponse is Open returning the whole 200 response, whose header
+// says how its body is coded; for a status in ok it returns the response
+// with its body closed.
+func OpenResponse(ctx context.Context, doer Doer, u string, ok ...int) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, 0, fmt.Errorf("archive: request %s: %w", u, err)
+		return nil, fmt.Errorf("archive: request %s: %w", u, err)
 	}
 	resp, err := doer.Do(req)
 	if err != nil {
-		return nil, 0, fmt.Errorf("archive: GET %s: %w", u, err)
+		return nil, fmt.Errorf("archive: GET %s: %w", u, err)
 	}
 	if resp.StatusCode == http.StatusOK {
-		return resp.Body, resp.StatusCode, nil
+		return resp, nil
 	}
 	resp.Body.Close()
 	for _, s := range ok {
 		if resp.StatusCode == s {
-			return nil, s, nil
+			return resp, nil
 		}
 	}
-	return nil, resp.StatusCode, &HTTPError{
+	return resp, &HTTPError{
 		URL:        u,
 		Status:     resp.StatusCode,
 		RetryAfter: fetch.RetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 	}
+}
+
+func status(resp *http.Response) int {
+	if resp == nil {
+		return 0
+	}
+	return resp.StatusCode
 }
 
 // readLimited reads r to EOF but at most max bytes, failing with
