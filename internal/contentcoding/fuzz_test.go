@@ -57,3 +57,32 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResponse: a fetched response with any body, chunked or not, under
+// any coding, is read without a panic and within the bound asked.
+func FuzzResponse(f *testing.F) {
+	p := page(1000)
+	f.Add(p, uint8(0), uint8(0))
+	f.Add([]byte("5\r\nhello\r\n0\r\n\r\n"), uint8(0), uint8(1))
+	f.Add([]byte("10;ext=1\r\n"+string(encode(f, p, "zstd")[:16])+"\r\n0\r\n\r\n"), uint8(4), uint8(2))
+	f.Add(encode(f, p, "br"), uint8(3), uint8(0))
+	f.Fuzz(func(t *testing.T, body []byte, which, framing uint8) {
+		resp := &http.Response{Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body))}
+		if c := fuzzCodings[int(which)%len(fuzzCodings)]; c != "" {
+			resp.Header.Set("Content-Encoding", c)
+		}
+		switch framing % 3 {
+		case 1:
+			resp.TransferEncoding = []string{"chunked"}
+		case 2:
+			resp.Header.Set("X-Archive-Orig-Transfer-Encoding", "chunked")
+		}
+		r, _, err := Response(resp)
+		if err != nil {
+			return
+		}
+		if n, _ := io.Copy(io.Discard, io.LimitReader(r, 1<<20)); n > 1<<20 {
+			t.Fatalf("read %d bytes past the bound", n)
+		}
+	})
+}

@@ -51,6 +51,9 @@ func FuzzHTTPResponse(f *testing.F) {
 	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Encoding: gzip\r\n\r\n" + string(chunk(gzipAll([]byte("hello")), 7))))
 	f.Add([]byte("HTTP/1.0 404 Not Found\r\nContent-Encoding: deflate\r\n\r\n" + string(zlibBytes([]byte("x")))))
 	f.Add(httpResponse([]byte("<html></html>")))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Encoding: zstd\r\n\r\n" + string(encoded([]byte("<p>hello</p>"), "zstd"))))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nContent-Encoding: br\r\n\r\n" + string(encoded([]byte("<p>hello</p>"), "br"))))
+	f.Add([]byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Encoding: gzip, zstd\r\n\r\n" + string(chunk(encoded([]byte("<p>hi</p>"), "gzip", "zstd"), 5))))
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		rec := &Record{Type: "response", Body: bytes.NewReader(msg),
 			Header: Header{{"WARC-Type", "response"}, {"Content-Type", "application/http"}}}
