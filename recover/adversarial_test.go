@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
+	"github.com/lazarus-preserve/lazarus/internal/contentcoding/codingtest"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -116,38 +117,49 @@ func TestHugePageFromArchive(t *testing.T) {
 // bombSize is what the gzip bombs inflate to: 8 times the capture bound.
 const bombSize = 256 << 20
 
-// gzipBomb writes w a gzip stream of n bytes of 'a' (about 1/1000 of n).
-func gzipBomb(t *testing.T, w io.Writer, n int64) {
+// bomb is bombSize bytes of 'a' in coding (gzip: about 1/1000 of it;
+// br and zstd: far less), streamed through a 1 MiB buffer.
+func bomb(t *testing.T, coding string) []byte {
 	t.Helper()
-	gz, _ := gzip.NewWriterLevel(w, gzip.BestCompression)
 	chunk := bytes.Repeat([]byte("a"), 1<<20)
-	for ; n > 0; n -= int64(len(chunk)) {
-		if _, err := gz.Write(chunk[:min(n, int64(len(chunk)))]); err != nil {
-			t.Fatal(err)
+	b, err := codingtest.Stream(coding, func(w io.Writer) error {
+		for range bombSize / len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return err
+			}
 		}
-	}
-	if err := gz.Close(); err != nil {
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
+	return b
 }
 
-// TestGzipBombHTTP: the newest capture of the root page is answered with
-// Content-Encoding: gzip, 256 KiB that inflate to 256 MiB. Expected: the
-// client inflates at most the capture bound, the live heap stays bounded
-// and the site is rebuilt from the other captures.
-func TestGzipBombHTTP(t *testing.T) {
+// bombCodings are the codings a crawler may have been answered in.
+var bombCodings = []string{"gzip", "br", "zstd"}
+
+// TestBombHTTP: the newest capture of the root page is answered with a
+// Content-Encoding whose body inflates to 256 MiB (gzip 256 KiB, br and
+// zstd a few KiB). Expected: the client inflates at most the capture
+// bound, the live heap stays bounded and the site is rebuilt from the
+// other captures.
+func TestBombHTTP(t *testing.T) {
 	site, owner := injectedSite(t)
-	var bomb bytes.Buffer
-	gzipBomb(t, &bomb, bombSize)
-	base := hostileArchive(t, site, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		w.Header().Set("Content-Encoding", "gzip")
-		w.Write(bomb.Bytes())
-	})
-	heap := recoverFrom(t, site, owner, base)
-	t.Logf("gzip bomb over HTTP: %d KiB → %d MiB, peak heap %d MiB", bomb.Len()>>10, bombSize>>20, heap>>20)
-	if heap > 200<<20 {
-		t.Errorf("peak heap %d MiB for a bomb that must be read to 32 MiB at most", heap>>20)
+	for _, coding := range bombCodings {
+		t.Run(coding, func(t *testing.T) {
+			body := bomb(t, coding)
+			base := hostileArchive(t, site, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				w.Header().Set("Content-Encoding", coding)
+				w.Write(body)
+			})
+			heap := recoverFrom(t, site, owner, base)
+			t.Logf("%s bomb over HTTP: %d KiB → %d MiB, peak heap %d MiB", coding, len(body)>>10, bombSize>>20, heap>>20)
+			if heap > 200<<20 {
+				t.Errorf("peak heap %d MiB for a bomb that must be read to 32 MiB at most", heap>>20)
+			}
+		})
 	}
 }
 
@@ -214,34 +226,55 @@ func TestWARCLyingContentLength(t *testing.T) {
 	}
 }
 
-// TestGzipBombWARC: a WARC record, one gzip member of 256 KiB, inflates
-// to a 256 MiB page, before the site's intact records. Expected: the
-// page is read to the capture bound at most, the live heap stays
-// bounded, and the site is rebuilt from the records after it.
-func TestGzipBombWARC(t *testing.T) {
+// TestBombWARC: a WARC record, one gzip member of 256 KiB, inflates to
+// a 256 MiB page before the site's intact records; then records whose
+// HTTP body is a br or zstd bomb of 256 MiB. Expected: each page is read
+// to the capture bound at most, the live heap stays bounded, and the
+// site is rebuilt from the records after it.
+func TestBombWARC(t *testing.T) {
 	site, owner := injectedSite(t)
-	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "bomb.warc.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	http := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
-	head := hostileRecord(int64(len(http))+bombSize, http)
-	head = head[:len(head)-4] // the block and its separator follow
-	gz, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
-	io.WriteString(gz, head)
-	chunk := bytes.Repeat([]byte("a"), 1<<20)
-	for range bombSize / len(chunk) {
-		gz.Write(chunk) // 256 MiB through one 1 MiB buffer, never held whole
-	}
-	io.WriteString(gz, "\r\n\r\n")
-	gz.Close()
-	warcOfSite(t, f, site, true)
-	size, _ := f.Seek(0, io.SeekCurrent)
-	f.Close()
-	rep, heap := recoverWARC(t, site, owner, dir)
-	t.Logf("gzip bomb in a WARC: %d KiB file, one record inflating to %d MiB; peak heap %d MiB; problems %q", size>>10, bombSize>>20, heap>>20, rep.Problems)
-	if heap > 200<<20 {
-		t.Errorf("peak heap %d MiB for a record that must be read to 32 MiB at most", heap>>20)
+	t.Run("gzip member", func(t *testing.T) {
+		dir := t.TempDir()
+		f, err := os.Create(filepath.Join(dir, "bomb.warc.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		http := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n"
+		head := hostileRecord(int64(len(http))+bombSize, http)
+		head = head[:len(head)-4] // the block and its separator follow
+		gz, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+		io.WriteString(gz, head)
+		chunk := bytes.Repeat([]byte("a"), 1<<20)
+		for range bombSize / len(chunk) {
+			gz.Write(chunk) // 256 MiB through one 1 MiB buffer, never held whole
+		}
+		io.WriteString(gz, "\r\n\r\n")
+		gz.Close()
+		warcOfSite(t, f, site, true)
+		size, _ := f.Seek(0, io.SeekCurrent)
+		f.Close()
+		rep, heap := recoverWARC(t, site, owner, dir)
+		t.Logf("gzip bomb in a WARC: %d KiB file, one record inflating to %d MiB; peak heap %d MiB; problems %q", size>>10, bombSize>>20, heap>>20, rep.Problems)
+		if heap > 200<<20 {
+			t.Errorf("peak heap %d MiB for a record that must be read to 32 MiB at most", heap>>20)
+		}
+	})
+	for _, coding := range bombCodings[1:] {
+		t.Run(coding+" body", func(t *testing.T) {
+			dir := t.TempDir()
+			body := bomb(t, coding)
+			var b bytes.Buffer
+			msg := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Encoding: " + coding + "\r\n\r\n" + string(body)
+			b.WriteString(hostileRecord(int64(len(msg)), msg))
+			warcOfSite(t, &b, site, false)
+			if err := os.WriteFile(filepath.Join(dir, "bomb.warc"), b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, heap := recoverWARC(t, site, owner, dir)
+			t.Logf("%s bomb in a WARC: %d KiB record inflating to %d MiB; peak heap %d MiB; problems %q", coding, len(body)>>10, bombSize>>20, heap>>20, rep.Problems)
+			if heap > 200<<20 {
+				t.Errorf("peak heap %d MiB for a record that must be read to 32 MiB at most", heap>>20)
+			}
+		})
 	}
 }

@@ -208,4 +208,3 @@ func chunked(b []byte, n int) []byte {
 	out.WriteString("0\r\n\r\n")
 	return []byte(out.String())
 }
-
