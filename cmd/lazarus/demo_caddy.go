@@ -12,15 +12,15 @@ import (
 )
 
 // serveWithCaddy starts an in-process Caddy on a free loopback port for
-// the demo: encode gzip, then the Lazarus module serving the bundle, then
-// file_server for the site.
+// the demo: encode zstd gzip (the README's order), then the Lazarus
+// module serving the bundle, then file_server for the site.
 func serveWithCaddy(siteDir, bundleDir, storageDir string) (string, func() error, error) {
 	port, err := freePort()
 	if err != nil {
 		return "", nil, err
 	}
 	route := map[string]any{"handle": []any{
-		map[string]any{"handler": "encode", "encodings": map[string]any{"gzip": map[string]any{}}},
+		map[string]any{"handler": "encode", "encodings": map[string]any{"zstd": map[string]any{}, "gzip": map[string]any{}}, "prefer": []string{"zstd", "gzip"}},
 		map[string]any{"handler": "lazarus", "bundle": bundleDir},
 		map[string]any{"handler": "file_server", "root": siteDir},
 	}}

@@ -14,20 +14,35 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/lazarus-preserve/lazarus/internal/contentcoding"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 )
 
 // crawlStats says what a crawl saw.
 type crawlStats struct {
-	Pages int
-	Bytes int64
+	Pages   int
+	Bytes   int64
+	Codings map[string]int // pages by the Content-Encoding they were sent in
+}
+
+// codings says which codings the pages came in, most used first.
+func (st crawlStats) codings() string {
+	names := make([]string, 0, len(st.Codings))
+	for c := range st.Codings {
+		names = append(names, c)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		return st.Codings[names[i]] > st.Codings[names[j]] || st.Codings[names[i]] == st.Codings[names[j]] && names[i] < names[j]
+	})
+	return strings.Join(names, ", ")
 }
 
 // crawl walks a site breadth-first from root, following same-host links,
-// asking for gzip like an archive crawler, and stores every response as
-// sent in a WARC file (one gzip member per record).
+// asking for "gzip, deflate, zstd" as the Internet Archive's crawler does,
+// and stores every response as sent in a WARC file (one gzip member per
+// record).
 func crawl(ctx context.Context, root, warcPath string, maxPages int) (crawlStats, error) {
-	var st crawlStats
+	st := crawlStats{Codings: map[string]int{}}
 	f, err := os.Create(warcPath)
 	if err != nil {
 		return st, err
@@ -43,10 +58,11 @@ func crawl(ctx context.Context, root, warcPath string, maxPages int) (crawlStats
 	for len(queue) > 0 && st.Pages < maxPages {
 		u := queue[0]
 		queue = queue[1:]
-		raw, body, err := fetchRaw(ctx, client, u)
+		raw, body, coding, err := fetchRaw(ctx, client, u)
 		if err != nil {
 			return st, err
 		}
+		st.Codings[coding]++
 		if err := w.WriteResponse(u, time.Now(), raw); err != nil {
 			return st, err
 		}
@@ -63,25 +79,26 @@ func crawl(ctx context.Context, root, warcPath string, maxPages int) (crawlStats
 }
 
 // fetchRaw GETs a page and returns the HTTP response as sent (status line,
-// headers, body still gzip-encoded if it was) and the decoded body.
-func fetchRaw(ctx context.Context, client *http.Client, u string) ([]byte, []byte, error) {
+// headers, body still encoded if it was), the decoded body and the coding
+// it was sent in ("identity" for none).
+func fetchRaw(ctx context.Context, client *http.Client, u string) (raw, decoded []byte, coding string, err error) {
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	req.Header.Set("Accept-Encoding", "gzip")
+	req.Header.Set("Accept-Encoding", "gzip, deflate, zstd")
 	req.Header.Set("User-Agent", "lazarus-demo-crawler (archive stand-in)")
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	var raw bytes.Buffer
-	fmt.Fprintf(&raw, "HTTP/1.1 %s\r\n", resp.Status)
+	var msg bytes.Buffer
+	fmt.Fprintf(&msg, "HTTP/1.1 %s\r\n", resp.Status)
 	resp.Header.Del("Transfer-Encoding")
 	resp.Header.Set("Content-Length", fmt.Sprint(len(body)))
 	keys := make([]string, 0, len(resp.Header))
@@ -91,18 +108,23 @@ func fetchRaw(ctx context.Context, client *http.Client, u string) ([]byte, []byt
 	sort.Strings(keys)
 	for _, k := range keys {
 		for _, v := range resp.Header[k] {
-			fmt.Fprintf(&raw, "%s: %s\r\n", k, v)
+			fmt.Fprintf(&msg, "%s: %s\r\n", k, v)
 		}
 	}
-	raw.WriteString("\r\n")
-	raw.Write(body)
-	decoded := body
-	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
-		if decoded, err = gunzip(body); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", u, err)
-		}
+	msg.WriteString("\r\n")
+	msg.Write(body)
+	r, codings, err := contentcoding.Decode(bytes.NewReader(body), resp.Header)
+	if err == nil {
+		decoded, err = io.ReadAll(r)
 	}
-	return raw.Bytes(), decoded, nil
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("%s: %w", u, err)
+	}
+	coding = strings.Join(codings, ", ")
+	if coding == "" {
+		coding = "identity"
+	}
+	return msg.Bytes(), decoded, coding, nil
 }
 
 // links returns the same-host http(s) links of a page, without fragments

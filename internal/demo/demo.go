@@ -201,7 +201,7 @@ func (d *run) serve(context.Context) error {
 	if d.url, d.stop, err = d.server(d.path("site"), d.path("bundle"), d.path("caddy")); err != nil {
 		return fmt.Errorf("starting the web server: %w", err)
 	}
-	d.s.say("%s  (encode gzip → lazarus → file_server, in this process)", d.url)
+	d.s.say("%s  (encode zstd gzip → lazarus → file_server, in this process)", d.url)
 	d.s.done()
 	return nil
 }
@@ -215,7 +215,7 @@ func (d *run) crawl(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d.s.say("%d pages, %s as sent (gzip), stored in archive/crawl.warc.gz — the Internet Archive's stand-in", st.Pages, human(st.Bytes))
+	d.s.say("%d pages, %s as sent (%s), stored in archive/crawl.warc.gz — the Internet Archive's stand-in", st.Pages, human(st.Bytes), st.codings())
 	d.s.done()
 	return nil
 }
