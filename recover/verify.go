@@ -101,8 +101,9 @@ type VerifyOptions struct {
 	History []history.Store
 	// HygienePages is how many carriers, besides the root page, get the
 	// signal checks (two GETs give the same bytes and validators, a
-	// conditional GET gets 304). Defaults to DefaultHygienePages;
-	// negative means none, not even the root page.
+	// conditional GET gets 304); the root page and the first three of them
+	// also get the content-coding check (VerifyReport.Encodings). Defaults
+	// to DefaultHygienePages; negative means none, not even the root page.
 	HygienePages int
 	// TempDir holds the trial restore and the assembler's spool files;
 	// defaults to os.TempDir(). Everything written there is removed.
@@ -257,7 +258,7 @@ func newVerification(o VerifyOptions) (v *verification, decrypts bool, err error
 		return nil, false, err
 	}
 	v = &verification{o: o, root: root, a: a, verifier: op.Verifier, t: newTally(), rep: &VerifyReport{Site: root.String(), Segments: []VerifySegment{},
-		Excluded: []ExcludedPage{}, Hygiene: []HygieneCheck{}, Missing: []MissingPage{}, Archives: []ArchiveReach{}}}
+		Excluded: []ExcludedPage{}, Hygiene: []HygieneCheck{}, Encodings: []EncodingCheck{}, Missing: []MissingPage{}, Archives: []ArchiveReach{}}}
 	return v, decrypts, nil
 }
 

@@ -11,20 +11,22 @@ import (
 )
 
 // hygiene checks the signals of the root page and of up to HygienePages
-// carriers of the generation, shallowest first.
+// carriers of the generation, shallowest first, then what crawlers asking
+// for each content coding get from the first of them.
 func (v *verification) hygiene(ctx context.Context) error {
 	if v.o.HygienePages < 0 {
 		return nil
 	}
 	v.progress("hygiene")
-	for _, u := range v.hygieneSample() {
+	sample := v.hygieneSample()
+	for _, u := range sample {
 		hc, err := v.checkSignals(ctx, u, v.t.first[u])
 		if err != nil {
 			return err
 		}
 		v.rep.Hygiene = append(v.rep.Hygiene, hc)
 	}
-	return nil
+	return v.encodings(ctx, sample)
 }
 
 // hygieneSample returns the root page and the first HygienePages pages

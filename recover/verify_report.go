@@ -55,6 +55,11 @@ type VerifyReport struct {
 	// Hygiene has the signal checks of the root page and the carriers
 	// sampled.
 	Hygiene []HygieneCheck `json:"hygiene"`
+	// Encodings says, per Accept-Encoding crawlers send, which content
+	// coding the root page and the first carriers sampled are answered in
+	// and whether, decoded as recover decodes captures, they carry the
+	// same Lazarus blocks. Empty when the signal checks are off.
+	Encodings []EncodingCheck `json:"encodings"`
 	// Restore is the trial restore, done with the owner key or passphrase
 	// only.
 	Restore *TrialRestore `json:"trial_restore,omitempty"`

@@ -98,6 +98,7 @@ func printVerifyPages(w io.Writer, r *lzrecover.VerifyReport) {
 			fmt.Fprintf(w, "  signals: %s: %s\n", printable(h.URL), printable(strings.Join(h.Problems, "; ")))
 		}
 	}
+	printVerifyEncodings(w, r.Encodings)
 	if t := r.Restore; t != nil {
 		fmt.Fprintf(w, "  trial restore: %s, %s, %s compared with the listing, %s\n", count(t.Segments, "segment", "segments"),
 			count(t.Files, "entry", "entries"), formatSize(t.Bytes), count(len(t.Mismatches), "difference", "differences"))
@@ -139,6 +140,21 @@ func printVerifyArchives(w io.Writer, r *lzrecover.VerifyReport) {
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "  WARNING: %s\n", printable(warn))
+	}
+}
+
+// printVerifyEncodings prints, per Accept-Encoding crawlers send, the
+// codings pages came in and whether they carry the same blocks (problems
+// are among the warnings).
+func printVerifyEncodings(w io.Writer, checks []lzrecover.EncodingCheck) {
+	for _, e := range checks {
+		codings := make([]string, 0, len(e.Codings))
+		for c, n := range e.Codings {
+			codings = append(codings, fmt.Sprintf("%s (%d)", c, n))
+		}
+		slices.Sort(codings)
+		fmt.Fprintf(w, "  encodings: asking for %q (%s): %s, the same blocks on %d of %s\n", e.AcceptEncoding, e.Crawlers,
+			printable(strings.Join(codings, ", ")), e.SameBlocks, count(e.Checked, "page", "pages"))
 	}
 }
 

@@ -1,0 +1,98 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/contentcoding/codingtest"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// TestVerifyCodingsThroughCaddy: a static site injected in place and
+// served by Caddy as a webmaster would (encode zstd gzip, file_server
+// with the precompressed .br files the site's build made). The root
+// page's .br was made before inject. Expected: verify says the Internet
+// Archive's crawler ("gzip, deflate, zstd") gets zstd with the same
+// blocks, and warns that browsers' captures (br) of the root page carry
+// other blocks; once the stale .br is gone, no warning.
+func TestVerifyCodingsThroughCaddy(t *testing.T) {
+	dir := t.TempDir()
+	site := filepath.Join(dir, "site")
+	links := ""
+	for i := range 6 {
+		links += fmt.Sprintf("<a href=\"p%d.html\">page %d</a>\n", i, i)
+		writePage(t, site, fmt.Sprintf("p%d.html", i), fmt.Sprintf("<html><body><p>page %d</p></body></html>", i))
+	}
+	writePage(t, site, "index.html", "<html><body>"+links+"</body></html>")
+	writePage(t, dir, "src/app/index.php", strings.Repeat("<?php echo 'hello'; ?>\n", 500))
+	root, _ := os.ReadFile(filepath.Join(site, "index.html"))
+	stale := filepath.Join(site, "index.html.br")
+	br, err := codingtest.Encode(root, "br")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePage(t, site, "index.html.br", string(br)) // the build's, before inject
+
+	_, server, err := keys.Generate(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := runCaddy(t, func(base string) []any {
+		o := injector.DefaultOptions()
+		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
+		o.ServerKey, o.SiteURL, o.SiteDir, o.StateDir = server.Marshal(), base, site, filepath.Join(dir, "state")
+		if _, err := injector.Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		return []any{
+			map[string]any{"handler": "encode", "encodings": map[string]any{"zstd": map[string]any{}, "gzip": map[string]any{}}, "prefer": []string{"zstd", "gzip"}},
+			map[string]any{"handler": "file_server", "root": site, "precompressed": map[string]any{"br": map[string]any{}}, "precompressed_order": []string{"br"}},
+		}
+	})
+	verifyOnce := func() *lzrecover.VerifyReport {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		rep, err := lzrecover.Verify(ctx, lzrecover.VerifyOptions{SiteURL: base, ServerKey: server.Marshal(), Rate: 600000})
+		if err != nil {
+			t.Fatalf("verify: %v", err)
+		}
+		return rep
+	}
+	rep := verifyOnce()
+	for _, e := range rep.Encodings {
+		t.Logf("asking for %q: %v, the same blocks on %d of %d pages; %q", e.AcceptEncoding, e.Codings, e.SameBlocks, e.Checked, e.Problems)
+		if e.AcceptEncoding == "gzip, deflate, zstd" && (e.Codings["zstd"] != e.Checked || e.SameBlocks != e.Checked) {
+			t.Errorf("the Internet Archive's crawler: %+v", e)
+		}
+	}
+	warnings := strings.Join(rep.Warnings, "\n")
+	if !strings.Contains(warnings, `asking for "gzip, deflate, br, zstd"`) || !strings.Contains(warnings, base+": answered in br with other Lazarus blocks") {
+		t.Fatalf("no warning about the stale .br of the root page:\n%s", warnings)
+	}
+
+	if err := os.Remove(stale); err != nil {
+		t.Fatal(err)
+	}
+	if rep := verifyOnce(); len(rep.Warnings) > 0 {
+		t.Fatalf("warnings without the stale .br: %q", rep.Warnings)
+	}
+}
+
+// writePage writes dir/name, creating its directories.
+func writePage(t *testing.T, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
