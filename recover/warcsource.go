@@ -2,6 +2,7 @@ package recover
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,8 +31,10 @@ var errStop = errors.New("recovery complete")
 
 // WARCSource reads captures from a .warc, .warc.gz or .wacz file, or from
 // every such file under a directory (what wget --warc-file, Heritrix,
-// Browsertrix and the Lazarus demo write). Only HTML "response" records
-// with status 200 count; payloads are de-chunked and decompressed.
+// Browsertrix and the Lazarus demo write). HTML "response" records with
+// status 200 count, and the "revisit" records of them (a page fetched
+// again unchanged), each a capture of its own URL and date; payloads are
+// de-chunked and decoded (contentcoding).
 type WARCSource struct {
 	Path       string
 	MaxCapture int64 // bytes per capture; defaults to DefaultMaxCapture
@@ -69,8 +72,11 @@ func (s WARCSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error)
 }
 
 // Stream implements Streamer. Reading and decompressing the file runs
-// ahead of fn in a goroutine, so both cores work.
-func (s WARCSource) Stream(ctx context.Context, _ *url.URL, fn func(Capture, []byte) error) error {
+// ahead of fn in a goroutine, so both cores work. A revisit record is a
+// capture of its own URL and date with its original's page (see
+// revisits); those whose original comes later, or is no longer held, are
+// delivered after the rest, by reading their originals again.
+func (s WARCSource) Stream(ctx context.Context, site *url.URL, fn func(Capture, []byte) error) error {
 	limit := s.MaxCapture
 	if limit <= 0 {
 		limit = DefaultMaxCapture
@@ -83,27 +89,17 @@ func (s WARCSource) Stream(ctx context.Context, _ *url.URL, fn func(Capture, []b
 	defer cancel()
 	items := make(chan item, 8)
 	walkErr := make(chan error, 1)
+	send := func(c Capture, page []byte) error {
+		select {
+		case items <- item{c, page}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	go func() {
 		defer close(items)
-		n := 0
-		walkErr <- warc.Walk(s.Path, func(file string, rec *warc.Record) error {
-			n++
-			page, ok, err := htmlPayload(rec, limit)
-			if !ok {
-				return ctx.Err()
-			}
-			c := Capture{Source: s.Name(), URL: rec.TargetURI, Time: rec.Date,
-				Digest: rec.Header.Get("WARC-Payload-Digest"), Locator: file + "#" + strconv.Itoa(n)}
-			if err != nil {
-				c.Unreadable = unreadable(c.URL+" of "+c.Time.UTC().Format(time.RFC3339), err)
-			}
-			select {
-			case items <- item{c, page}:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
+		walkErr <- s.walk(ctx, site, limit, send)
 	}()
 	for it := range items {
 		if err := fn(it.c, it.page); err != nil {
@@ -115,6 +111,72 @@ func (s WARCSource) Stream(ctx context.Context, _ *url.URL, fn func(Capture, []b
 		}
 	}
 	return <-walkErr
+}
+
+// walk reads the source's records and sends its captures: responses and
+// revisits resolved at once as they come, then the other revisits.
+func (s WARCSource) walk(ctx context.Context, site *url.URL, limit int64, send func(Capture, []byte) error) error {
+	rv := newRevisits(site)
+	n := 0
+	err := warc.Walk(s.Path, func(file string, rec *warc.Record) error {
+		n++
+		c := Capture{Source: s.Name(), URL: rec.TargetURI, Time: rec.Date,
+			Digest: rec.Header.Get("WARC-Payload-Digest"), Locator: file + "#" + strconv.Itoa(n)}
+		if rec.Type == "revisit" && rec.TargetURI != "" {
+			if c, page, ok := rv.revisit(rec, c); ok {
+				return send(c, page)
+			}
+			return ctx.Err()
+		}
+		page, ok, err := htmlPayload(rec, limit)
+		if !ok {
+			return ctx.Err()
+		}
+		if err != nil {
+			c.Unreadable = unreadable(c.URL+" of "+c.Time.UTC().Format(time.RFC3339), err)
+		} else {
+			rv.original(rec, c.Locator, page)
+		}
+		return send(c, page)
+	})
+	if ctx.Err() != nil || len(rv.pending) == 0 && rv.dropped == 0 {
+		return err // a file that could not be read is no reason to leave revisits out
+	}
+	waiting, serr := rv.settle(send)
+	if serr != nil || len(waiting) == 0 {
+		return errors.Join(err, serr, rv.droppedErr())
+	}
+	n = 0
+	rerr := warc.Walk(s.Path, func(file string, rec *warc.Record) error {
+		n++
+		caps := waiting[file+"#"+strconv.Itoa(n)]
+		if len(caps) == 0 {
+			return ctx.Err()
+		}
+		page, _, err := htmlPayload(rec, limit)
+		for _, c := range caps {
+			if page == nil {
+				c.Unreadable = unreadable(c.URL+" of "+c.Time.UTC().Format(time.RFC3339)+", a revisit,", cmp.Or(err, errOriginalGone))
+			}
+			if err := send(c, page); err != nil {
+				return err
+			}
+		}
+		delete(waiting, file+"#"+strconv.Itoa(n))
+		return nil
+	})
+	if ctx.Err() != nil {
+		return rerr
+	}
+	for _, caps := range waiting { // the files changed: the originals are gone
+		for _, c := range caps {
+			c.Unreadable = unreadable(c.URL+" of "+c.Time.UTC().Format(time.RFC3339)+", a revisit,", errOriginalGone)
+			if err := send(c, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return errors.Join(err, rv.droppedErr())
 }
 
 // htmlPayload returns the decoded HTTP body of an HTML 200 response
