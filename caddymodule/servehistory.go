@@ -274,7 +274,8 @@ func (s *serveHistory) record(v *servedVersion) string {
 
 // record is v as a history record.
 func (v *servedVersion) record() history.Record {
-	rec := history.Record{Digest: history.Digest(v.page), URL: servedURL(v.key), Time: v.at.UTC(), Blocks: map[string][]string{}}
+	sums := history.SumsOf(v.page)
+	rec := history.Record{Digest: sums.SHA1, SHA256: sums.SHA256, URL: servedURL(v.key), Time: v.at.UTC(), Blocks: map[string][]string{}}
 	if v.manifest {
 		rec.Manifest = v.g.id
 	}

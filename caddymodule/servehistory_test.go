@@ -47,7 +47,7 @@ func TestServeHistory(t *testing.T) {
 	get := func(h *Handler, path string) {
 		t.Helper()
 		b := serveBody(h, path)
-		bodies[history.Digest(b)] = served{path, b}
+		bodies[history.SumsOf(b).SHA1] = served{path, b}
 	}
 	paths := []string{"/", "/a", "/b", "/c", "/not-planned", "/dir/with%20space/"}
 	for range 2 {
@@ -94,6 +94,9 @@ func TestServeHistory(t *testing.T) {
 		}
 		if rec.URL != v.path {
 			t.Errorf("recorded as %s, want %s", rec.URL, v.path)
+		}
+		if by256, ok := ix.Lookup(history.SHA256.Of(v.body).String()); !ok || by256.Digest != digest {
+			t.Errorf("%s: served version %s not found by its SHA-256 (%v)", v.path, digest, ok)
 		}
 		checkRecord(t, ix, rec, v.body)
 		if len(rec.Blocks[oldID]) > 0 && len(rec.Blocks[newID]) > 0 {
@@ -299,7 +302,7 @@ func TestServeHistoryPerPath(t *testing.T) {
 	var digests []string
 	for range historyPerPath + 6 {
 		w := serve(t, h, up, "GET", "/a", nil)
-		digests = append(digests, history.Digest(w.Body.Bytes()))
+		digests = append(digests, history.SumsOf(w.Body.Bytes()).SHA1)
 		h.history.wait() // one at a time, so storage times order them
 	}
 	ix, err := history.Load(context.Background(), newHistoryStore(st, h.Name))

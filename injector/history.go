@@ -16,7 +16,7 @@ import (
 
 // HistoryDir is the serve history's directory in the state directory
 // (docs/FORMAT.md §14.1): for every page version a run wrote into the
-// site, its CDX digest with the generations and blocks it carries, one
+// site, its digests (SHA-1 and SHA-256) with the generations and blocks it carries, one
 // batch of records per generation, and the manifests they name.
 // `lazarus status` reads it to tell what an archive's capture holds from
 // its listing alone. Only static sites (Options.SiteDir) are recorded:
@@ -31,11 +31,12 @@ type pageVersions struct {
 	gens map[string]bool // generations the records name
 }
 
-// note records that the page at url will be served with the given CDX
-// digest (history.Digest of its bytes), first produced at at. Pages that carry nothing and did not change are not
-// versions a run produced: callers leave them out (see addPage).
-func (r *run) note(v *pageVersions, url string, digest string, at time.Time) {
-	rec := history.Record{Digest: digest, URL: r.servedPath(url), Time: at.UTC()}
+// note records that the page at url will be served with the given
+// digests (history.SumsOf its bytes), first produced at at. Pages that
+// carry nothing and did not change are not versions a run produced:
+// callers leave them out (see addPage).
+func (r *run) note(v *pageVersions, url string, sums history.Sums, at time.Time) {
+	rec := history.Record{Digest: sums.SHA1, SHA256: sums.SHA256, URL: r.servedPath(url), Time: at.UTC()}
 	if slices.Contains(r.gen.Manifests, url) {
 		rec.Manifest = r.gen.ID.String()
 	}

@@ -124,7 +124,7 @@ func checkHistory(t *testing.T, f *fixture, o Options, gens int) *history.Index 
 		rel, _ := filepath.Rel(site, p)
 		want := "/blog/" + strings.TrimSuffix(filepath.ToSlash(rel), "index.html")
 		found, gen := pageComments(t, page)
-		rec, ok := ix.Lookup(history.Digest(page))
+		rec, ok := ix.Lookup(history.SHA1.Of(page).String())
 		if !ok {
 			if len(found) > 0 || gen != "" {
 				t.Errorf("%s: carries %d blocks but its digest is not in the history", want, len(found))
@@ -132,6 +132,9 @@ func checkHistory(t *testing.T, f *fixture, o Options, gens int) *history.Index 
 			return nil
 		}
 		carriers++
+		if by256, ok := ix.Lookup(history.SHA256.Of(page).String()); !ok || by256.Digest != rec.Digest {
+			t.Errorf("%s: not found by its SHA-256 (%v)", want, ok)
+		}
 		if rec.URL != want || rec.Manifest != gen || rec.Time.IsZero() {
 			t.Errorf("%s: recorded as %s, manifest %q, time %v; want manifest %q", want, rec.URL, rec.Manifest, rec.Time, gen)
 		}

@@ -207,7 +207,7 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 			r.res.Written++
 		}
 		if r.addPage(page.res) {
-			r.note(&versions, p.URL, page.digest, page.made)
+			r.note(&versions, p.URL, page.sums, page.made)
 		}
 	}
 	r.recordHistory(&versions)
@@ -244,8 +244,8 @@ func (r *run) pagePath(p pageInfo) string {
 // stagedPage is a page as a run leaves it.
 type stagedPage struct {
 	res     PageReport
-	digest  string    // history.Digest of the page as it will be served
-	made    time.Time // when this version was made: now if it changes, else the file's modification time
+	sums    history.Sums // the page's digests as it will be served
+	made    time.Time    // when this version was made: now if it changes, else the file's modification time
 	changed bool
 	tmp     pendingFile // its new version, if changed
 }
@@ -267,7 +267,7 @@ func (r *run) stagePage(store *blockStore, p pageInfo, mc []byte, now time.Time)
 		return stagedPage{}, err
 	}
 	if bytes.Equal(page, old) {
-		return stagedPage{res: res, digest: history.Digest(old), made: info.ModTime()}, nil
+		return stagedPage{res: res, sums: history.SumsOf(old), made: info.ModTime()}, nil
 	}
 	if r.o.Notice != "" {
 		// The notice goes in first, so the comments always end up right
@@ -283,7 +283,7 @@ func (r *run) stagePage(store *blockStore, p pageInfo, mc []byte, now time.Time)
 	}
 	res.Changed = true
 	tmp, err := writeTemp(path, page, info.Mode().Perm(), &now)
-	return stagedPage{res: res, digest: history.Digest(page), made: now, changed: true, tmp: tmp}, err
+	return stagedPage{res: res, sums: history.SumsOf(page), made: now, changed: true, tmp: tmp}, err
 }
 
 // addPage records a page in the result if it carries or changed anything,

@@ -113,3 +113,45 @@ func TestFromWARC(t *testing.T) {
 		t.Fatalf("app.conf %q %v", b, err)
 	}
 }
+
+// TestRecoverFetchesEachDigestOnce: recovery fetches a source's captures
+// once per parsed digest: the root page listed at two times under two
+// spellings of its SHA-256 is fetched once, and the pages listed by
+// SHA-1 and by SHA-256 are each read for their own blocks.
+func TestRecoverFetchesEachDigestOnce(t *testing.T) {
+	site, owner := injectedSite(t)
+	caps := capturesOf(t, site, time.Unix(1795258800, 0))
+	for i := range caps {
+		if i%2 == 0 || caps[i].URL == "https://example.org/" {
+			caps[i].Digest = sha256Spelling(i, caps[i].Body)
+		}
+		if caps[i].URL == "https://example.org/" {
+			again := caps[i]
+			again.Time, again.Digest = again.Time.Add(time.Hour), sha256Spelling(i+1, again.Body)
+			caps = append(caps, again)
+		}
+	}
+	srv, err := archivetest.New(caps, archivetest.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	out := t.TempDir()
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/",
+		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})}}})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "etc/app.conf")); err != nil || string(b) != "secret = 1\n" {
+		t.Fatalf("app.conf %q %v", b, err)
+	}
+	roots := 0
+	for _, r := range srv.Requests() {
+		if strings.HasPrefix(r.URI, "/web/") && strings.HasSuffix(r.URI, "id_/https://example.org/") {
+			roots++
+		}
+	}
+	if roots != 1 {
+		t.Fatalf("the root page's two captures of one digest were fetched %d times, want once", roots)
+	}
+}

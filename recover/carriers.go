@@ -3,7 +3,6 @@ package recover
 import (
 	"context"
 	"net/url"
-	"strings"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
@@ -40,21 +39,24 @@ func (s *session) addManifest(ctx context.Context, m *manifest.Signed) {
 	s.sort()
 }
 
-// resolve makes carrier URLs absolute against the manifest's site and
-// keeps those on the site being recovered (see carrierOnSite).
+// resolve maps the carrier URLs a manifest for site names onto the site
+// being recovered (see carrierOn); those it cannot are skipped with a
+// problem line.
 func (s *session) resolve(site string, urls []string) []string {
-	base, err := url.Parse(site)
+	made, err := url.Parse(site)
 	if err != nil {
 		return nil
 	}
+	asked := s.site
+	if asked == nil {
+		asked = made
+	}
 	var out []string
-	for _, u := range urls {
-		ref, err := url.Parse(u)
-		if err != nil {
-			continue
-		}
-		if abs := base.ResolveReference(ref).String(); s.carrierOnSite(base, abs) {
-			out = append(out, abs)
+	for _, raw := range urls {
+		if u := carrierOn(asked, made, raw); u != nil {
+			out = append(out, u.String())
+		} else {
+			s.rep.problem("carrier %.200q is not on the site %s: not listed", raw, asked.Host)
 		}
 	}
 	return out
@@ -87,34 +89,4 @@ func (s *session) listPages(ctx context.Context, src Source, urls []string) {
 			s.rep.problem("%s: listing %s: %v", src.Name(), abs, err)
 		}
 	}
-}
-
-// carrierOnSite reports whether a carrier URL named by a manifest may be
-// listed page by page: an http(s) URL on the site being recovered
-// (Options.SiteURL, else the manifest's own site), same host ("www." aside)
-// and port. Manifests choose these URLs, unsigned ones anybody, and the
-// live source fetches them as they are, so others are skipped with a
-// problem line.
-func (s *session) carrierOnSite(base *url.URL, abs string) bool {
-	site := s.site
-	if site == nil {
-		site = base
-	}
-	if u, err := url.Parse(abs); err == nil && onSite(site, u) {
-		return true
-	}
-	s.rep.problem("carrier %.200q is not on the site %s: not listed", abs, site.Host)
-	return false
-}
-
-// onSite reports whether u is an http(s) URL on site's host and port; a
-// leading "www." is ignored and a missing port means the scheme's default.
-func onSite(site, u *url.URL) bool {
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https":
-	default:
-		return false
-	}
-	bare := func(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
-	return u.Hostname() != "" && bare(u.Hostname()) == bare(site.Hostname()) && u.Port() == site.Port()
 }

@@ -12,15 +12,17 @@ import (
 )
 
 // TestListPagesStaysOnSite: the carriers a manifest names are listed page
-// by page only when they are on the site; the live source would fetch
-// them as they are. Each other one is a problem line.
+// by page only when they are on the site, by their paths on the site
+// asked for (the live source fetches what it is given; redirects to
+// "www." and between http and https are followed). Each other one is a
+// problem line.
 func TestListPagesStaysOnSite(t *testing.T) {
 	site, _ := url.Parse("https://example.org/")
 	s := &session{o: Options{Sources: []Source{LiveSource{}}}, rep: &Report{}, site: site, listed: map[string]bool{}}
 	s.listPages(context.Background(), LiveSource{}, s.resolve("https://example.org/", []string{
 		"/about/",                                 // relative: on the site
-		"https://www.example.org/blog/",           // www. aside, the same site
-		"http://example.org/old.html",             // another scheme, same host
+		"https://www.example.org/blog/",           // www. aside, the same site: fetched on the site asked for
+		"http://example.org/old.html",             // another scheme, same host: likewise
 		"http://169.254.169.254/latest/meta-data", // cloud metadata
 		"https://evil.example/x",                  // another site
 		"https://example.org:8443/admin",          // another port
@@ -31,7 +33,7 @@ func TestListPagesStaysOnSite(t *testing.T) {
 		listed = append(listed, q.c.Locator)
 	}
 	t.Logf("listed %q\nproblems %q", listed, s.rep.Problems)
-	want := []string{"https://example.org/about/", "https://www.example.org/blog/", "http://example.org/old.html"}
+	want := []string{"https://example.org/about/", "https://example.org/blog/", "https://example.org/old.html"}
 	if strings.Join(listed, " ") != strings.Join(want, " ") {
 		t.Errorf("listed %q, want %q", listed, want)
 	}

@@ -156,6 +156,16 @@ func (o *Options) namesSite(m *manifest.Signed) bool {
 	return err != nil || sameSite(m.Manifest.Site, site)
 }
 
+// madeFor returns the site m names when SiteURL is given and m names
+// another site (Report.MadeFor), else "".
+func (o *Options) madeFor(m *manifest.Signed) string {
+	site, err := url.Parse(o.SiteURL)
+	if o.SiteURL == "" || err != nil || sameSite(m.Manifest.Site, site) {
+		return ""
+	}
+	return m.Manifest.Site
+}
+
 // recordedElsewhere returns the sites the manifests name when none of
 // them names SiteURL's site (recovered anyway, see otherSites), sorted.
 func recordedElsewhere(manifests []*manifest.Signed, o *Options) []string {

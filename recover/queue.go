@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/history"
 )
 
 // queued is a listed capture waiting to be fetched.
@@ -81,7 +83,14 @@ func pagePath(u string) string {
 	return path.Clean("/" + p)
 }
 
+// captureKey is the key recovery fetches a capture once by: its
+// source's listed digest (parsed: spellings of one digest are one key,
+// and digests of the two algorithms never are; one that does not parse
+// as listed), else its source and locator.
 func captureKey(c Capture) string {
+	if d, ok := history.ParseDigest(c.Digest); ok {
+		return c.Source + "\x00digest\x00" + d.String()
+	}
 	if c.Digest != "" {
 		return c.Source + "\x00digest\x00" + c.Digest
 	}

@@ -27,6 +27,11 @@ type Report struct {
 	Rejected   int             `json:"rejected_blocks"`           // damaged, forged or unsigned comments
 	Foreign    int             `json:"foreign_blocks,omitempty"`  // of which signed by another key
 	Unsigned   int             `json:"unsigned_blocks,omitempty"` // of which unsigned
+	// MadeFor is the site URL Generation's manifest names when it is not
+	// Options.SiteURL's site (see SameSite): a site recovered where it is
+	// now (a new domain, a staging host), its carriers fetched by their
+	// paths there. "" when it is that site, or no SiteURL was given.
+	MadeFor string `json:"made_for,omitempty"`
 	// Sources says what each source listed, and why it could not be read.
 	Sources  []*SourceReport `json:"sources,omitempty"`
 	Problems []string        `json:"problems,omitempty"` // the first MaxProblems
@@ -242,6 +247,7 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 	}
 	if p.coherent != nil && len(rebuilt) == len(p.targets) {
 		rep.Generation = p.coherent.Manifest.Generation.String()
+		rep.MadeFor = o.madeFor(p.coherent)
 	}
 	rep.Newer = newerSeen(manifests, status, &o, p, rebuilt)
 	rep.OtherSites = otherSiteNames(manifests, &o)

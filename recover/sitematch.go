@@ -40,11 +40,63 @@ func sameSite(manifestSite string, site *url.URL) bool {
 			return p
 		}
 	}
-	if host(m) != host(site) || port(m) != port(site) {
+	return host(m) == host(site) && port(m) == port(site) && pathsRelated(m, site)
+}
+
+// pathsRelated reports whether two site URLs' paths are one under the
+// other, by their directories.
+func pathsRelated(a, b *url.URL) bool {
+	da, db := dirOf(a.Path), dirOf(b.Path)
+	return strings.HasPrefix(da, db) || strings.HasPrefix(db, da)
+}
+
+// carrierOn maps a carrier URL a manifest names (absolute, or relative to
+// made, the manifest's site URL) onto the site asked for (asked; made if
+// nil): its path and query with asked's scheme, host and port; nil if it
+// may not be fetched. It must be an http(s) URL on asked's host, or on
+// made's when made and asked differ only by scheme, host and port (one
+// path under the other, as sameSite allows): a moved site (a new domain,
+// http and https, a staging host or port) is read where it is now, by
+// the carriers' paths. A carrier on a third host gives nil: manifests
+// choose these URLs, unsigned ones anybody, and sources fetch what they
+// are given, so a manifest never sends a request to a host the user did
+// not name. Recover and Verify map carriers so.
+func carrierOn(asked, made *url.URL, raw string) *url.URL {
+	base := made
+	if base == nil {
+		base = asked
+	}
+	if asked == nil {
+		asked = made
+	}
+	ref, err := url.Parse(raw)
+	if err != nil || base == nil {
+		return nil
+	}
+	ref = base.ResolveReference(ref)
+	if !onSite(asked, ref) && !(made != nil && onSite(made, ref) && pathsRelated(made, asked)) {
+		return nil
+	}
+	u := &url.URL{Scheme: asked.Scheme, Host: asked.Host, RawQuery: ref.RawQuery}
+	if err := setEscapedPath(u, ref.EscapedPath()); err != nil {
+		return nil
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return u
+}
+
+// onSite reports whether u is an http(s) URL on site's host and port; a
+// leading "www." is ignored and a missing port means the scheme's default.
+func onSite(site, u *url.URL) bool {
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+	default:
 		return false
 	}
-	a, b := dirOf(m.Path), dirOf(site.Path)
-	return strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+	bare := func(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
+	return u.Hostname() != "" && bare(u.Hostname()) == bare(site.Hostname()) && u.Port() == site.Port()
 }
 
 // dirOf returns p's directory with a final slash ("/" for "").

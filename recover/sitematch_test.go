@@ -53,3 +53,54 @@ func FuzzSameSite(f *testing.F) {
 		}
 	})
 }
+
+// TestCarrierOn: a carrier a manifest names is fetched by its path and
+// query on the site asked for, when it is on that site or on the
+// manifest's own site moved there (another scheme, host or port, one path
+// under the other); never on a host the user did not name.
+func TestCarrierOn(t *testing.T) {
+	for _, c := range []struct {
+		asked, made, carrier string
+		want                 string // "": refused
+	}{
+		// The site as inject recorded it.
+		{"https://example.org/", "https://example.org/", "/a.html", "https://example.org/a.html"},
+		{"https://example.org/", "https://example.org/", "https://www.example.org/a?x=1", "https://example.org/a?x=1"},
+		// Moved: a staging host and port, http; a new domain; https.
+		{"http://127.0.0.1:18931/", "https://example.org/", "https://example.org/a.html", "http://127.0.0.1:18931/a.html"},
+		{"http://127.0.0.1:18931/", "https://example.org/", "p%20q.html?x=1#top", "http://127.0.0.1:18931/p%20q.html?x=1"},
+		{"https://new.example/", "https://example.org/blog/", "post/", "https://new.example/blog/post/"},
+		{"https://example.org/", "http://example.org/", "http://example.org/a", "https://example.org/a"},
+		{"https://example.org/blog/", "https://old.example/", "https://old.example/blog/a", "https://example.org/blog/a"},
+		// Already on the site asked for, whatever the manifest's site.
+		{"https://new.example/", "https://old.example/shop/", "https://new.example/a", "https://new.example/a"},
+		// No site asked for: the manifest's own.
+		{"", "https://example.org/", "/a", "https://example.org/a"},
+		{"", "https://example.org/", "https://evil.example/a", ""},
+		// No manifest (a serve history's paths): on the site asked for.
+		{"https://example.org/", "", "/about/", "https://example.org/about/"},
+		// Refused: a third host, another port of the manifest's host,
+		// another scheme, a site elsewhere on the manifest's host.
+		{"http://127.0.0.1:18931/", "https://example.org/", "https://evil.example/a", ""},
+		{"http://127.0.0.1:18931/", "https://example.org/", "https://example.org:8443/a", ""},
+		{"http://127.0.0.1:18931/", "https://example.org/", "ftp://example.org/a", ""},
+		{"http://127.0.0.1:18931/", "https://example.org/", "javascript:alert(1)", ""},
+		{"https://new.example/blog/", "https://example.org/shop/", "https://example.org/shop/a", ""},
+		{"http://127.0.0.1:18931/", "https://example.org/", "//evil.example/a", ""},
+	} {
+		var asked, made *url.URL
+		if c.asked != "" {
+			asked, _ = url.Parse(c.asked)
+		}
+		if c.made != "" {
+			made, _ = url.Parse(c.made)
+		}
+		got := ""
+		if u := carrierOn(asked, made, c.carrier); u != nil {
+			got = u.String()
+		}
+		if got != c.want {
+			t.Errorf("carrierOn(%s, %s, %q) = %q, want %q", c.asked, c.made, c.carrier, got, c.want)
+		}
+	}
+}

@@ -344,7 +344,7 @@ func (r *statusRun) list(ctx context.Context) error {
 				if int64(len(page)) >= r.o.MaxCapture {
 					page = page[:r.o.MaxCapture]
 				} else {
-					c.Digest = history.Digest(page)
+					c.Digest = history.SHA1.Of(page).String()
 				}
 				if add(c, 0) {
 					r.stream(c, page)
@@ -424,14 +424,11 @@ func (r *statusRun) pageURL(u string) *url.URL {
 }
 
 // captureCacheKey is the key a capture's contents are known by: its
-// digest (the same bytes wherever they are archived), else its source
-// and locator.
+// digest, parsed (the same bytes wherever they are archived, whichever
+// spelling), else its captureKey.
 func captureCacheKey(c Capture) string {
-	if d := history.NormalizeDigest(c.Digest); d != "" {
-		return "sha1:" + d
+	if d, ok := history.ParseDigest(c.Digest); ok {
+		return d.String()
 	}
-	if c.Digest != "" {
-		return c.Source + "\x00digest\x00" + c.Digest
-	}
-	return c.Source + "\x00" + c.Locator
+	return captureKey(c)
 }

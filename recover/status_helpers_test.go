@@ -98,7 +98,8 @@ func (s *statusSite) inject(tb testing.TB, at time.Time) statusGen {
 // manifests it carries to the history.
 func (s *statusSite) record(tb testing.TB, path string, at time.Time, body []byte) history.Record {
 	tb.Helper()
-	rec := history.Record{Digest: history.Digest(body), URL: path, Time: at, Blocks: map[string][]string{}}
+	sums := history.SumsOf(body)
+	rec := history.Record{Digest: sums.SHA1, SHA256: sums.SHA256, URL: path, Time: at, Blocks: map[string][]string{}}
 	for f := range htmlblock.All(body) {
 		switch f.Kind {
 		case htmlblock.KindManifest:

@@ -12,10 +12,12 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
-// statusHistory is the serve histories merged: records by digest (the
-// earliest kept), and the manifests that verify with the key.
+// statusHistory is the serve histories merged: records by Digest (the
+// earliest kept, see history.Earlier) and by every digest of either
+// algorithm, and the manifests that verify with the key.
 type statusHistory struct {
 	records   map[string]history.Record
+	digests   history.Digests
 	manifests map[string]*manifest.Signed
 	urls      map[string][]history.Record // by page path, oldest first
 }
@@ -60,11 +62,13 @@ func (r *statusRun) loadHistory(ctx context.Context) error {
 			if rec.Time.After(r.o.Now) {
 				continue // served only after the audit's time
 			}
-			if old, ok := h.records[d]; !ok || rec.Time.Before(old.Time) {
-				h.records[d] = rec
+			if old, ok := h.records[d]; ok {
+				rec = history.Earlier(old, rec)
 			}
+			h.records[d] = rec
 		}
 	}
+	h.digests = history.NewDigests(h.records)
 	for _, rec := range h.records {
 		h.urls[rec.URL] = append(h.urls[rec.URL], rec)
 	}
@@ -110,15 +114,18 @@ func (h *statusHistory) carrierPaths() map[string]bool {
 	return out
 }
 
+// record returns the record of a digest as a listing spells it, of
+// either algorithm; false if the digest does not parse or is not
+// recorded.
+func (h *statusHistory) record(listed string) (history.Record, bool) {
+	return h.digests.Lookup(h.records, listed)
+}
+
 // held returns what a recorded page version holds, or false when the
 // history cannot say: no record, or a generation it names has no
 // verified manifest (its segment names cannot be resolved).
 func (h *statusHistory) held(digest string) (*statusHeld, bool) {
-	d := history.NormalizeDigest(digest)
-	if d == "" {
-		return nil, false
-	}
-	rec, ok := h.records[d]
+	rec, ok := h.record(digest)
 	if !ok {
 		return nil, false
 	}

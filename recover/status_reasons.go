@@ -10,11 +10,12 @@ import (
 // fetchReasons says why the captures read in this run (fetched, or
 // scanned while a local source was listed) were not known from the
 // history, counted by reason: "2 whose digest the history does not
-// record, 1 listed without a digest"; "" if none was read.
+// record, 1 listed without a digest of a known algorithm"; "" if none was
+// read.
 func (r *statusRun) fetchReasons() string {
 	reasons := []string{
-		"listed without a digest",
-		"whose digest the history does not record (a page version older than the history, or changed by the archive)",
+		"listed without a digest of a known algorithm (SHA-1 or SHA-256)",
+		"whose digest the history does not record (a page version older than the history, or changed or stored compressed by the archive)",
 		"whose recorded version names a generation without a verified manifest",
 		"listed shorter than the blocks their recorded version carries (truncated copies)",
 		"of an archive that failed a spot check",
@@ -24,15 +25,15 @@ func (r *statusRun) fetchReasons() string {
 		if c.how != HowFetched && c.how != HowTruncated && c.how != HowFailed {
 			continue
 		}
-		d := history.NormalizeDigest(c.c.Digest)
-		_, recorded := r.hist.records[d]
+		_, parsed := history.ParseDigest(c.c.Digest)
+		_, recorded := r.hist.record(c.c.Digest)
 		_, held := r.hist.held(c.c.Digest)
 		switch {
 		case c.spotFailed:
 			continue // not read: its archive's spot-check fetches all failed (a problem line says so)
 		case r.distrusted[c.src]:
 			counts[4]++
-		case d == "":
+		case !parsed:
 			counts[0]++
 		case !recorded:
 			counts[1]++

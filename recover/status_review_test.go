@@ -62,7 +62,8 @@ func TestStatusF1ListedDigestSpotChecked(t *testing.T) {
 						c.Digest = archivetest.Digest(real)
 					} else {
 						rec := w.site.record(t, strings.TrimPrefix(c.URL, "https://example.org"), statusT2, real)
-						rec.Digest = history.Digest(c.Body)
+						sums := history.SumsOf(c.Body)
+						rec.Digest, rec.SHA256 = sums.SHA1, sums.SHA256
 						if _, err := history.AddBatch(context.Background(), w.site.hist, w.g2.id, rec); err != nil {
 							t.Fatal(err)
 						}

@@ -1,10 +1,6 @@
 package recover
 
-import (
-	"sort"
-
-	"github.com/lazarus-preserve/lazarus/internal/history"
-)
+import "sort"
 
 // clampTimes dates no capture before the page version it holds: a
 // capture whose digest the serve history records gets at least that
@@ -17,11 +13,10 @@ import (
 func (r *statusRun) clampTimes() {
 	moved := false
 	for _, c := range r.caps {
-		d := history.NormalizeDigest(c.c.Digest)
-		if d == "" || r.distrusted[c.src] || c.c.Time.IsZero() {
+		if r.distrusted[c.src] || c.c.Time.IsZero() {
 			continue
 		}
-		if rec, ok := r.hist.records[d]; ok && c.c.Time.Before(rec.Time) {
+		if rec, ok := r.hist.record(c.c.Digest); ok && c.c.Time.Before(rec.Time) {
 			c.c.Time = rec.Time
 			moved = true
 		}

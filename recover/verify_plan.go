@@ -33,7 +33,7 @@ type placementPlan struct {
 // planPage returns the planned page of the carrier URL raw (as the listing or
 // the serve history names it), adding it; nil if it is not on the site.
 func (v *verification) planPage(p *placementPlan, site *url.URL, raw string) *plannedPage {
-	u := v.onRoot(site, raw)
+	u := carrierOn(v.root, site, raw)
 	if u == nil {
 		return nil
 	}

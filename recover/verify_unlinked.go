@@ -109,30 +109,6 @@ func (v *verification) unlinkedCarriers(ctx context.Context, p *placementPlan) e
 	return nil
 }
 
-// onRoot maps a carrier URL of the listing (absolute, on the manifest's
-// site, or relative to it) to the site being verified, or nil if it is on
-// another host.
-func (v *verification) onRoot(site *url.URL, raw string) *url.URL {
-	ref, err := url.Parse(raw)
-	if err != nil {
-		return nil
-	}
-	if site != nil {
-		ref = site.ResolveReference(ref)
-	}
-	if ref.Host != "" && (site == nil || !strings.EqualFold(ref.Host, site.Host)) && !strings.EqualFold(ref.Host, v.root.Host) {
-		return nil
-	}
-	u := &url.URL{Scheme: v.root.Scheme, Host: v.root.Host, RawQuery: ref.RawQuery}
-	if err := setEscapedPath(u, ref.EscapedPath()); err != nil {
-		return nil
-	}
-	if u.Path == "" {
-		u.Path = "/"
-	}
-	return u
-}
-
 // fetchUnlinked fetches and scans one carrier no link reaches, or says
 // why it could not.
 func (v *verification) fetchUnlinked(ctx context.Context, u *url.URL) (string, error) {

@@ -46,6 +46,7 @@ func TestScripts(t *testing.T) {
 			"snapshot":    cmdSnapshot,
 			"samevisible": cmdSameVisible,
 			"archive":     cmdArchive,
+			"serve":       cmdServe,
 			"dumpgone":    cmdDumpGone,
 		},
 	})

@@ -196,11 +196,15 @@ func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.
 }
 
 func printRecover(w io.Writer, r *lzrecover.Report) {
+	gen := r.Generation
+	if r.MadeFor != "" {
+		gen += " (made for " + printable(r.MadeFor) + ")"
+	}
 	switch {
 	case r.Generation != "" && len(r.Newer) == 0:
-		fmt.Fprintf(w, "generation %s: every segment rebuilt\n", r.Generation)
+		fmt.Fprintf(w, "generation %s: every segment rebuilt\n", gen)
 	case r.Generation != "":
-		fmt.Fprintf(w, "generation %s: every segment rebuilt, but it is NOT the newest generation seen\n", r.Generation)
+		fmt.Fprintf(w, "generation %s: every segment rebuilt, but it is NOT the newest generation seen\n", gen)
 	}
 	for _, n := range r.Newer {
 		fmt.Fprintf(w, "  newer generation %s of %s seen, not rebuilt: %s\n", n.Generation, n.Time.Format(time.RFC3339), printable(n.Detail))

@@ -3,6 +3,8 @@ package history
 import (
 	"bytes"
 	"context"
+	"encoding/base32"
+	"strings"
 	"testing"
 )
 
@@ -61,6 +63,36 @@ func FuzzLoad(f *testing.F) {
 		for gen, env := range ix.Manifests {
 			if checkManifest(gen, env) != nil {
 				t.Fatalf("loaded a bad manifest for %s", gen)
+			}
+		}
+	})
+}
+
+// FuzzParseDigest: whatever a listing's digest field holds, parsing never
+// panics, and a parsed digest spelled again (its String, in lower case,
+// its sum in base32 without a label) parses to the same value and checks
+// bytes with its own algorithm.
+func FuzzParseDigest(f *testing.F) {
+	for _, s := range []string{emptySHA1, "sha1:" + emptySHA1, "sha256:" + emptySHA256Hex, "SHA-256:" + emptySHA256B32 + "====",
+		emptySHA256Hex, emptySHA256B32, "-", "md5:x", "sha256:" + emptySHA256B32[:51] + "R", ":", "sha1:sha256:"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, ok := ParseDigest(s)
+		if ok != !d.IsZero() || (d.Algorithm() != SHA1 && d.Algorithm() != SHA256) == ok {
+			t.Fatalf("ParseDigest(%q) = %v, %v", s, d, ok)
+		}
+		if !ok {
+			return
+		}
+		label, sum, _ := strings.Cut(d.String(), ":")
+		if label != d.Algorithm().String() {
+			t.Fatalf("%q spelled %s", s, d)
+		}
+		raw := d.sum[:d.alg.size()]
+		for _, again := range []string{d.String(), strings.ToLower(d.String()), sum, base32.StdEncoding.EncodeToString(raw)} {
+			if e, ok := ParseDigest(again); !ok || e != d {
+				t.Fatalf("%q parsed to %v; spelled %q it parses to %v, %v", s, d, again, e, ok)
 			}
 		}
 	})

@@ -1,6 +1,7 @@
 // Package history is the serve history of a site: for every page version
-// Lazarus produced, the digest archives list it under (a CDX row's
-// `digest`: base32 SHA-1 of the exact bytes), its URL, when it was first
+// Lazarus produced, the digests archives list it under (a CDX row's
+// `digest`: the SHA-1, or the SHA-256 newer crawlers write, of the exact
+// bytes; see Digest), its URL, when it was first
 // produced, and which generations' manifest and blocks it carries; beside
 // them, the signed manifest envelope of every generation those name. With
 // it, `lazarus status` tells from an archive's listing alone which
@@ -14,12 +15,9 @@
 package history
 
 import (
-	"crypto/sha1"
 	"crypto/sha256"
-	"encoding/base32"
 	"encoding/hex"
 	"errors"
-	"strings"
 	"time"
 )
 
@@ -51,7 +49,12 @@ var (
 type Record struct {
 	// Digest is the base32 SHA-1 of the exact page bytes served (identity
 	// encoding), upper case, as a CDX listing's digest field shows it.
+	// It names the record (RecordKey, Index.Records).
 	Digest string
+	// SHA256 is the lower-case hex SHA-256 of the same bytes, which
+	// archives of newer crawlers list instead; "" in records written
+	// before Lazarus kept it (they match SHA-1 listings only).
+	SHA256 string
 	// URL is the page's path as served, such as "/about/" (with "?query"
 	// where the module lets query URLs carry blocks).
 	URL string
@@ -67,33 +70,10 @@ type Record struct {
 	Blocks map[string][]string
 }
 
-var b32 = base32.StdEncoding.WithPadding(base32.NoPadding)
-
-// Digest returns the CDX digest of page: the base32 (RFC 4648, upper
-// case) SHA-1 of its bytes, 32 characters.
-func Digest(page []byte) string {
-	sum := sha1.Sum(page)
-	return b32.EncodeToString(sum[:])
-}
-
-// NormalizeDigest returns a digest as a listing may spell it ("sha1:"
-// prefix as in WARC headers, lower case, "=" padding) in the form of
-// Record.Digest, or "" if it is not a base32 SHA-1 digest.
-func NormalizeDigest(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 5 && strings.EqualFold(s[:5], "sha1:") {
-		s = s[5:]
-	}
-	s = strings.ToUpper(strings.TrimRight(s, "="))
-	if !validDigest(s) {
-		return ""
-	}
-	return s
-}
-
-// validDigest reports whether s is 32 characters of the base32 alphabet.
+// validDigest reports whether s is a Record.Digest: 32 characters of the
+// upper-case base32 alphabet.
 func validDigest(s string) bool {
-	if len(s) != 32 {
+	if len(s) != b32Lens[SHA1] {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -106,8 +86,11 @@ func validDigest(s string) bool {
 
 // validGeneration reports whether s is a generation id: 32 lower-case
 // hex digits.
-func validGeneration(s string) bool {
-	if len(s) != 32 {
+func validGeneration(s string) bool { return lowerHex(s, 32) }
+
+// lowerHex reports whether s is n lower-case hex digits.
+func lowerHex(s string, n int) bool {
+	if len(s) != n {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

@@ -16,35 +16,16 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
-// TestDigest: the digest is the one CDX listings give. The empty
-// payload's is the well-known Wayback value; the page's was computed with
-// coreutils (sha1sum | xxd -r -p | base32).
-func TestDigest(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                               "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ",
-		"<html><body>hi</body></html>\n": "GLGNOMTTGQ2ZGPKMFKMLZXRHFZR56KTW",
+// TestSumsOf: the digests are the ones archives list. The empty
+// payload's SHA-1 is the well-known Wayback value; the others were
+// computed with coreutils (sha1sum | xxd -r -p | base32, sha256sum).
+func TestSumsOf(t *testing.T) {
+	for in, want := range map[string]Sums{
+		"":                               {"3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+		"<html><body>hi</body></html>\n": {"GLGNOMTTGQ2ZGPKMFKMLZXRHFZR56KTW", "3e189266d0af953947c3e7669682d6fade219e406f765969c5e8d564a3469a69"},
 	} {
-		if got := Digest([]byte(in)); got != want {
-			t.Errorf("Digest(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
-func TestNormalizeDigest(t *testing.T) {
-	const d = "3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"
-	for _, tt := range []struct{ in, want string }{
-		{d, d},
-		{"sha1:" + d, d},                  // WARC-Payload-Digest spelling
-		{"SHA1:" + strings.ToLower(d), d}, // any case
-		{d + "====", d},                   // padded (no padding is needed for 20 bytes)
-		{" " + d + "\n", d},
-		{d[:31], ""},                  // too short
-		{d[:31] + "1", ""},            // 1 is not base32
-		{"md5:" + d, ""},              // another hash
-		{strings.Repeat("A", 40), ""}, // hex SHA-1 length
-	} {
-		if got := NormalizeDigest(tt.in); got != tt.want {
-			t.Errorf("NormalizeDigest(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := SumsOf([]byte(in)); got != want {
+			t.Errorf("SumsOf(%q) = %+v, want %+v", in, got, want)
 		}
 	}
 }
@@ -57,7 +38,8 @@ const (
 var t0 = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 
 func record(page, url string, at time.Time) Record {
-	return Record{Digest: Digest([]byte(page)), URL: url, Time: at, Manifest: gen2,
+	sums := SumsOf([]byte(page))
+	return Record{Digest: sums.SHA1, SHA256: sums.SHA256, URL: url, Time: at, Manifest: gen2,
 		Blocks: map[string][]string{gen2: {"app/0/1", "db/0/0"}, gen1: {"app/0/3"}}}
 }
 
@@ -121,7 +103,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func equalRecords(a, b Record) bool {
-	return a.Digest == b.Digest && a.URL == b.URL && a.Time.Equal(b.Time) && a.Manifest == b.Manifest &&
+	return a.Digest == b.Digest && a.SHA256 == b.SHA256 && a.URL == b.URL && a.Time.Equal(b.Time) && a.Manifest == b.Manifest &&
 		(len(a.Blocks) == 0 && len(b.Blocks) == 0 || reflect.DeepEqual(a.Blocks, b.Blocks))
 }
 
@@ -154,16 +136,17 @@ func TestAddWritesNothingKnown(t *testing.T) {
 func TestAddRefuses(t *testing.T) {
 	ctx := context.Background()
 	st := newMemStore()
-	big := record("big", "/", t0)
+	big, empty := record("big", "/", t0), SumsOf(nil).SHA1
 	for i := range 5000 {
 		big.Blocks[gen2] = append(big.Blocks[gen2], fmt.Sprintf("segment-with-a-long-name/%d/0", i))
 	}
 	for name, err := range map[string]error{
 		"bad digest":       Add(ctx, st, Record{Digest: "abc", URL: "/", Time: t0}),
-		"relative URL":     Add(ctx, st, Record{Digest: Digest(nil), URL: "about/", Time: t0}),
-		"no time":          Add(ctx, st, Record{Digest: Digest(nil), URL: "/"}),
-		"bad manifest gen": Add(ctx, st, Record{Digest: Digest(nil), URL: "/", Time: t0, Manifest: "G"}),
-		"bad block":        Add(ctx, st, Record{Digest: Digest(nil), URL: "/", Time: t0, Blocks: map[string][]string{gen1: {"app/x/1"}}}),
+		"bad SHA-256":      Add(ctx, st, Record{Digest: empty, SHA256: strings.Repeat("A", 64), URL: "/", Time: t0}),
+		"relative URL":     Add(ctx, st, Record{Digest: empty, URL: "about/", Time: t0}),
+		"no time":          Add(ctx, st, Record{Digest: empty, URL: "/"}),
+		"bad manifest gen": Add(ctx, st, Record{Digest: empty, URL: "/", Time: t0, Manifest: "G"}),
+		"bad block":        Add(ctx, st, Record{Digest: empty, URL: "/", Time: t0, Blocks: map[string][]string{gen1: {"app/x/1"}}}),
 		"too large":        Add(ctx, st, big),
 		"other manifest":   AddManifest(ctx, st, gen1, envelope(t, gen2)),
 		"not a manifest":   AddManifest(ctx, st, gen1, []byte("LZRM junk")),

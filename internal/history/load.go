@@ -12,9 +12,9 @@ import (
 
 // Index is a loaded history.
 type Index struct {
-	// Records are the page versions by Digest. A digest recorded more
-	// than once (by two instances, or by a batch and a key) keeps its
-	// earliest record.
+	// Records are the page versions by Digest (the SHA-1). A digest
+	// recorded more than once (by two instances, or by a batch and a
+	// key) keeps its earliest record (see Earlier).
 	Records map[string]Record
 	// Manifests are the signed manifest envelopes by generation id.
 	// Load checks that each parses and names its generation; verifying
@@ -29,13 +29,54 @@ type Index struct {
 	// MaxTotalBytes) stopped loading; what was read before is kept.
 	Truncated bool
 
-	urls map[string][]string // URL → digests, oldest first
+	urls    map[string][]string // URL → digests, oldest first
+	digests Digests
 }
 
-// Lookup returns the record of a digest as a CDX listing gives it (see
-// NormalizeDigest).
-func (ix *Index) Lookup(digest string) (Record, bool) {
-	rec, ok := ix.Records[NormalizeDigest(digest)]
+// Lookup returns the record of a digest as a listing spells it (see
+// ParseDigest), of either algorithm.
+func (ix *Index) Lookup(listed string) (Record, bool) {
+	return ix.digests.Lookup(ix.Records, listed)
+}
+
+// Digests maps every digest a set of records is known by, of either
+// algorithm (Record.Digests), to the record's Digest: the key of the
+// map of records by Digest it indexes.
+type Digests map[Digest]string
+
+// NewDigests indexes the digests of records (by Digest). A SHA-256 two
+// records claim (a damaged history: one sum, two SHA-1s) stays with the
+// earlier.
+func NewDigests(records map[string]Record) Digests {
+	all := make([]Record, 0, len(records))
+	for _, rec := range records {
+		all = append(all, rec)
+	}
+	slices.SortFunc(all, cmpTime)
+	ds := make(Digests, len(all))
+	for i := range all {
+		for _, d := range all[i].Digests() {
+			if _, ok := ds[d]; !ok {
+				ds[d] = all[i].Digest
+			}
+		}
+	}
+	return ds
+}
+
+// Lookup returns the record in records (by Digest) of a digest as a
+// listing spells it; false if it does not parse (an unknown digest) or
+// is not indexed.
+func (ds Digests) Lookup(records map[string]Record, listed string) (Record, bool) {
+	d, ok := ParseDigest(listed)
+	if !ok {
+		return Record{}, false
+	}
+	key, ok := ds[d]
+	if !ok {
+		return Record{}, false
+	}
+	rec, ok := records[key]
 	return rec, ok
 }
 
@@ -188,9 +229,7 @@ func (l *loader) read(ctx context.Context, key string) {
 	l.ix.Skipped += skipped
 	for _, rec := range recs {
 		if old, ok := l.ix.Records[rec.Digest]; ok {
-			if !rec.Time.Before(old.Time) {
-				continue
-			}
+			rec = Earlier(old, rec)
 		} else if len(l.ix.Records) >= limits.records {
 			l.ix.Truncated = true
 			return
@@ -226,9 +265,11 @@ func (l *loader) once(s string) string {
 	return s
 }
 
-// index lists each URL's versions, oldest first.
+// index lists each URL's versions, oldest first, and indexes every
+// record's digests.
 func (l *loader) index() {
 	l.ix.urls = map[string][]string{}
+	l.ix.digests = NewDigests(l.ix.Records)
 	for d, rec := range l.ix.Records {
 		l.ix.urls[rec.URL] = append(l.ix.urls[rec.URL], d)
 	}

@@ -13,6 +13,7 @@ import (
 type wireRecord struct {
 	V        int                 `json:"v"`
 	Digest   string              `json:"digest"`
+	SHA256   string              `json:"sha256,omitempty"`
 	URL      string              `json:"url"`
 	Time     time.Time           `json:"time"`
 	Manifest string              `json:"manifest,omitempty"`
@@ -29,7 +30,7 @@ func Marshal(rec *Record) ([]byte, error) {
 	if err := rec.Validate(); err != nil {
 		return nil, err
 	}
-	w := wireRecord{V: Version, Digest: rec.Digest, URL: rec.URL, Time: rec.Time, Manifest: rec.Manifest, Blocks: rec.Blocks}
+	w := wireRecord{V: Version, Digest: rec.Digest, SHA256: rec.SHA256, URL: rec.URL, Time: rec.Time, Manifest: rec.Manifest, Blocks: rec.Blocks}
 	if len(w.Blocks) == 0 {
 		w.Blocks = nil
 	}
@@ -44,12 +45,14 @@ func Marshal(rec *Record) ([]byte, error) {
 }
 
 // Validate checks a record against the format: a base32 SHA-1 digest, a
-// URL path, a time, generation ids and block references in their
-// canonical forms.
+// hex SHA-256 or none, a URL path, a time, generation ids and block
+// references in their canonical forms.
 func (rec *Record) Validate() error {
 	switch {
 	case !validDigest(rec.Digest):
 		return fmt.Errorf("%w: digest %q is not a base32 SHA-1", ErrInvalid, rec.Digest)
+	case rec.SHA256 != "" && !validSHA256(rec.SHA256):
+		return fmt.Errorf("%w: SHA-256 %q is not 64 lower-case hex digits", ErrInvalid, rec.SHA256)
 	case !validURL(rec.URL):
 		return fmt.Errorf("%w: URL %q is not a path of at most %d bytes", ErrInvalid, rec.URL, MaxURLBytes)
 	case rec.Time.IsZero():
@@ -122,7 +125,7 @@ func parseLine(line []byte) (Record, bool) {
 	if err := json.Unmarshal(line, &w); err != nil || w.V != Version {
 		return Record{}, false
 	}
-	rec := Record{Digest: w.Digest, URL: w.URL, Time: w.Time, Manifest: w.Manifest, Blocks: w.Blocks}
+	rec := Record{Digest: w.Digest, SHA256: w.SHA256, URL: w.URL, Time: w.Time, Manifest: w.Manifest, Blocks: w.Blocks}
 	if len(rec.Blocks) == 0 {
 		rec.Blocks = nil
 	}
@@ -130,4 +133,18 @@ func parseLine(line []byte) (Record, bool) {
 		return Record{}, false
 	}
 	return rec, true
+}
+
+// Earlier returns the record kept when one page version (one Digest) is
+// recorded twice, by two instances or two runs: the earlier, with the
+// other's SHA-256 when it has none (a record written before Lazarus kept
+// SHA-256, and one written since).
+func Earlier(a, b Record) Record {
+	if cmpTime(b, a) < 0 {
+		a, b = b, a
+	}
+	if a.SHA256 == "" && a.Digest == b.Digest {
+		a.SHA256 = b.SHA256
+	}
+	return a
 }

@@ -28,9 +28,11 @@ func Add(ctx context.Context, st Store, recs ...Record) error {
 }
 
 // AddBatch appends to the batch value BatchKey(batch) the records whose
-// digest it does not hold yet, and returns how many it added; with none
-// to add it writes nothing. `lazarus inject` keeps one batch per
-// generation. Lines of the batch it cannot read are kept as they are.
+// digest it does not hold yet, or holds without the SHA-256 they have (a
+// batch begun by an older version: Load merges the two, see Earlier),
+// and returns how many it added; with none to add it writes nothing.
+// `lazarus inject` keeps one batch per generation. Lines of the batch it
+// cannot read are kept as they are.
 func AddBatch(ctx context.Context, st Store, batch string, recs ...Record) (int, error) {
 	if batch == "" || strings.ContainsAny(batch, "/\\") || strings.HasPrefix(batch, ".") {
 		return 0, fmt.Errorf("history batch name %q: %w", batch, fs.ErrInvalid)
@@ -40,10 +42,10 @@ func AddBatch(ctx context.Context, st Store, batch string, recs ...Record) (int,
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return 0, fmt.Errorf("reading history %s: %w", key, err)
 	}
-	have := map[string]bool{}
+	have := map[string]bool{} // by Digest: whether a record has the SHA-256
 	known, _ := ParseRecords(old)
 	for _, r := range known {
-		have[r.Digest] = true
+		have[r.Digest] = have[r.Digest] || r.SHA256 != ""
 	}
 	out := bytes.Clone(old)
 	if len(out) > 0 && out[len(out)-1] != '\n' {
@@ -51,14 +53,14 @@ func AddBatch(ctx context.Context, st Store, batch string, recs ...Record) (int,
 	}
 	added := 0
 	for i := range recs {
-		if have[recs[i].Digest] {
+		if sha256, ok := have[recs[i].Digest]; ok && (sha256 || recs[i].SHA256 == "") {
 			continue
 		}
 		line, err := Marshal(&recs[i])
 		if err != nil {
 			return 0, err
 		}
-		have[recs[i].Digest] = true
+		have[recs[i].Digest] = have[recs[i].Digest] || recs[i].SHA256 != ""
 		out = append(append(out, line...), '\n')
 		added++
 	}

@@ -1,0 +1,88 @@
+package recover_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+)
+
+// TestRecoverMovedSiteFetchesCarriersByPath: a site injected as
+// https://example.org/ and now served at another address (a new domain,
+// a staging host and port) is recovered from that address: the carriers
+// its manifest names are fetched by their paths there, every segment is
+// rebuilt, and the report says which site the generation was made for.
+// From the live site and from an archive of the new address alike.
+func TestRecoverMovedSiteFetchesCarriersByPath(t *testing.T) {
+	site, owner := injectedSite(t)
+	live := httptest.NewServer(http.FileServer(http.Dir(site)))
+	defer live.Close()
+	moved := live.URL + "/"
+	var caps []archivetest.Capture
+	for _, c := range capturesOf(t, site, statusT1) {
+		c.URL = strings.Replace(c.URL, "https://example.org/", moved, 1)
+		caps = append(caps, c)
+	}
+	srv, err := archivetest.New(caps, archivetest.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
+	for name, src := range map[string]lzrecover.Source{
+		"live":    lzrecover.LiveSource{Client: client},
+		"memento": lzrecover.MementoSource{TimeMapBase: srv.URL + "/timemap/link/", Client: client},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := t.TempDir()
+			rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: moved,
+				Sources: []lzrecover.Source{src}})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
+			}
+			if b, err := os.ReadFile(filepath.Join(out, "etc/app.conf")); err != nil || string(b) != "secret = 1\n" {
+				t.Fatalf("app.conf %q %v", b, err)
+			}
+			if rep.Generation == "" || rep.MadeFor != "https://example.org/" {
+				t.Fatalf("generation %q made for %q, want https://example.org/", rep.Generation, rep.MadeFor)
+			}
+			if hasProblem(rep.Problems, "is not on the site") {
+				t.Fatalf("carriers refused: %q", rep.Problems)
+			}
+		})
+	}
+}
+
+// TestStatusMovedSiteCountsItsGenerations: status of a site audited at
+// its new address reads the archive's captures there like any others:
+// the history knows them by digest, the generations made for
+// https://example.org/ count, and a problem line says for which site
+// they were made. (Status never fetches the carriers a manifest names by
+// URL, so there is nothing to rebase.)
+func TestStatusMovedSiteCountsItsGenerations(t *testing.T) {
+	const moved = "http://127.0.0.1:18931/"
+	w := newStatusWorld(t, func(w *statusWorld) {
+		for _, c := range w.g2.plant(statusT2.Add(day), "", w.g2.names()...) {
+			c.URL = strings.Replace(c.URL, "https://example.org/", moved, 1)
+			w.wayback = append(w.wayback, c)
+		}
+	})
+	o := w.statusOpts(true, "")
+	o.SiteURL = moved
+	rep := runStatus(t, o)
+	if rp := rep.RestorePoint; rp == nil || rp.Generation != w.g2.id || !rp.Newest {
+		t.Fatalf("restore point %+v, want generation 2; problems %q", rp, rep.Problems)
+	}
+	if n := requests(w.srvW, "/web/"); n > rep.Sources[0].SpotChecked {
+		t.Fatalf("%d captures fetched beyond the %d spot checks: the history did not know them", n, rep.Sources[0].SpotChecked)
+	}
+	if !hasProblem(rep.Problems, "made for https://example.org/, not "+moved) {
+		t.Errorf("no problem line says for which site the generations were made: %q", rep.Problems)
+	}
+}
