@@ -48,6 +48,10 @@ type PywbConfig struct {
 	// query sends no limit=, without saying so; defaults to 100000, as
 	// pywb's.
 	DefaultLimit int
+	// Output, if set, is the format of every answer whatever output=
+	// asks ("cdxj", "json" or "text"), as CDXJ servers that know one
+	// format answer; defaults to what the query asks.
+	Output string
 }
 
 // PywbDefaultLimit is pywb's limit on the rows of an answer to a query
@@ -64,6 +68,11 @@ const (
 func (p PywbConfig) withDefaults() (PywbConfig, error) {
 	if p.DefaultLimit < 0 || strings.ContainsAny(p.Coll, "/?#") {
 		return p, fmt.Errorf("archivetest: negative pywb default limit or bad collection %q", p.Coll)
+	}
+	switch p.Output {
+	case "", "cdxj", "json", "text":
+	default:
+		return p, fmt.Errorf("archivetest: unknown pywb output %q", p.Output)
 	}
 	if p.Coll == "" {
 		p.Coll = "coll"
@@ -247,6 +256,9 @@ func (s *Server) parsePywbQuery(q url.Values) (*pywbQuery, error) {
 	case "cdxj", "json", "text":
 	default:
 		return nil, fmt.Errorf("output=%s not supported", pq.output)
+	}
+	if s.cfg.Pywb.Output != "" {
+		pq.output = s.cfg.Pywb.Output
 	}
 	fl := last(q, "fields")
 	if fl == "" {

@@ -116,6 +116,11 @@ func TestPywbOutputs(t *testing.T) {
 	if code, _, _ := get(t, s, "/coll/cdx?url=a&output=xml"); code != 400 {
 		t.Errorf("output=xml: status %d, want 400", code)
 	}
+	// A server that knows one format answers in it whatever is asked.
+	s = startPywb(t, PywbConfig{Output: "cdxj"})
+	if got := pywbLines(t, s, "url=http://example.org/a&output=json"); len(got) != 1 || got[0] != cdxj[0] {
+		t.Fatalf("forced cdxj: %q", got)
+	}
 }
 
 func TestPywbQueries(t *testing.T) {
