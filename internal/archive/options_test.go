@@ -125,7 +125,7 @@ func FuzzScanCDXBounded(f *testing.F) {
 		var n int64
 		body := &boundedReader{r: strings.NewReader(string(data)), left: int64(cut), n: &n}
 		var part []Capture
-		_, err = scanCDX(body, &rowSink{base: "http://b", emit: func(c Capture) error {
+		_, err = scanCDX(body, &rowSink{replay: waybackReplayPrefix("http://b"), emit: func(c Capture) error {
 			part = append(part, c)
 			return nil
 		}})
