@@ -111,7 +111,7 @@ func TestTimeMapRowBound(t *testing.T) {
 // FuzzScanCDXBounded: an answer cut at any byte bound delivers a prefix
 // of the rows the whole answer gives, and says it hit the bound.
 func FuzzScanCDXBounded(f *testing.F) {
-	for _, name := range []string{"cdx_ia.json", "cdx_reordered.json", "cc_index.ndjson"} {
+	for _, name := range []string{"cdx_ia.json", "cdx_reordered.json", "cc_index.ndjson", "pywb.cdxj", "pywb_text.txt"} {
 		f.Add(mustRead(f, name), uint16(100))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
