@@ -109,8 +109,8 @@ func (o ListOptions) validate() (ListOptions, limits, error) {
 // *HTTPError. The listing stops with a *ListError, after delivering what
 // it read, at a bound: pages, rows, bytes, a resume key seen before or
 // longer than MaxFieldBytes, MaxEmptyPages pages in a row without a
-// capture, or a cut answer it cannot narrow (more captures than the
-// limit within one second, rows out of index order).
+// capture, or a cut answer whose rows are out of index order (its last
+// row would not mark what it delivered).
 func List(ctx context.Context, doer Doer, base, urlPattern string, opts ListOptions, fn func(Capture) error) error {
 	o, lim, err := opts.validate()
 	if err != nil {
