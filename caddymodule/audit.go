@@ -57,9 +57,10 @@ type Audit struct {
 	// Defaults to 24 hours.
 	Every caddy.Duration `json:"every,omitempty"`
 	// Sources are the archives audited, as `lazarus status --source`
-	// takes them: wayback[=BASE], commoncrawl[=INDEX[,DATA]], cdx=BASE,
-	// memento=TIMEMAP_BASE, warc=PATH, dir=PATH. Defaults to wayback and
-	// commoncrawl.
+	// takes them: wayback[=BASE], commoncrawl[=INDEX[,DATA]],
+	// cdx=URL[,REPLAY] (a Wayback base or a CDX endpoint such as
+	// https://host/coll/cdx), pywb=URL[,REPLAY], memento=TIMEMAP_BASE,
+	// warc=PATH, dir=PATH. Defaults to wayback and commoncrawl.
 	Sources []string `json:"sources,omitempty"`
 	// Key is the path of server.key, whose public half verifies what the
 	// archives hold. Defaults to the build's key; with a bundle, Key or

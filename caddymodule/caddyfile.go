@@ -68,7 +68,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    max_crawl_hold <duration>   # but crawlers hold a switch at most this long; default 1h
 //
 //	    audit [every <duration>]    # audit the archives (lazarus status) into metrics; default every 24h
-//	    audit_source <spec>         # repeatable: wayback[=BASE], commoncrawl[=INDEX[,DATA]], cdx=BASE, ...
+//	    audit_source <spec>         # repeatable: wayback[=BASE], commoncrawl[=INDEX[,DATA]], cdx=URL[,REPLAY], pywb=URL[,REPLAY], ...
 //	    audit_key <server.key>      # or audit_passphrase_file <file>; default the build's; needed with a bundle
 //	    audit_site_url <url>        # default site_url, else the generation's
 //	    audit_contact <email>       # added to the User-Agent archives see

@@ -76,22 +76,77 @@ func unreadable(capture string, err error) error {
 	return fmt.Errorf("capture %s cannot be read: %w", capture, err)
 }
 
-// CDXSource is the Internet Archive's Wayback Machine or any
-// pywb-compatible CDX server: captures are listed with the CDX API at
-// Base (a prefix query over the site, HTML with status 200, adjacent
-// duplicates collapsed) and fetched raw from Base/web/{timestamp}id_/{url}.
+// CDXSource is the Internet Archive's Wayback Machine or another CDX
+// server, speaking the Wayback's dialect (OpenWayback) or pywb's (pywb,
+// the UK Web Archive, national libraries, Common Crawl's index):
+// captures are listed with the CDX API (a prefix query over the site,
+// HTML with status 200 and revisit records, adjacent duplicates
+// collapsed where the server can) and fetched raw from the replay
+// prefix ({Replay}{timestamp}id_/{url}).
 type CDXSource struct {
-	Base   string // e.g. https://web.archive.org
-	Label  string // name in reports; defaults to "cdx=" + Base
+	// Base is a Wayback base URL, e.g. https://web.archive.org (the CDX
+	// API at Base/cdx/search/cdx, replay under Base/web/), or the URL of
+	// a CDX endpoint: …/cdx/search/cdx, or a pywb collection's
+	// /{coll}/cdx, /{coll}-cdx or /{coll}-index, whose captures replay
+	// under /{coll}/.
+	Base string
+	// Replay is the raw-replay prefix; defaults to the one Base implies.
+	Replay string
+	// Dialect is the server's query language; defaults to DialectAuto.
+	Dialect CDXDialect
+	// Label is the name in reports; defaults to "cdx=" + Base, or
+	// "pywb=" + Base for DialectPywb.
+	Label  string
 	Client Doer
+}
+
+// CDXDialect is the query language of a CDX server: how it reads
+// filters, names fields, pages and limits answers.
+type CDXDialect string
+
+const (
+	// DialectAuto speaks the dialect Base's form suggests (pywb for a
+	// /{coll}/cdx, -cdx or -index endpoint, else the Wayback's) and
+	// switches, once, when the first answer has the other's shape.
+	DialectAuto CDXDialect = ""
+	// DialectWayback is the Internet Archive's CDX server: whole-field
+	// regular expression filters, resume keys.
+	DialectWayback CDXDialect = "wayback"
+	// DialectPywb is pywb's CDX server API: its own filter syntax and
+	// field names, NDJSON, no resume keys, answers cut at a limit
+	// without a word (detected, and listed again over narrower time
+	// ranges).
+	DialectPywb CDXDialect = "pywb"
+)
+
+// archiveDialect maps d to the archive package's dialect.
+func (d CDXDialect) archiveDialect() (archive.Dialect, error) {
+	switch d {
+	case DialectAuto:
+		return archive.DialectAuto, nil
+	case DialectWayback:
+		return archive.DialectWayback, nil
+	case DialectPywb:
+		return archive.DialectPywb, nil
+	}
+	return 0, fmt.Errorf("unknown CDX dialect %q (want %q, %q or none)", string(d), DialectWayback, DialectPywb)
 }
 
 // Name implements Source.
 func (s CDXSource) Name() string {
-	if s.Label != "" {
+	switch {
+	case s.Label != "":
 		return s.Label
+	case s.Dialect == DialectPywb:
+		return "pywb=" + s.Base
 	}
 	return "cdx=" + s.Base
+}
+
+// listOptions are the options of the source's listings.
+func (s CDXSource) listOptions() (archive.ListOptions, error) {
+	d, err := s.Dialect.archiveDialect()
+	return archive.ListOptions{Source: s.Name(), Dialect: d, Replay: s.Replay}, err
 }
 
 // List implements Source.
@@ -100,7 +155,11 @@ func (s CDXSource) List(ctx context.Context, site *url.URL, fn func(Capture) err
 	if err != nil {
 		return err
 	}
-	return archive.List(ctx, s.Client, s.Base, pattern, archive.ListOptions{Source: s.Name()}, func(c archive.Capture) error {
+	o, err := s.listOptions()
+	if err != nil {
+		return err
+	}
+	return archive.List(ctx, s.Client, s.Base, pattern, o, func(c archive.Capture) error {
 		return fn(fromArchive(c, c.Replay))
 	})
 }

@@ -3,6 +3,8 @@ package recover
 import (
 	"fmt"
 	"strings"
+
+	"github.com/lazarus-preserve/lazarus/internal/archive"
 )
 
 // SourceKinds lists the kinds ParseSource accepts.
@@ -10,12 +12,21 @@ const SourceKinds = ArchiveSourceKinds + ", live"
 
 // ArchiveSourceKinds lists the kinds ParseArchiveSource accepts: the
 // archives, not the live site.
-const ArchiveSourceKinds = "wayback, commoncrawl, cdx, memento, warc, dir"
+const ArchiveSourceKinds = "wayback, commoncrawl, cdx, pywb, memento, warc, dir"
 
 // ParseSource makes a Source from its spelling on a command line or in a
 // Caddyfile: "wayback[=BASE]" (default https://web.archive.org),
-// "commoncrawl[=INDEX[,DATA]]", "cdx=BASE", "memento=TIMEMAP_BASE",
-// "warc=FILE", "dir=MIRROR" or "live". Network sources use client.
+// "commoncrawl[=INDEX[,DATA]]", "cdx=URL[,REPLAY]", "pywb=URL[,REPLAY]",
+// "memento=TIMEMAP_BASE", "warc=FILE", "dir=MIRROR" or "live". Network
+// sources use client.
+//
+// cdx= takes a Wayback base URL or a CDX endpoint (see CDXSource.Base)
+// and finds the server's dialect (DialectAuto); pywb= takes a pywb
+// collection's endpoint (…/{coll}/cdx, …/{coll}-cdx, …/{coll}-index) or
+// the collection's URL (…/{coll}, whose endpoint is …/{coll}/cdx) and
+// speaks pywb's dialect. REPLAY is the raw-replay prefix, where the
+// endpoint's form does not imply it (…/{coll}/ for a pywb endpoint,
+// BASE/web/ for the Wayback's).
 func ParseSource(spec string, client Doer) (Source, error) {
 	return parseSource(spec, client, SourceKinds)
 }
@@ -44,9 +55,12 @@ func parseSource(spec string, client Doer, kinds string) (Source, error) {
 		if !hasArg {
 			arg = "https://web.archive.org"
 		}
-		return CDXSource{Base: strings.TrimSuffix(arg, "/"), Label: "wayback", Client: client}, need()
-	case "cdx":
-		return CDXSource{Base: strings.TrimSuffix(arg, "/"), Client: client}, need()
+		return CDXSource{Base: strings.TrimSuffix(arg, "/"), Label: "wayback", Dialect: DialectWayback, Client: client}, need()
+	case "cdx", "pywb":
+		if err := need(); err != nil {
+			return nil, err
+		}
+		return cdxSpec(spec, kind, arg, client)
 	case "memento":
 		return MementoSource{TimeMapBase: arg, Client: client}, need()
 	case "dir":
@@ -60,4 +74,23 @@ func parseSource(spec string, client Doer, kinds string) (Source, error) {
 		return LiveSource{Client: client}, nil
 	}
 	return nil, fmt.Errorf("source %q: unknown kind %q (want one of %s)", spec, kind, kinds)
+}
+
+// cdxSpec makes the CDXSource of "cdx=URL[,REPLAY]" or
+// "pywb=URL[,REPLAY]", checking both URLs.
+func cdxSpec(spec, kind, arg string, client Doer) (Source, error) {
+	base, replay, _ := strings.Cut(arg, ",")
+	base = strings.TrimSuffix(base, "/")
+	s := CDXSource{Base: base, Replay: replay, Client: client}
+	srv, err := archive.ResolveCDX(base, replay)
+	if err != nil {
+		return nil, fmt.Errorf("source %q: %w", spec, err)
+	}
+	if kind == "pywb" {
+		s.Dialect = DialectPywb
+		if srv.Dialect != archive.DialectPywb {
+			s.Base += "/cdx" // a collection's URL
+		}
+	}
+	return s, nil
 }

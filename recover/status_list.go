@@ -22,7 +22,12 @@ func statusList(ctx context.Context, src Source, site *url.URL, pages []string, 
 		if err != nil {
 			return err
 		}
-		return archive.List(ctx, s.Client, s.Base, pattern, archive.ListOptions{Source: s.Name(), Collapse: "-"}, func(c archive.Capture) error {
+		o, err := s.listOptions()
+		if err != nil {
+			return err
+		}
+		o.Collapse = "-"
+		return archive.List(ctx, s.Client, s.Base, pattern, o, func(c archive.Capture) error {
 			return fn(fromArchive(c, c.Replay), max(c.Length, 0))
 		})
 	}

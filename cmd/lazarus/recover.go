@@ -38,7 +38,10 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 			"  wayback[=BASE]       the Internet Archive (CDX API + raw id_ replay; BASE defaults to https://web.archive.org)\n"+
 			"  commoncrawl[=INDEX[,DATA]]  Common Crawl's newest 12 crawls (index and byte-range WARC fetches)\n"+
 			"  warc=PATH            a .warc, .warc.gz or .wacz file, or a directory of them\n"+
-			"  cdx=BASE             any pywb-compatible CDX server and its /web/ replay\n"+
+			"  cdx=URL[,REPLAY]     another CDX server: a Wayback base (BASE/cdx/search/cdx, BASE/web/ replay) or an\n"+
+			"                       endpoint such as https://host/coll/cdx or …/coll-index (replay under …/coll/);\n"+
+			"                       the Wayback's or pywb's dialect is found from the URL and the first answer\n"+
+			"  pywb=URL[,REPLAY]    a pywb collection (https://host/coll or its …/cdx endpoint), in pywb's dialect\n"+
 			"  memento=TIMEMAP_BASE any Memento TimeMap endpoint or aggregator (BASE + page URL)\n"+
 			"  dir=PATH             a wget/httrack mirror or saved pages\n"+
 			"  live                 the site itself, if it still answers\n"+

@@ -45,7 +45,8 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 			"Without a history, the live site's root page is read once to learn the newest generation (--no-live skips it).\n"+
 			"server.key suffices: signatures are checked with its public half, nothing is decrypted.\n"+
 			"Sources (--source, repeatable; default: wayback and commoncrawl): as for lazarus recover\n"+
-			"(wayback[=BASE], commoncrawl[=INDEX[,DATA]], cdx=BASE, memento=TIMEMAP_BASE, warc=PATH, dir=PATH).\n"+
+			"(wayback[=BASE], commoncrawl[=INDEX[,DATA]], cdx=URL[,REPLAY], pywb=URL[,REPLAY], memento=TIMEMAP_BASE,\n"+
+			"warc=PATH, dir=PATH).\n"+
 			"Exit codes: 0 the newest generation is recoverable from the archives now, 3 only an older one is\n"+
 			"(it is named, with its age), 1 none is (or an error), 2 usage error.\n\n"+
 			"Examples:\n"+

@@ -28,17 +28,20 @@ var cdxFields = map[string]string{
 // output=json: a JSON array of arrays whose first row names the fields (the
 // field order is taken from it), optionally followed by an empty row and a
 // one-element row holding the resume key. An empty body or "[]" means no
-// captures. Answers in pywb's NDJSON form (one object per line) are
-// accepted too.
+// captures. Answers in pywb's NDJSON form (one object per line) and in
+// plain text are accepted too: cdxj lines ("urlkey timestamp {json}")
+// and space-delimited lines of 7, 9, 10 or 11 fields in the orders CDX
+// files use (a resume key follows a blank line).
 //
-// Unknown statuses and lengths ("-") become 0. Rows with an unparsable or
-// implausible timestamp are dropped, and so are rows of the wrong shape
-// (another number of cells than the header, cells that are neither
-// strings nor numbers); an answer of nothing but such rows is
-// ErrMalformed. When base is not empty, Replay is set
-// to {base}/web/{timestamp}id_/{original}. Source is left empty.
+// Unknown statuses and lengths ("-") become 0, and so does the length of
+// a revisit record (mime warc/revisit), which is not the page's. Rows
+// with an unparsable or implausible timestamp are dropped, and so are
+// rows of the wrong shape (another number of cells than the header,
+// cells that are neither strings nor numbers); an answer of nothing but
+// such rows is ErrMalformed. When base is not empty, Replay is set to
+// {base}/web/{timestamp}id_/{original}. Source is left empty.
 func ParseCDXJSON(data []byte, base string) (caps []Capture, resumeKey string, err error) {
-	sink := &rowSink{base: base, emit: func(c Capture) error {
+	sink := &rowSink{replay: waybackReplayPrefix(base), emit: func(c Capture) error {
 		caps = append(caps, c)
 		return nil
 	}}
@@ -48,24 +51,44 @@ func ParseCDXJSON(data []byte, base string) (caps []Capture, resumeKey string, e
 	return caps, resumeKey, nil
 }
 
+// waybackReplayPrefix is the raw-replay prefix of a Wayback base, "" for
+// none.
+func waybackReplayPrefix(base string) string {
+	if base == "" {
+		return ""
+	}
+	return strings.TrimRight(base, "/") + "/web/"
+}
+
 // rowSink receives the rows of a CDX or index answer as named fields and
 // turns them into captures for emit. Rows with a kept field longer than
 // fieldBytes (when positive) are dropped and counted.
 type rowSink struct {
-	base       string
+	replay     string   // replay prefix of the captures; "" leaves Replay empty
+	fields     []string // the field names of space-delimited text rows
 	fieldBytes int
+	accept     func(map[string]string) bool // nil keeps every row
+	after      mark                         // rows up to it were delivered from an earlier answer
+	page       *pageStats                   // what the answer's rows were; nil: not kept
 	emit       func(Capture) error
 	seen       int   // rows received
 	dropped    int   // rows dropped for an overlong field
 	malformed  int   // rows dropped for their shape (cell count, cell types)
 	skip       int   // captures not emitted: an earlier read of the page delivered them
 	passed     int   // captures seen by emit, skipped ones included
+	atMark     int   // rows seen with after's key
 	callerErr  error // the listing caller's error, which ends the listing
 }
 
 // row handles one row; only emit's error is returned.
 func (s *rowSink) row(m map[string]string) error {
 	s.seen++
+	if s.page != nil {
+		s.page.note(m)
+	}
+	if s.delivered(m) {
+		return nil
+	}
 	if s.fieldBytes > 0 {
 		for name, v := range m {
 			if cdxFields[name] != "" && len(v) > s.fieldBytes {
@@ -74,22 +97,45 @@ func (s *rowSink) row(m map[string]string) error {
 			}
 		}
 	}
-	if c, ok := captureFromFields(m, s.base); ok {
+	if s.accept != nil && !s.accept(m) {
+		return nil
+	}
+	if c, ok := captureFromFields(m, s.replay); ok {
 		return s.emit(c)
 	}
 	return nil
+}
+
+// delivered reports whether an earlier answer delivered the row: it is
+// before the mark in index order, or one of the mark's first n rows.
+func (s *rowSink) delivered(m map[string]string) bool {
+	k, ok := rowKey(m)
+	if s.after.key == "" || !ok {
+		return false
+	}
+	if k == s.after.key {
+		s.atMark++
+		return s.atMark <= s.after.n
+	}
+	return k < s.after.key
 }
 
 // ndjsonLineFactor bounds an NDJSON line to this many times the field
 // bound; longer lines are dropped like rows with an overlong field.
 const ndjsonLineFactor = 16
 
-// scanCDX reads one CDX answer from r, a JSON array of arrays or NDJSON
-// objects, row by row, so memory stays bounded by one row whatever the
-// answer's size. It returns the resume key, if any. Errors other than
-// emit's wrap ErrMalformed, or are r's read errors.
+// scanCDX reads one CDX answer from r, a JSON array of arrays, NDJSON
+// objects or plain text (cdxj or space-delimited lines), row by row, so
+// memory stays bounded by one row whatever the answer's size. It returns
+// the resume key, if any. Errors other than emit's wrap ErrMalformed, or
+// are r's read errors.
 func scanCDX(r io.Reader, sink *rowSink) (string, error) {
-	br := bufio.NewReader(readErrs{r})
+	return scanCDXFrom(bufio.NewReader(readErrs{r}), sink)
+}
+
+// scanCDXFrom is scanCDX on a buffered reader whose errors are marked
+// with errRead.
+func scanCDXFrom(br *bufio.Reader, sink *rowSink) (string, error) {
 	first, err := firstNonSpace(br)
 	if err == io.EOF {
 		return "", nil
@@ -97,10 +143,13 @@ func scanCDX(r io.Reader, sink *rowSink) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if first == '{' {
+	switch first {
+	case '{':
 		return "", scanNDJSON(br, sink)
+	case '[':
+		return scanCDXArray(json.NewDecoder(br), sink)
 	}
-	return scanCDXArray(json.NewDecoder(br), sink)
+	return scanCDXText(br, sink)
 }
 
 // firstNonSpace returns the first byte after JSON white space, unread.
@@ -301,16 +350,7 @@ func ndjsonLine(line []byte, n int, sink *rowSink) error {
 	if err := json.Unmarshal(line, &obj); err != nil {
 		return fmt.Errorf("%w: ndjson line %d: %v", ErrMalformed, n, err)
 	}
-	m := make(map[string]string, len(obj))
-	for k, v := range obj {
-		switch v := v.(type) {
-		case string:
-			m[k] = v
-		case float64:
-			m[k] = strconv.FormatFloat(v, 'f', -1, 64)
-		}
-	}
-	return sink.row(m)
+	return sink.row(jsonFields(obj))
 }
 
 // readLine reads one line with its end. A line longer than max bytes
@@ -330,9 +370,10 @@ func readLine(br *bufio.Reader, max int) (line []byte, long bool, err error) {
 	}
 }
 
-// captureFromFields builds a Capture from named CDX fields. It reports
-// false when the timestamp is missing, unparsable or implausible.
-func captureFromFields(m map[string]string, base string) (Capture, bool) {
+// captureFromFields builds a Capture from named CDX fields, with Replay
+// under the prefix replay when it is not empty. It reports false when the
+// timestamp is missing, unparsable or implausible.
+func captureFromFields(m map[string]string, replay string) (Capture, bool) {
 	var c Capture
 	var ts string
 	for name, v := range m {
@@ -360,8 +401,11 @@ func captureFromFields(m map[string]string, base string) (Capture, bool) {
 		return Capture{}, false
 	}
 	c.Time = t
-	if base != "" && c.URL != "" {
-		c.Replay = WaybackReplayURL(base, ts, c.URL)
+	if c.MIME == revisitMIME {
+		c.Length = 0 // the revisit record's, not the page's
+	}
+	if replay != "" && c.URL != "" {
+		c.Replay = replayURL(replay, ts, c.URL)
 	}
 	return c, true
 }
@@ -379,5 +423,5 @@ func parseDashInt(s string, max int64) int64 {
 // WaybackReplayURL returns the raw-replay URL {base}/web/{timestamp}id_/{original},
 // which a Wayback server answers with the original bytes, unrewritten.
 func WaybackReplayURL(base, timestamp, original string) string {
-	return strings.TrimRight(base, "/") + "/web/" + timestamp + "id_/" + original
+	return replayURL(waybackReplayPrefix(base), timestamp, original)
 }

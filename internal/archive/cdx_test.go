@@ -89,7 +89,15 @@ func TestParseCDXJSONCases(t *testing.T) {
 		{"object cell", hdr + `["20200101000000",{},"200"]]`, 0, "", ErrMalformed},
 		{"header not strings", `[[1,{}]]`, 0, "", ErrMalformed},
 		{"not an array", `"hello"`, 0, "", ErrMalformed},
-		{"text output", "org,a)/ 20200101000000 http://a/ text/html 200 X 1\n", 0, "", ErrMalformed},
+		// Plain text: space-delimited CDX lines by their field count, cdxj
+		// lines, a resume key after a blank line; other lines are dropped,
+		// and an answer of nothing else is an error.
+		{"text output", "org,a)/ 20200101000000 http://a/ text/html 200 X 1\n", 1, "", nil},
+		{"cdx 11 text", "org,a)/ 20200101000000 http://a/ text/html 200 X - - 1 2 f.warc.gz\n", 1, "", nil},
+		{"text resume key", "org,a)/ 20200101000000 http://a/ text/html 200 X 1\n\nk2\n", 1, "k2", nil},
+		{"cdxj", `org,a)/ 20200101000000 {"url": "http://a/", "status": 200}` + "\n", 1, "", nil},
+		{"text short line dropped", "org,a)/ 20200101000000 http://a/\norg,a)/ 20200101000000 http://a/ text/html 200 X 1\n", 1, "", nil},
+		{"text of nothing else", "hello world\n", 0, "", ErrMalformed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

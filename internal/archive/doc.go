@@ -2,9 +2,13 @@
 //
 // It implements the listing and parsing side of three protocols:
 //
-//   - the Wayback / pywb CDX server API ({base}/cdx/search/cdx, JSON
-//     array-of-arrays with a header row, paged with resume keys), see List
-//     and ParseCDXJSON;
+//   - CDX server APIs in two dialects, see List, ResolveCDX and
+//     ParseCDXJSON: the Wayback's ({base}/cdx/search/cdx, whole-field
+//     regex filters, JSON array-of-arrays with a header row, paged with
+//     resume keys) and pywb's (/{coll}/cdx and the like, its own filter
+//     syntax and field names, NDJSON, cdxj or text answers, no resume
+//     keys, answers cut silently at a limit, which List detects and works
+//     around with narrower time ranges);
 //   - Memento TimeMaps (RFC 7089, application/link-format), see ListTimeMap
 //     and ParseTimeMap;
 //   - the Common Crawl index (collinfo.json and per-crawl CDX APIs answering

@@ -190,9 +190,9 @@ func (t *tally) deliver(c Capture, fn func(Capture) error) error {
 }
 
 // sink returns a rowSink that delivers the captures of one answer to fn
-// through the tally, with Source set.
-func (t *tally) sink(source, base string, fn func(Capture) error) *rowSink {
-	s := &rowSink{base: base, fieldBytes: t.lim.fieldBytes}
+// through the tally, with Source set and Replay under the prefix replay.
+func (t *tally) sink(source, replay string, fn func(Capture) error) *rowSink {
+	s := &rowSink{replay: replay, fieldBytes: t.lim.fieldBytes}
 	s.emit = func(c Capture) error {
 		if s.passed++; s.passed <= s.skip {
 			return nil // delivered by an earlier read of the page

@@ -111,7 +111,7 @@ func TestTimeMapRowBound(t *testing.T) {
 // FuzzScanCDXBounded: an answer cut at any byte bound delivers a prefix
 // of the rows the whole answer gives, and says it hit the bound.
 func FuzzScanCDXBounded(f *testing.F) {
-	for _, name := range []string{"cdx_ia.json", "cdx_reordered.json", "cc_index.ndjson"} {
+	for _, name := range []string{"cdx_ia.json", "cdx_reordered.json", "cc_index.ndjson", "pywb.cdxj", "pywb_text.txt"} {
 		f.Add(mustRead(f, name), uint16(100))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
@@ -125,7 +125,7 @@ func FuzzScanCDXBounded(f *testing.F) {
 		var n int64
 		body := &boundedReader{r: strings.NewReader(string(data)), left: int64(cut), n: &n}
 		var part []Capture
-		_, err = scanCDX(body, &rowSink{base: "http://b", emit: func(c Capture) error {
+		_, err = scanCDX(body, &rowSink{replay: waybackReplayPrefix("http://b"), emit: func(c Capture) error {
 			part = append(part, c)
 			return nil
 		}})

@@ -24,7 +24,7 @@ func (r row) field(name string) (string, bool) {
 	case "original":
 		return r.URL, true
 	case "mimetype":
-		return r.MIME, true
+		return r.mime, true
 	case "statuscode":
 		return r.status, true
 	case "digest":

@@ -103,7 +103,7 @@ func (s *Server) writeCCPage(w http.ResponseWriter, p string, rows []row, pages,
 	}
 	enc := json.NewEncoder(w)
 	for _, x := range rows[page*size : min((page+1)*size, len(rows))] {
-		enc.Encode(ccLine{URLKey: x.urlkey, Timestamp: x.ts, URL: x.URL, MIME: x.MIME, MIMEDetected: x.MIME,
+		enc.Encode(ccLine{URLKey: x.urlkey, Timestamp: x.ts, URL: x.URL, MIME: x.mime, MIMEDetected: x.MIME,
 			Status: x.status, Digest: x.Digest, Length: strconv.FormatInt(x.recLen, 10),
 			Offset: strconv.FormatInt(x.offset, 10), Filename: x.file, Languages: "eng", Encoding: "UTF-8"})
 	}

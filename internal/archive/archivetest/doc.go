@@ -17,6 +17,14 @@
 //     NDJSON with showNumPages and page=N, and the WARC files at
 //     /crawl-data/… with Range support.
 //
+// With Config.Pywb the server is one pywb collection instead, following
+// pywb's documented CDX server API rather than the Internet Archive's:
+// the CDX API at a configurable path (/{coll}/cdx by default) answering
+// cdxj, NDJSON or text, pywb's filter syntax and field names, a limit
+// that silently cuts answers, no resume keys, and replay at
+// /{coll}/{timestamp}id_/{original}. Captures may be revisit records,
+// listed as warc/revisit and replayed with their original's payload.
+//
 // Faults (429 with Retry-After, 503, connection resets, stalls, truncated
 // bodies, malformed CDX rows and TimeMap lines, slow bodies) are injected
 // at configurable, seeded rates (Mix: all kinds at one total rate), and

@@ -25,27 +25,59 @@ func (s *Server) serveReplay(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	original := r.RequestURI[len(m[0]):]
-	best := s.nearest(original, m[1])
+	s.replay(w, r.RequestURI[len(m[0]):], m[1], m[2], replayStyle{prefix: s.URL + "/web/", begin: ToolbarBegin, end: ToolbarEnd})
+}
+
+// replayStyle is how an archive replays: its replay prefix and the
+// comments around the banner it inserts into rewritten pages.
+type replayStyle struct{ prefix, begin, end string }
+
+// replay answers the replay of original at timestamp ts with modifier
+// mod: the capture at exactly that time, or a 302 to the nearest capture
+// of the URL. A revisit serves its original's payload.
+func (s *Server) replay(w http.ResponseWriter, original, ts, mod string, st replayStyle) {
+	best := s.nearest(original, ts)
 	if best == nil {
 		http.Error(w, "Wayback Machine has not archived that URL.", http.StatusNotFound)
 		return
 	}
-	if best.ts != m[1] {
+	if best.ts != ts {
 		// Not http.Redirect: it would clean the "//" of the original URL.
-		w.Header().Set("Location", s.URL+"/web/"+best.ts+m[2]+"/"+best.URL)
+		w.Header().Set("Location", st.prefix+best.ts+mod+"/"+best.URL)
 		w.WriteHeader(http.StatusFound)
 		return
 	}
-	w.Header().Set("Content-Type", best.MIME)
+	payload := best
+	if best.Revisit {
+		if payload = s.revisited(best); payload == nil {
+			http.Error(w, "the original of this revisit record is not archived", http.StatusNotFound)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", payload.MIME)
 	w.Header().Set("Memento-Datetime", best.Time.Format(http.TimeFormat))
 	w.Header().Set("Link", "<"+best.URL+`>; rel="original"`)
-	w.WriteHeader(best.Status)
-	if m[2] == "id_" {
-		w.Write(best.Body)
+	w.WriteHeader(payload.Status)
+	if mod == "id_" {
+		w.Write(payload.Body)
 		return
 	}
-	w.Write(rewrite(best.Body, s.URL, best.ts))
+	w.Write(rewrite(payload.Body, st, best.ts))
+}
+
+// revisited returns the capture whose payload the revisit rv refers to:
+// the latest earlier non-revisit capture of its URL with its digest, or
+// nil.
+func (s *Server) revisited(rv *row) *row {
+	m := newMatcher(rv.URL, "exact")
+	var orig *row
+	for i := range s.rows {
+		r := &s.rows[i]
+		if !r.Revisit && r.Digest == rv.Digest && !r.Time.After(rv.Time) && m.match(r.URL) && (orig == nil || r.Time.After(orig.Time)) {
+			orig = r
+		}
+	}
+	return orig
 }
 
 // nearest returns the capture of original closest in time to the
@@ -77,12 +109,12 @@ var bodyTag = regexp.MustCompile(`(?i)<body[^>]*>`)
 // absLink finds absolute links in href and src attributes.
 var absLink = regexp.MustCompile(`((?:href|src)=["'])(https?://)`)
 
-// rewrite imitates the Wayback's replay rewriting: absolute links are
-// routed through the archive and a toolbar block is inserted right after
-// <body> (or at the start when there is none).
-func rewrite(body []byte, base, ts string) []byte {
-	out := absLink.ReplaceAll(body, []byte("${1}"+base+"/web/"+ts+"/${2}"))
-	toolbar := []byte(ToolbarBegin + "\n<div id=\"wm-ipp\">archived " + ts + "</div>\n" + ToolbarEnd + "\n")
+// rewrite imitates replay rewriting: absolute links are routed through
+// the archive's replay prefix and a banner between st's comments is
+// inserted right after <body> (or at the start when there is none).
+func rewrite(body []byte, st replayStyle, ts string) []byte {
+	out := absLink.ReplaceAll(body, []byte("${1}"+st.prefix+ts+"/${2}"))
+	toolbar := []byte(st.begin + "\n<div id=\"wm-ipp\">archived " + ts + "</div>\n" + st.end + "\n")
 	loc := bodyTag.FindIndex(out)
 	at := 0
 	if loc != nil {

@@ -27,7 +27,18 @@ type Capture struct {
 	// Crawl is the Common Crawl collection holding the capture; defaults
 	// to DefaultCrawl.
 	Crawl string
+	// Revisit makes the capture a WARC revisit record, as crawlers write
+	// for a payload they fetched before: the CDX APIs list it with mime
+	// "warc/revisit", status "-" (unless Status is set) and the length of
+	// a record without payload, and replay serves the payload of the
+	// latest earlier non-revisit capture of the URL with the same digest
+	// (404 if there is none). Body is that payload, for the digest.
+	Revisit bool
 }
+
+// RevisitLength is the record length the CDX APIs list for a revisit
+// capture: headers only, no payload.
+const RevisitLength = 420
 
 // DefaultCrawl is the Common Crawl collection of captures without Crawl.
 const DefaultCrawl = "CC-MAIN-2024-10"
@@ -45,6 +56,9 @@ type Config struct {
 	// CCPageSize is the number of index lines per Common Crawl page;
 	// defaults to 5.
 	CCPageSize int
+	// Pywb, if set, makes the server a pywb collection instead of the
+	// Wayback Machine (see PywbConfig); defaults to nil.
+	Pywb *PywbConfig
 	// Before, if set, is called as each request arrives, before it is
 	// logged and answered: a test may block in it to hold a client at a
 	// known point. Defaults to none.
@@ -72,6 +86,7 @@ type Server struct {
 type row struct {
 	Capture
 	urlkey, ts string
+	mime       string // as the CDX APIs list it: "warc/revisit" for a revisit
 	status     string
 	length     int64
 	file       string // Common Crawl WARC file
@@ -89,6 +104,13 @@ func New(caps []Capture, cfg Config) (*Server, error) {
 	}
 	if cfg.CCPageSize == 0 {
 		cfg.CCPageSize = 5
+	}
+	if cfg.Pywb != nil {
+		p, err := cfg.Pywb.withDefaults()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Pywb = &p
 	}
 	fs, err := newFaultState(cfg.Faults)
 	if err != nil {
@@ -132,6 +154,7 @@ func (s *Server) AddCapture(c Capture) error {
 
 // newRow fills a capture's defaults and derived fields.
 func newRow(c Capture) row {
+	unknown := c.Status < 0 || c.Status == 0 && c.Revisit
 	if c.Status == 0 {
 		c.Status = 200
 	}
@@ -145,10 +168,13 @@ func newRow(c Capture) row {
 		c.Crawl = DefaultCrawl
 	}
 	c.Time = c.Time.UTC().Truncate(time.Second)
-	r := row{Capture: c, urlkey: surt(c.URL), ts: c.Time.Format("20060102150405"), length: int64(len(c.Body))}
+	r := row{Capture: c, urlkey: surt(c.URL), ts: c.Time.Format("20060102150405"), length: int64(len(c.Body)), mime: c.MIME}
 	r.status = fmt.Sprint(c.Status)
-	if c.Status < 0 {
+	if unknown {
 		r.status = "-"
+	}
+	if c.Revisit {
+		r.mime, r.length = "warc/revisit", RevisitLength
 	}
 	return r
 }
@@ -171,6 +197,10 @@ func (s *Server) Client() *http.Client { return s.srv.Client() }
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	s.rowsMu.RLock()
 	defer s.rowsMu.RUnlock()
+	if s.cfg.Pywb != nil {
+		s.routePywb(w, r)
+		return
+	}
 	p := r.URL.Path
 	switch {
 	case p == "/cdx/search/cdx":
