@@ -8,6 +8,7 @@
 #
 #   bash bench/recover.sh            # ~1 GB WARC (SIZE_MIB=512 of input)
 #   SIZE_MIB=128 bash bench/recover.sh
+#   CODING=zstd bash bench/recover.sh  # the pages as a crawler asking for zstd stores them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE_MIB=${SIZE_MIB:-512}
@@ -26,7 +27,7 @@ for j in $(seq 1 $((SIZE_MIB / 8))); do head -c $((4 * 1024 * 1024)) /dev/urando
 
 go build -o "$WORK/pipeline" ./bench/pipeline
 go build -o "$WORK/lazarus" ./cmd/lazarus
-"$WORK/pipeline" -encode -src "$WORK/src" -pages "$WORK/pages" -warc "$WORK/crawl.warc.gz" > /dev/null
+"$WORK/pipeline" -encode -src "$WORK/src" -pages "$WORK/pages" -warc "$WORK/crawl.warc.gz" -coding "${CODING:-}" > /dev/null
 total=$(stat -c %s "$WORK/crawl.warc.gz")
 sync
 echo "== results: $(du -sb "$WORK/src" | cut -f1) input bytes, WARC of $total bytes, $(nproc) cores, best of ${ROUNDS:-3}"

@@ -1,7 +1,6 @@
 package recover
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -11,42 +10,31 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 )
 
-// Bounds of a revisit resolver: originals indexed, their pages held for
-// revisits that follow, and revisits waiting for an original read later.
+// Bounds of a revisit resolver: originals indexed, and revisits waiting
+// for an original further on.
 const (
 	maxOriginals       = 200_000
 	maxPendingRevisits = 100_000
 )
 
-// maxHeldBytes bounds the originals' pages a revisit resolver holds.
-var maxHeldBytes int64 = 64 << 20
-
-// revisits resolves a WARC source's revisit records to the payloads of
-// their originals. Crawlers store a page fetched again with the same
-// bytes (and "/index.html" equal to "/") as a revisit record: headers
-// only, naming the original by record id (WARC-Refers-To), by URI and
-// date (WARC-Refers-To-Target-URI, -Date), and by payload digest. A
-// revisit is a capture of its own URL and date holding its original's
-// page. Originals seen earlier are resolved at once from the pages held
-// (the most recent, up to maxHeldBytes); the others once the source has
-// been read, by reading their originals again.
+// revisits resolves a WARC source's revisit records to their originals.
+// Crawlers store a page fetched again with the same bytes (and
+// "/index.html" equal to "/") as a revisit record: headers only, naming
+// the original by record id (WARC-Refers-To), by URI and date
+// (WARC-Refers-To-Target-URI, -Date), and by payload digest. A revisit is
+// a capture of its own URL and date whose bytes are its original's: it is
+// delivered after its original, with Capture.Original naming it, and no
+// page of its own. One whose original comes later waits until the source
+// has been read.
 type revisits struct {
 	site      *url.URL // originals are indexed on this site only (all if nil)
-	originals []original
+	originals []string // locators
 	byID      map[string]int
 	byURIDate map[string]int
 	byDigest  map[string]int
-	held      []int // originals whose page is held, oldest first
-	heldBytes int64
 	pending   []pendingRevisit
 	dropped   int // revisits not kept pending (over maxPendingRevisits)
 	full      bool
-}
-
-// original is an HTML 200 response record revisits may refer to.
-type original struct {
-	locator string
-	page    []byte // held, or nil
 }
 
 // pendingRevisit waits for its original.
@@ -71,9 +59,9 @@ func uriDate(uri string, t time.Time) string { return uri + "\x00" + t.UTC().For
 // digestKey is a payload digest in one spelling.
 func digestKey(d string) string { return strings.ToLower(strings.TrimSpace(d)) }
 
-// original indexes an HTML 200 response record and holds its page.
-func (rv *revisits) original(rec *warc.Record, locator string, page []byte) {
-	if rv.full || rv.site != nil && !onSite(rv.site, mustParse(rec.TargetURI)) {
+// original indexes an HTML 200 response record, delivered at locator.
+func (rv *revisits) original(rec *warc.Record, locator string) {
+	if rv.full || rv.site != nil && !onSite(rv.site, parsedOrEmpty(rec.TargetURI)) {
 		return
 	}
 	if len(rv.originals) >= maxOriginals {
@@ -81,7 +69,7 @@ func (rv *revisits) original(rec *warc.Record, locator string, page []byte) {
 		return
 	}
 	i := len(rv.originals)
-	rv.originals = append(rv.originals, original{locator: locator, page: page})
+	rv.originals = append(rv.originals, locator)
 	if id := rec.Header.Get("WARC-Record-ID"); id != "" {
 		rv.byID[id] = i
 	}
@@ -91,15 +79,9 @@ func (rv *revisits) original(rec *warc.Record, locator string, page []byte) {
 			rv.byDigest[d] = i
 		}
 	}
-	rv.held = append(rv.held, i)
-	for rv.heldBytes += int64(len(page)); rv.heldBytes > maxHeldBytes; rv.held = rv.held[1:] {
-		old := rv.held[0]
-		rv.heldBytes -= int64(len(rv.originals[old].page))
-		rv.originals[old].page = nil
-	}
 }
 
-func mustParse(raw string) *url.URL {
+func parsedOrEmpty(raw string) *url.URL {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return &url.URL{}
@@ -107,27 +89,27 @@ func mustParse(raw string) *url.URL {
 	return u
 }
 
-// revisit takes a revisit record: it returns its capture and page when
-// its original's page is held; otherwise it keeps it pending and returns
-// ok false. A revisit whose stored headers say it is not an HTML page
-// (an image fetched twice) is ignored.
-func (rv *revisits) revisit(rec *warc.Record, c Capture) (Capture, []byte, bool) {
+// revisit takes a revisit record's capture: it returns it with Original
+// set when its original was delivered already; otherwise it keeps it
+// pending and returns ok false. A revisit whose stored headers say it is
+// not an HTML page (an image fetched twice) is ignored.
+func (rv *revisits) revisit(rec *warc.Record, c Capture) (Capture, bool) {
 	if !htmlRevisit(rec) {
-		return c, nil, false
+		return c, false
 	}
-	ref := revisitRef{id: rec.Header.Get("WARC-Refers-To"), uri: rec.Header.Get("WARC-Refers-To-Target-URI"),
+	ref := revisitRef{id: rec.Header.Get("WARC-Refers-To"), uri: strings.Trim(rec.Header.Get("WARC-Refers-To-Target-URI"), "<>"),
 		digest: digestKey(rec.Header.Get("WARC-Payload-Digest"))}
-	ref.uri = strings.Trim(ref.uri, "<>")
 	ref.date, _ = time.Parse(time.RFC3339Nano, rec.Header.Get("WARC-Refers-To-Date"))
-	if i, ok := rv.find(ref); ok && rv.originals[i].page != nil {
-		return c, rv.originals[i].page, true
+	if i, ok := rv.find(ref); ok {
+		c.Original = rv.originals[i]
+		return c, true
 	}
 	if len(rv.pending) >= maxPendingRevisits {
 		rv.dropped++
-		return c, nil, false
+		return c, false
 	}
 	rv.pending = append(rv.pending, pendingRevisit{c: c, ref: ref})
-	return c, nil, false
+	return c, false
 }
 
 // htmlRevisit reports whether a revisit record may be of an HTML page:
@@ -154,16 +136,26 @@ func (rv *revisits) find(ref revisitRef) (int, bool) {
 	return i, ok && ref.digest != ""
 }
 
-// errOriginalGone is why a revisit's original, indexed on the first
-// read, is not an HTML page on the second (the file changed meanwhile).
-var errOriginalGone = errors.New("its original changed while the source was read")
-
-// droppedErr says how many revisits were not resolved for lack of room.
-func (rv *revisits) droppedErr() error {
-	if rv.dropped == 0 {
-		return nil
+// settle delivers the pending revisits once the source has been read:
+// with Original set, or with Unreadable saying what they refer to that
+// the source does not hold. It returns an error when revisits were left
+// out for lack of room.
+func (rv *revisits) settle(deliver func(Capture, []byte) error) error {
+	for _, p := range rv.pending {
+		if i, ok := rv.find(p.ref); ok {
+			p.c.Original = rv.originals[i]
+		} else {
+			p.c.Unreadable = rv.unresolved(p)
+		}
+		if err := deliver(p.c, nil); err != nil {
+			return err
+		}
 	}
-	return fmt.Errorf("%d revisit records not resolved: more than %d waited for originals further on", rv.dropped, maxPendingRevisits)
+	rv.pending = nil
+	if rv.dropped > 0 {
+		return fmt.Errorf("%d revisit records not resolved: more than %d waited for originals further on", rv.dropped, maxPendingRevisits)
+	}
+	return nil
 }
 
 // unresolved says why a pending revisit has no original.
@@ -180,31 +172,4 @@ func (rv *revisits) unresolved(p pendingRevisit) error {
 		why = fmt.Sprintf("which the source may hold beyond the first %d pages indexed", maxOriginals)
 	}
 	return fmt.Errorf("revisit %s of %s refers to %s, %s", p.c.URL, p.c.Time.UTC().Format(time.RFC3339), what, why)
-}
-
-// settle delivers the pending revisits whose original's page is held,
-// and those with no original (Unreadable set); it returns the others by
-// the locator of their original, to be read again.
-func (rv *revisits) settle(deliver func(Capture, []byte) error) (map[string][]Capture, error) {
-	waiting := map[string][]Capture{}
-	for _, p := range rv.pending {
-		i, ok := rv.find(p.ref)
-		switch {
-		case !ok:
-			p.c.Unreadable = rv.unresolved(p)
-		case rv.originals[i].page == nil:
-			loc := rv.originals[i].locator
-			waiting[loc] = append(waiting[loc], p.c)
-			continue
-		}
-		var page []byte
-		if ok {
-			page = rv.originals[i].page
-		}
-		if err := deliver(p.c, page); err != nil {
-			return nil, err
-		}
-	}
-	rv.pending = nil
-	return waiting, nil
 }

@@ -14,8 +14,8 @@ import (
 
 // FuzzRevisitRecords: an original page and a revisit record whose
 // references and stored headers are anything. Expected: no panic; a
-// revisit delivered with a page holds the original's bytes exactly,
-// and every other capture is the original or reported unreadable.
+// revisit names an original delivered before it, holding exactly its
+// bytes, and every other capture is the original or reported unreadable.
 func FuzzRevisitRecords(f *testing.F) {
 	f.Add("<urn:uuid:1>", "<urn:uuid:1>", "https://example.org/", "2026-01-01T00:00:00Z", "sha1:ABC", "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n")
 	f.Add("<urn:uuid:1>", "", "<https://example.org/>", "2026-01-01T00:00:00Z", "", "")
@@ -42,8 +42,14 @@ func FuzzRevisitRecords(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "f.warc"), b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		pages := map[string][]byte{}
 		lzrecover.WARCSource{Path: dir}.Stream(context.Background(), nil, func(c lzrecover.Capture, page []byte) error {
-			if c.Unreadable == nil && !bytes.Equal(page, original) {
+			pages[c.Locator] = page
+			switch {
+			case c.Unreadable != nil:
+			case c.Original != "" && (page != nil || !bytes.Equal(pages[c.Original], original)):
+				t.Fatalf("revisit %s: %q and original %q", c.URL, page, pages[c.Original])
+			case c.Original == "" && !bytes.Equal(page, original):
 				t.Fatalf("%s: %q, not the original", c.URL, page)
 			}
 			return nil

@@ -3,6 +3,7 @@ package recover_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,22 +88,21 @@ func streamed(t *testing.T, src lzrecover.WARCSource) (caps []lzrecover.Capture,
 
 // TestRevisitsAreCaptures: a second crawl found every page unchanged and
 // stored revisit records, naming their originals each of the three ways,
-// in the same file, a later file or an earlier one; "/index.html" is a
-// revisit of "/". Expected: each revisit is a capture of its own URL and
-// date holding its original's page.
+// in a later file or an earlier one; "/index.html" is a revisit of "/".
+// Expected: each revisit is a capture of its own URL and date, delivered
+// after its original and naming it, so its bytes are the original's.
 func TestRevisitsAreCaptures(t *testing.T) {
 	site, _ := injectedSite(t)
 	caps := capturesOf(t, site, siteAt)
 	same := func(c archivetest.Capture) string { return c.URL }
 	for _, tc := range []struct {
 		name, how, originals, revisits string
-		held                           int64 // bytes of originals held for revisits; 0 leaves the default
 		url                            func(archivetest.Capture) string
 	}{
-		{"by record id, later file", "id", "a.warc.gz", "b.warc.gz", 0, same},
-		{"by URI and date, earlier file", "uri", "b.warc.gz", "a.warc.gz", 0, same},
-		{"by digest, originals no longer held", "digest", "a.warc.gz", "b.warc.gz", 1, same},
-		{"index.html of /", "id", "a.warc.gz", "b.warc.gz", 0, func(c archivetest.Capture) string {
+		{"by record id, later file", "id", "a.warc.gz", "b.warc.gz", same},
+		{"by URI and date, earlier file", "uri", "b.warc.gz", "a.warc.gz", same},
+		{"by digest", "digest", "a.warc.gz", "b.warc.gz", same},
+		{"index.html of /", "id", "a.warc.gz", "b.warc.gz", func(c archivetest.Capture) string {
 			if strings.HasSuffix(c.URL, "/") {
 				return c.URL + "index.html"
 			}
@@ -110,9 +110,6 @@ func TestRevisitsAreCaptures(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.held > 0 {
-				defer lzrecover.SetMaxHeldRevisitBytes(tc.held)()
-			}
 			dir := t.TempDir()
 			ids := crawlWARC(t, filepath.Join(dir, tc.originals), caps)
 			revisitWARC(t, filepath.Join(dir, tc.revisits), caps, ids, tc.how, tc.url)
@@ -130,14 +127,40 @@ func TestRevisitsAreCaptures(t *testing.T) {
 					continue
 				}
 				revisits++
-				if string(pages[c.Locator]) != string(body[c.URL]) {
-					t.Errorf("revisit of %s: %d bytes, want its original's %d", c.URL, len(pages[c.Locator]), len(body[c.URL]))
+				original, delivered := pages[c.Original]
+				if !delivered || pages[c.Locator] != nil || string(original) != string(body[c.URL]) {
+					t.Errorf("revisit of %s: original %q delivered before it %v, its bytes %d, want %d", c.URL, c.Original, delivered, len(original), len(body[c.URL]))
 				}
 			}
 			if len(got) != 2*len(caps) || revisits != len(caps) {
 				t.Fatalf("%d captures, %d revisits; want %d and %d", len(got), revisits, 2*len(caps), len(caps))
 			}
 		})
+	}
+}
+
+// TestFetchOfRevisitGivesOriginal: fetching a revisit capture of a WARC
+// source (as status does when it reads a page again) gives its
+// original's bytes.
+func TestFetchOfRevisitGivesOriginal(t *testing.T) {
+	site, _ := injectedSite(t)
+	caps := capturesOf(t, site, siteAt)
+	dir := t.TempDir()
+	ids := crawlWARC(t, filepath.Join(dir, "a.warc.gz"), caps)
+	revisitWARC(t, filepath.Join(dir, "b.warc.gz"), caps, ids, "id", func(c archivetest.Capture) string { return c.URL })
+	src := lzrecover.WARCSource{Path: dir}
+	got, _ := streamed(t, src)
+	c := got[len(got)-1]
+	rc, err := src.Fetch(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	for _, o := range caps {
+		if o.URL == c.URL && string(o.Body) != string(b) {
+			t.Fatalf("fetched %d bytes for the revisit of %s, want its original's %d", len(b), c.URL, len(o.Body))
+		}
 	}
 }
 

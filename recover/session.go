@@ -170,12 +170,15 @@ func (s *session) stream(ctx context.Context, st Streamer, src Source, sr *Sourc
 	err := st.Stream(ctx, s.site, func(c Capture, page []byte) error {
 		s.rep.Captures++
 		sr.Captures++
-		if c.Unreadable != nil {
+		switch {
+		case c.Unreadable != nil:
 			s.rep.problem("%s: %v", src.Name(), c.Unreadable)
 			if sr.Failed++; sr.Error == "" {
 				sr.Error = c.Unreadable.Error()
 			}
 			return nil
+		case c.Original != "":
+			return nil // a revisit: its original's bytes were taken
 		}
 		if s.finished() && !captured(c).After(s.newest().Manifest.Time) {
 			return nil

@@ -21,9 +21,14 @@ type Capture struct {
 	Digest  string    // payload digest as the source reports it; may be empty
 	Locator string    // where the source finds it again (opaque to callers)
 	// Unreadable, set by a Streamer, says why the capture's bytes cannot
-	// be read (a content coding nothing here undoes, a damaged stream);
-	// its page is then nil. Other sources say so from Fetch.
+	// be read (a content coding nothing here undoes, a damaged stream, a
+	// revisit whose original is not in the source); its page is then nil.
+	// Other sources say so from Fetch.
 	Unreadable error `json:"-"`
+	// Original, set by a Streamer for a revisit (a page fetched again and
+	// found unchanged), is the Locator of the capture holding its bytes,
+	// which the same stream delivered before it; its page is then nil.
+	Original string `json:"-"`
 }
 
 // Source is somewhere archived pages can be found: an archive's API, a

@@ -330,9 +330,15 @@ func (r *statusRun) list(ctx context.Context) error {
 		}
 		var err error
 		if st, ok := localStreamer(src, r.o.MaxCapture, r.problem); ok {
+			digests := map[string]string{} // by locator, of the captures streamed
 			err = st.Stream(ctx, r.site, func(c Capture, page []byte) error {
-				if c.Unreadable != nil {
+				switch {
+				case c.Unreadable != nil:
 					r.problem("%s: %v", src.Name(), c.Unreadable)
+					return nil
+				case c.Original != "": // a revisit: its original's bytes, scanned already
+					c.Digest = digests[c.Original]
+					add(c, 0)
 					return nil
 				}
 				// Only a digest computed here from the bytes is looked
@@ -346,6 +352,7 @@ func (r *statusRun) list(ctx context.Context) error {
 				} else {
 					c.Digest = history.SHA1.Of(page).String()
 				}
+				digests[c.Locator] = c.Digest
 				if add(c, 0) {
 					r.stream(c, page)
 				}

@@ -2,7 +2,6 @@ package recover
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,9 +51,10 @@ func (s WARCSource) List(ctx context.Context, site *url.URL, fn func(Capture) er
 func (s WARCSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error) {
 	var out []byte
 	var unread error
+	var original string
 	err := s.Stream(ctx, nil, func(got Capture, page []byte) error {
 		if got.Locator == c.Locator {
-			out, unread = page, got.Unreadable
+			out, unread, original = page, got.Unreadable, got.Original
 			return errStop
 		}
 		return nil
@@ -65,6 +65,9 @@ func (s WARCSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error)
 	if unread != nil {
 		return nil, unread
 	}
+	if original != "" { // a revisit: its original's bytes
+		return s.Fetch(ctx, Capture{Locator: original})
+	}
 	if out == nil {
 		return nil, fmt.Errorf("%s: capture %s no longer found", s.Name(), c.Locator)
 	}
@@ -73,9 +76,8 @@ func (s WARCSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error)
 
 // Stream implements Streamer. Reading and decompressing the file runs
 // ahead of fn in a goroutine, so both cores work. A revisit record is a
-// capture of its own URL and date with its original's page (see
-// revisits); those whose original comes later, or is no longer held, are
-// delivered after the rest, by reading their originals again.
+// capture of its own URL and date, delivered after its original with
+// Capture.Original naming it and a nil page (see revisits).
 func (s WARCSource) Stream(ctx context.Context, site *url.URL, fn func(Capture, []byte) error) error {
 	limit := s.MaxCapture
 	if limit <= 0 {
@@ -113,8 +115,8 @@ func (s WARCSource) Stream(ctx context.Context, site *url.URL, fn func(Capture, 
 	return <-walkErr
 }
 
-// walk reads the source's records and sends its captures: responses and
-// revisits resolved at once as they come, then the other revisits.
+// walk reads the source's records and sends its captures: responses,
+// and revisits once their original is sent (see revisits).
 func (s WARCSource) walk(ctx context.Context, site *url.URL, limit int64, send func(Capture, []byte) error) error {
 	rv := newRevisits(site)
 	n := 0
@@ -123,8 +125,8 @@ func (s WARCSource) walk(ctx context.Context, site *url.URL, limit int64, send f
 		c := Capture{Source: s.Name(), URL: rec.TargetURI, Time: rec.Date,
 			Digest: rec.Header.Get("WARC-Payload-Digest"), Locator: file + "#" + strconv.Itoa(n)}
 		if rec.Type == "revisit" && rec.TargetURI != "" {
-			if c, page, ok := rv.revisit(rec, c); ok {
-				return send(c, page)
+			if c, ok := rv.revisit(rec, c); ok {
+				return send(c, nil)
 			}
 			return ctx.Err()
 		}
@@ -135,48 +137,14 @@ func (s WARCSource) walk(ctx context.Context, site *url.URL, limit int64, send f
 		if err != nil {
 			c.Unreadable = unreadable(c.URL+" of "+c.Time.UTC().Format(time.RFC3339), err)
 		} else {
-			rv.original(rec, c.Locator, page)
+			rv.original(rec, c.Locator)
 		}
 		return send(c, page)
 	})
-	if ctx.Err() != nil || len(rv.pending) == 0 && rv.dropped == 0 {
-		return err // a file that could not be read is no reason to leave revisits out
-	}
-	waiting, serr := rv.settle(send)
-	if serr != nil || len(waiting) == 0 {
-		return errors.Join(err, serr, rv.droppedErr())
-	}
-	n = 0
-	rerr := warc.Walk(s.Path, func(file string, rec *warc.Record) error {
-		n++
-		caps := waiting[file+"#"+strconv.Itoa(n)]
-		if len(caps) == 0 {
-			return ctx.Err()
-		}
-		page, _, err := htmlPayload(rec, limit)
-		for _, c := range caps {
-			if page == nil {
-				c.Unreadable = unreadable(c.URL+" of "+c.Time.UTC().Format(time.RFC3339)+", a revisit,", cmp.Or(err, errOriginalGone))
-			}
-			if err := send(c, page); err != nil {
-				return err
-			}
-		}
-		delete(waiting, file+"#"+strconv.Itoa(n))
-		return nil
-	})
 	if ctx.Err() != nil {
-		return rerr
+		return err
 	}
-	for _, caps := range waiting { // the files changed: the originals are gone
-		for _, c := range caps {
-			c.Unreadable = unreadable(c.URL+" of "+c.Time.UTC().Format(time.RFC3339)+", a revisit,", errOriginalGone)
-			if err := send(c, nil); err != nil {
-				return err
-			}
-		}
-	}
-	return errors.Join(err, rv.droppedErr())
+	return errors.Join(err, rv.settle(send)) // a file that could not be read is no reason to leave revisits out
 }
 
 // htmlPayload returns the decoded HTTP body of an HTML 200 response

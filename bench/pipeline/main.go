@@ -12,12 +12,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/contentcoding/codingtest"
 	"github.com/lazarus-preserve/lazarus/internal/erasure"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
@@ -35,13 +37,14 @@ func main() {
 	z := flag.Int("z", 48<<10, "block budget in bytes")
 	perPage := flag.Int("per-page", 20, "blocks per page")
 	warcOut := flag.String("warc", "", "also write the pages as HTTP responses into this .warc.gz (encode)")
+	coding := flag.String("coding", "", "Content-Encoding of the WARC's responses: gzip, br, zstd or several (\"gzip,zstd\"); none by default")
 	flag.Parse()
 	var err error
 	start := time.Now()
 	var n int64
 	switch {
 	case *encode:
-		n, err = runEncode(*src, *pages, *keyPath, *z, *perPage, *warcOut)
+		n, err = runEncode(*src, *pages, *keyPath, *z, *perPage, *warcOut, *coding)
 	case *decode:
 		n, err = runDecode(*pages, *out, *keyPath)
 	default:
@@ -70,7 +73,7 @@ func loadOwner(path, pages string) (*keys.Owner, error) {
 	return o, err
 }
 
-func runEncode(src, pages, keyPath string, z, perPage int, warcOut string) (int64, error) {
+func runEncode(src, pages, keyPath string, z, perPage int, warcOut, coding string) (int64, error) {
 	if err := os.MkdirAll(pages, 0o755); err != nil {
 		return 0, err
 	}
@@ -93,6 +96,9 @@ func runEncode(src, pages, keyPath string, z, perPage int, warcOut string) (int6
 		return 0, err
 	}
 	w := &pageWriter{dir: pages, perPage: perPage, sealer: sealer}
+	if coding != "" {
+		w.codings = strings.Split(coding, ",")
+	}
 	if warcOut != "" {
 		f, err := os.Create(warcOut)
 		if err != nil {
@@ -134,6 +140,7 @@ type pageWriter struct {
 	pending [][]byte
 	n       int
 	warc    *warc.Writer // also write each page as a WARC response record
+	codings []string     // Content-Encoding of those records
 	sealer  *keys.Sealer
 }
 
@@ -164,8 +171,16 @@ func (w *pageWriter) writePage(url, name string, comments [][]byte) error {
 		return err
 	}
 	if w.warc != nil {
-		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n", len(page))
-		if err := w.warc.WriteResponse(url, time.Now(), append([]byte(resp), page...)); err != nil {
+		body, err := codingtest.Encode(page, w.codings...)
+		if err != nil {
+			return err
+		}
+		head := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+		if len(w.codings) > 0 {
+			head += "Content-Encoding: " + strings.Join(w.codings, ", ") + "\r\n"
+		}
+		resp := fmt.Sprintf("%sContent-Length: %d\r\n\r\n", head, len(body))
+		if err := w.warc.WriteResponse(url, time.Now(), append([]byte(resp), body...)); err != nil {
 			return err
 		}
 	}
