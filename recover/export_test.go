@@ -7,4 +7,3 @@ func SetMaxStreamedBytes(n int64) (restore func()) {
 	maxStreamedBytes = n
 	return func() { maxStreamedBytes = old }
 }
-
