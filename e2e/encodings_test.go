@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,8 +21,8 @@ import (
 // with the precompressed .br files the site's build made). The root
 // page's .br was made before inject. Expected: verify says the Internet
 // Archive's crawler ("gzip, deflate, zstd") gets zstd with the same
-// blocks, and warns that browsers' captures (br) of the root page carry
-// other blocks; once the stale .br is gone, no warning.
+// blocks, and that browsers' captures (br) of the root page carry other
+// blocks: a warning and a short verdict; once the stale .br is gone, none.
 func TestVerifyCodingsThroughCaddy(t *testing.T) {
 	dir := t.TempDir()
 	site := filepath.Join(dir, "site")
@@ -56,16 +57,19 @@ func TestVerifyCodingsThroughCaddy(t *testing.T) {
 			map[string]any{"handler": "file_server", "root": site, "precompressed": map[string]any{"br": map[string]any{}}, "precompressed_order": []string{"br"}},
 		}
 	})
-	verifyOnce := func() *lzrecover.VerifyReport {
+	verifyOnce := func() (*lzrecover.VerifyReport, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		rep, err := lzrecover.Verify(ctx, lzrecover.VerifyOptions{SiteURL: base, ServerKey: server.Marshal(), Rate: 600000})
-		if err != nil {
+		if rep == nil {
 			t.Fatalf("verify: %v", err)
 		}
-		return rep
+		return rep, err
 	}
-	rep := verifyOnce()
+	rep, err := verifyOnce()
+	if !errors.Is(err, lzrecover.ErrShort) {
+		t.Fatalf("verify with a stale .br: %v, want ErrShort", err)
+	}
 	for _, e := range rep.Encodings {
 		t.Logf("asking for %q: %v, the same blocks on %d of %d pages; %q", e.AcceptEncoding, e.Codings, e.SameBlocks, e.Checked, e.Problems)
 		if e.AcceptEncoding == "gzip, deflate, zstd" && (e.Codings["zstd"] != e.Checked || e.SameBlocks != e.Checked) {
@@ -80,8 +84,8 @@ func TestVerifyCodingsThroughCaddy(t *testing.T) {
 	if err := os.Remove(stale); err != nil {
 		t.Fatal(err)
 	}
-	if rep := verifyOnce(); len(rep.Warnings) > 0 {
-		t.Fatalf("warnings without the stale .br: %q", rep.Warnings)
+	if rep, err := verifyOnce(); err != nil || len(rep.Warnings) > 0 {
+		t.Fatalf("without the stale .br: %v, warnings %q", err, rep.Warnings)
 	}
 }
 

@@ -310,6 +310,10 @@ func (v *verification) verdict() error {
 			short = append(short, s.why())
 		}
 	}
+	if why := codingsShort(v.rep.Encodings); why != "" {
+		short = append(short, why)
+		v.rep.Rebuildable = false
+	}
 	if len(short) > 0 {
 		if v.rep.MissingPages > 0 {
 			short = append(short, "pages missing their blocks: "+missingSummary(v.rep, 5))

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lazarus-preserve/lazarus/internal/contentcoding"
 	"github.com/lazarus-preserve/lazarus/internal/fetch"
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/site"
@@ -317,7 +318,12 @@ func (cr *crawler) answer(u *url.URL, from archiveSet, resp *http.Response, dept
 		}
 		return nil, 0
 	}
-	body, partial, err := readPage(resp.Body, cr.c.maxPage)
+	decoded, _, err := contentcoding.Response(resp)
+	if err != nil {
+		cr.fail(u, "answered in a coding recover cannot read: "+err.Error(), depth)
+		return nil, 0
+	}
+	body, partial, err := readPage(decoded, cr.c.maxPage)
 	if err != nil {
 		cr.fail(u, err.Error(), depth)
 		return nil, 0
@@ -339,12 +345,14 @@ func (cr *crawler) answer(u *url.URL, from archiveSet, resp *http.Response, dept
 	return cr.links(final, in.URLs), kept
 }
 
-// get sends a GET for u.
+// get sends a GET for u, asking for the codings the Internet Archive's
+// crawler asks for (crawlAcceptEncoding).
 func (cr *crawler) get(ctx context.Context, u *url.URL) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, err
 	}
+	req.Header.Set("Accept-Encoding", crawlAcceptEncoding)
 	return cr.c.client.Do(req)
 }
 

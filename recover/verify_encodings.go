@@ -22,6 +22,11 @@ var acceptEncodings = []struct{ value, crawlers string }{
 	{"gzip, deflate, br, zstd", "browsers: Save Page Now, Browsertrix, Webrecorder"},
 }
 
+// crawlAcceptEncoding is what Verify's crawl asks for: the Internet
+// Archive's crawler's Accept-Encoding, so that what the crawl counts is
+// what that archive stores.
+var crawlAcceptEncoding = acceptEncodings[2].value
+
 // encodingPages bounds the pages whose codings are checked: the root page
 // and the first carriers of the signal checks' sample.
 const encodingPages = 4
@@ -156,4 +161,19 @@ func (v *verification) getCoded(ctx context.Context, u, acceptEncoding string) (
 		}
 	}
 	return a, nil
+}
+
+// codingsShort says which crawlers get other blocks than the crawl, or a
+// coding recover cannot read, on the pages checked; "" if none. Archives
+// keep what their crawler got: a stale precompressed copy answered to one
+// of them leaves that archive without the generation's blocks.
+func codingsShort(checks []EncodingCheck) string {
+	var parts []string
+	for _, c := range checks {
+		if len(c.Problems) > 0 {
+			parts = append(parts, fmt.Sprintf("crawlers asking for %q (%s) get other blocks or a coding recover cannot read on %d of %d pages checked",
+				c.AcceptEncoding, c.Crawlers, len(c.Problems), c.Checked))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

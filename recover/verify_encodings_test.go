@@ -1,12 +1,15 @@
 package recover_test
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/lazarus-preserve/lazarus/internal/contentcoding"
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // codingServer answers pages in the first coding of prefer that the
@@ -74,27 +77,28 @@ func TestVerifyReportsWhatEachEncodingGets(t *testing.T) {
 
 // TestVerifyWarnsOfStaleEncodedCopy: br-asking crawlers get a copy of a
 // page made before inject (a precompressed .br sidecar left behind), and
-// zstd-asking ones a coding recover cannot read. Expected: a warning for
-// each, naming the page and what is wrong.
+// gzip-asking ones a coding recover cannot read. Expected: a warning for
+// each, naming the page and what is wrong, and the verdict short: the
+// archives of those crawlers would not hold the generation.
 func TestVerifyWarnsOfStaleEncodedCopy(t *testing.T) {
 	stale := []byte("<html><body><a href=\"p0.html\">0</a></body></html>")
 	s := servedInjected(t, codingServer(t, []string{"br", "zstd", "gzip"}, func(path, coding string, page []byte) (string, []byte) {
 		switch {
 		case coding == "br" && path == "/":
 			return "br", stale
-		case coding == "zstd":
+		case coding == "gzip":
 			return "xz", page
 		}
 		return coding, page
 	}))
 	rep, err := verify(t, s.verifyOpts(s.server, false))
-	if err != nil {
-		t.Fatalf("%v\n%+v", err, rep)
+	if !errors.Is(err, lzrecover.ErrShort) || rep == nil || rep.Rebuildable || !strings.Contains(err.Error(), `crawlers asking for "gzip, deflate, br, zstd"`) {
+		t.Fatalf("err %v, report %+v", err, rep)
 	}
 	warnings := strings.Join(rep.Warnings, "\n")
 	for _, w := range []string{
 		`crawlers asking for "gzip, deflate, br, zstd" (browsers: Save Page Now, Browsertrix, Webrecorder): ` + s.url + `: answered in br with other Lazarus blocks than without a coding`,
-		`crawlers asking for "gzip, deflate, zstd" (the Internet Archive's crawler since 2026): ` + s.url + `: answered in xz, which recover cannot read: encoded with "xz"`,
+		`crawlers asking for "gzip, deflate" (most crawlers): ` + s.url + `: answered in xz, which recover cannot read: encoded with "xz"`,
 	} {
 		if !strings.Contains(warnings, w) {
 			t.Errorf("no warning %q in\n%s", w, warnings)
@@ -108,7 +112,9 @@ func TestVerifyEncodingsOffWithSignalChecks(t *testing.T) {
 	var asked int
 	s := servedInjected(t, func(dir string, h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("Accept-Encoding") != "" && r.Header.Get("Accept-Encoding") != "gzip" {
+			switch r.Header.Get("Accept-Encoding") {
+			case "", "gzip", "gzip, deflate, zstd": // robots.txt; the crawl, as the Internet Archive's
+			default:
 				asked++
 			}
 			h.ServeHTTP(w, r)
@@ -119,5 +125,26 @@ func TestVerifyEncodingsOffWithSignalChecks(t *testing.T) {
 	rep, err := verify(t, o)
 	if err != nil || len(rep.Encodings) != 0 || asked != 0 {
 		t.Fatalf("err %v, encodings %+v, %d requests asked for a coding", err, rep.Encodings, asked)
+	}
+}
+
+// TestVerifyCrawlsAsTheInternetArchive: the site answers crawlers asking
+// for zstd (the Internet Archive's) with copies of its pages made before
+// inject (stale .zst files), everyone else with the pages as they are.
+// Expected: short, since that archive would hold no block, though wget
+// and browsers get every one.
+func TestVerifyCrawlsAsTheInternetArchive(t *testing.T) {
+	s := servedInjected(t, codingServer(t, []string{"zstd", "gzip"}, func(path, coding string, page []byte) (string, []byte) {
+		if coding == "zstd" {
+			return coding, htmlblock.Strip(page)
+		}
+		return coding, page
+	}))
+	rep, err := verify(t, s.verifyOpts(s.server, false))
+	if !errors.Is(err, lzrecover.ErrShort) && !errors.Is(err, lzrecover.ErrNoGeneration) {
+		t.Fatalf("err %v, want the generation short or not found", err)
+	}
+	if rep.Rebuildable {
+		t.Fatalf("report says rebuildable: %+v", rep)
 	}
 }

@@ -194,6 +194,8 @@ func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.
 		hintf(stderr, "recover with the owner.key made together with the server.key the site used (lazarus keygen writes both)")
 	case errors.Is(err, lzrecover.ErrNothingFound) && rep != nil && rep.Unsigned > 0:
 		hintf(stderr, "the site published unsigned (public) data: add --allow-unsigned only if you trust whoever could have made it, that is anyone")
+	case errors.Is(err, lzrecover.ErrNothingFound) && rep != nil:
+		hintCDXBase(stderr, rep.Sources)
 	}
 	return exitError
 }
@@ -213,7 +215,7 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 		fmt.Fprintf(w, "  newer generation %s of %s seen, not rebuilt: %s\n", n.Generation, n.Time.Format(time.RFC3339), printable(n.Detail))
 	}
 	for _, s := range r.Segments {
-		fmt.Fprintf(w, "  segment %-12s %-8s from generation %s, %d files, %s", printable(s.Name), s.Status, s.Generation, s.Files, formatSize(s.Bytes))
+		fmt.Fprintf(w, "  segment %-12s %-8s from generation %s, %s, %s", printable(s.Name), s.Status, s.Generation, count(s.Files, "file", "files"), formatSize(s.Bytes))
 		if len(s.Paths) > 0 {
 			fmt.Fprintf(w, " in %s", printable(strings.Join(s.Paths, ", ")))
 		}
@@ -285,4 +287,16 @@ func endOfPeriod(t time.Time, n int) time.Time {
 		return t.Add(time.Minute - time.Second)
 	}
 	return t
+}
+
+// hintCDXBase names the spelling of a pywb collection when a cdx= source
+// given as a base URL was answered 404 where the Internet Archive's CDX
+// API would be: the URL was likely a collection's.
+func hintCDXBase(w io.Writer, sources []*lzrecover.SourceReport) {
+	for _, s := range sources {
+		if strings.HasPrefix(s.Name, "cdx=") && s.Captures == 0 && strings.Contains(s.Error, "/cdx/search/cdx") && strings.Contains(s.Error, "status 404") {
+			hintf(w, "%s has no Internet Archive CDX API (/cdx/search/cdx answered 404); for a pywb collection give its endpoint, --source %s/cdx, or --source pywb=%s",
+				printable(s.Name), printable(s.Name), printable(strings.TrimPrefix(s.Name, "cdx=")))
+		}
+	}
 }
