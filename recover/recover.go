@@ -15,6 +15,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/problems"
 )
 
 // Report says what a recovery found and rebuilt.
@@ -76,17 +77,14 @@ func (r *Report) source(src Source) *SourceReport {
 	return s
 }
 
-// MaxProblems bounds Report.Problems: a hostile archive or page cannot
-// grow the report (or recover's memory) without bound.
-const MaxProblems = 1000
+// MaxProblems bounds Report.Problems (and each line is cut at
+// problems.MaxLineBytes): a hostile archive or page cannot grow the
+// report (or recover's memory) without bound.
+const MaxProblems = problems.MaxLines
 
 // problem adds a problem line, or counts it once MaxProblems are listed.
 func (r *Report) problem(format string, args ...any) {
-	if len(r.Problems) >= MaxProblems {
-		r.ProblemsOmitted++
-		return
-	}
-	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+	problems.Add(&r.Problems, &r.ProblemsOmitted, format, args...)
 }
 
 // credit counts what a scanned page contributed, and what items parked on

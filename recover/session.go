@@ -10,6 +10,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/problems"
 )
 
 // DefaultMaxCapture bounds one fetched capture (bytes).
@@ -136,7 +137,7 @@ func (s *session) open(ctx context.Context, src Source) error {
 				return ctx.Err()
 			}
 			s.rep.problem("%s: listing: %v", src.Name(), err)
-			sr.Error = err.Error()
+			sr.Error = problems.Clip(err.Error(), problems.MaxLineBytes)
 		} else if err := s.j.saveListing(src, s.site, caps); err != nil {
 			return fmt.Errorf("journal: %w", err)
 		}
@@ -174,7 +175,7 @@ func (s *session) stream(ctx context.Context, st Streamer, src Source, sr *Sourc
 		case c.Unreadable != nil:
 			s.rep.problem("%s: %v", src.Name(), c.Unreadable)
 			if sr.Failed++; sr.Error == "" {
-				sr.Error = c.Unreadable.Error()
+				sr.Error = problems.Clip(c.Unreadable.Error(), problems.MaxLineBytes)
 			}
 			return nil
 		case c.Original != "":
@@ -193,7 +194,7 @@ func (s *session) stream(ctx context.Context, st Streamer, src Source, sr *Sourc
 		return ctx.Err()
 	case err != nil:
 		s.rep.problem("%s: %v", src.Name(), err)
-		sr.Error = err.Error()
+		sr.Error = problems.Clip(err.Error(), problems.MaxLineBytes)
 	}
 	return nil
 }
@@ -229,7 +230,7 @@ func (s *session) drain(ctx context.Context) error {
 			sr := s.rep.source(q.src)
 			sr.Failed++
 			if sr.Error == "" {
-				sr.Error = err.Error()
+				sr.Error = problems.Clip(err.Error(), problems.MaxLineBytes)
 			}
 			continue
 		}

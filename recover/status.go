@@ -13,6 +13,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/problems"
 )
 
 // ErrTooManySources means Status was given more sources than it tallies
@@ -257,11 +258,7 @@ func statusVerifier(o *StatusOptions) (*keys.Verifier, string, error) {
 
 // problem adds a problem line, or counts it once MaxProblems are listed.
 func (r *statusRun) problem(format string, args ...any) {
-	if len(r.rep.Problems) >= MaxProblems {
-		r.rep.ProblemsOmitted++
-		return
-	}
-	r.rep.Problems = append(r.rep.Problems, fmt.Sprintf(format, args...))
+	problems.Add(&r.rep.Problems, &r.rep.ProblemsOmitted, format, args...)
 }
 
 func (r *statusRun) progress(p StatusProgress) {
@@ -368,7 +365,7 @@ func (r *statusRun) list(ctx context.Context) error {
 			return ctx.Err()
 		}
 		if err != nil {
-			sr.Error = err.Error()
+			sr.Error = problems.Clip(err.Error(), problems.MaxLineBytes)
 			r.problem("%s: listing: %v", src.Name(), err)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sort"
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/problems"
 )
 
 // resolve works out what every listed capture holds: from the history
@@ -176,7 +178,7 @@ func (r *statusRun) fetchPage(ctx context.Context, c *statusCapture) ([]byte, er
 		sr := &r.rep.Sources[c.src]
 		sr.Failed++
 		if sr.Error == "" {
-			sr.Error = err.Error()
+			sr.Error = problems.Clip(err.Error(), problems.MaxLineBytes)
 		}
 		r.problem("%s %s: %v", sr.Name, c.c.URL, err)
 	}

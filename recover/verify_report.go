@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/humane"
+	"github.com/lazarus-preserve/lazarus/internal/problems"
 )
 
 // VerifyReport says what Verify found on the live site.
@@ -240,11 +241,7 @@ type TrialRestore struct {
 
 // problem adds a problem line, or counts it once MaxProblems are listed.
 func (r *VerifyReport) problem(format string, args ...any) {
-	if len(r.Problems) >= MaxProblems {
-		r.ProblemsOmitted++
-		return
-	}
-	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+	problems.Add(&r.Problems, &r.ProblemsOmitted, format, args...)
 }
 
 // MaxMissingPages bounds VerifyReport.Missing.
