@@ -1,20 +1,25 @@
 package recover
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 )
 
-// Bounds of a revisit resolver: originals indexed, and revisits waiting
-// for an original further on.
+// Bounds of a revisit resolver: originals indexed, the bytes revisits
+// waiting for an original further on may hold, and the longest header
+// value a record may have to take part (longer ones are ignored, as a
+// CDX row's over-long fields are).
 const (
 	maxOriginals       = 200_000
-	maxPendingRevisits = 100_000
+	maxPendingBytes    = 16 << 20
+	maxRevisitFieldLen = 8 << 10
 )
 
 // revisits resolves a WARC source's revisit records to their originals.
@@ -25,60 +30,90 @@ const (
 // a capture of its own URL and date whose bytes are its original's: it is
 // delivered after its original, with Capture.Original naming it, and no
 // page of its own. One whose original comes later waits until the source
-// has been read.
+// has been read. Only records on the site (if known) take part, and the
+// index keeps hashes of their references, not the references.
 type revisits struct {
-	site      *url.URL // originals are indexed on this site only (all if nil)
-	originals []string // locators
-	byID      map[string]int
-	byURIDate map[string]int
-	byDigest  map[string]int
-	pending   []pendingRevisit
-	dropped   int // revisits not kept pending (over maxPendingRevisits)
-	full      bool
+	site         *url.URL  // records on this site only (all if nil)
+	files        []string  // the source's files, as originals name them
+	originals    []origLoc // by index
+	byRef        map[refKey]int
+	pending      []pendingRevisit
+	pendingBytes int
+	dropped      int // revisits not kept pending (over maxPendingBytes)
+	full         bool
+}
+
+// origLoc locates an original: its file and record number, which make
+// its Locator.
+type origLoc struct{ file, n int32 }
+
+// refKey is a hash of one way of naming an original: a record id, a URI
+// and date, or a payload digest.
+type refKey [16]byte
+
+func refOf(kind, a, b string) refKey {
+	h := sha256.Sum256([]byte(kind + "\x00" + a + "\x00" + b))
+	return refKey(h[:16])
 }
 
 // pendingRevisit waits for its original.
 type pendingRevisit struct {
-	c   Capture
-	ref revisitRef
-}
-
-// revisitRef is how a revisit names its original.
-type revisitRef struct {
-	id, uri, digest string
-	date            time.Time
+	c    Capture
+	refs []refKey // in the order find tries them
+	why  string   // what it refers to, for the report
 }
 
 func newRevisits(site *url.URL) *revisits {
-	return &revisits{site: site, byID: map[string]int{}, byURIDate: map[string]int{}, byDigest: map[string]int{}}
+	return &revisits{site: site, byRef: map[refKey]int{}}
 }
-
-// uriDate keys an original by its URI and date.
-func uriDate(uri string, t time.Time) string { return uri + "\x00" + t.UTC().Format(time.RFC3339) }
 
 // digestKey is a payload digest in one spelling.
 func digestKey(d string) string { return strings.ToLower(strings.TrimSpace(d)) }
 
-// original indexes an HTML 200 response record, delivered at locator.
-func (rv *revisits) original(rec *warc.Record, locator string) {
-	if rv.full || rv.site != nil && !onSite(rv.site, parsedOrEmpty(rec.TargetURI)) {
+// fieldsFit reports whether a record's URI and the header values named
+// are short enough to take part, and whether it is on the site.
+func (rv *revisits) fieldsFit(rec *warc.Record, names ...string) bool {
+	if len(rec.TargetURI) > maxRevisitFieldLen {
+		return false
+	}
+	for _, n := range names {
+		if len(rec.Header.Get(n)) > maxRevisitFieldLen {
+			return false
+		}
+	}
+	return rv.site == nil || onSite(rv.site, parsedOrEmpty(rec.TargetURI))
+}
+
+// original indexes an HTML 200 response record, the n-th of the source,
+// in file.
+func (rv *revisits) original(rec *warc.Record, file string, n int) {
+	if rv.full || !rv.fieldsFit(rec, "WARC-Record-ID", "WARC-Payload-Digest") {
 		return
 	}
 	if len(rv.originals) >= maxOriginals {
 		rv.full = true
 		return
 	}
-	i := len(rv.originals)
-	rv.originals = append(rv.originals, locator)
-	if id := rec.Header.Get("WARC-Record-ID"); id != "" {
-		rv.byID[id] = i
+	if len(rv.files) == 0 || rv.files[len(rv.files)-1] != file {
+		rv.files = append(rv.files, file)
 	}
-	rv.byURIDate[uriDate(rec.TargetURI, rec.Date)] = i
+	i := len(rv.originals)
+	rv.originals = append(rv.originals, origLoc{file: int32(len(rv.files) - 1), n: int32(n)})
+	if id := rec.Header.Get("WARC-Record-ID"); id != "" {
+		rv.byRef[refOf("id", id, "")] = i
+	}
+	rv.byRef[refOf("uri", rec.TargetURI, rec.Date.UTC().Format(time.RFC3339))] = i
 	if d := digestKey(rec.Header.Get("WARC-Payload-Digest")); d != "" {
-		if _, ok := rv.byDigest[d]; !ok {
-			rv.byDigest[d] = i
+		if _, ok := rv.byRef[refOf("digest", d, "")]; !ok {
+			rv.byRef[refOf("digest", d, "")] = i
 		}
 	}
+}
+
+// locator is the Locator of original i.
+func (rv *revisits) locator(i int) string {
+	o := rv.originals[i]
+	return rv.files[o.file] + "#" + strconv.Itoa(int(o.n))
 }
 
 func parsedOrEmpty(raw string) *url.URL {
@@ -91,24 +126,44 @@ func parsedOrEmpty(raw string) *url.URL {
 
 // revisit takes a revisit record's capture: it returns it with Original
 // set when its original was delivered already; otherwise it keeps it
-// pending and returns ok false. A revisit whose stored headers say it is
-// not an HTML page (an image fetched twice) is ignored.
+// pending (within maxPendingBytes) and returns ok false. A revisit whose
+// stored headers say it is not an HTML page (an image fetched twice), or
+// not on the site, is ignored.
 func (rv *revisits) revisit(rec *warc.Record, c Capture) (Capture, bool) {
-	if !htmlRevisit(rec) {
+	names := []string{"WARC-Refers-To", "WARC-Refers-To-Target-URI", "WARC-Refers-To-Date", "WARC-Payload-Digest"}
+	if !rv.fieldsFit(rec, names...) || !htmlRevisit(rec) {
 		return c, false
 	}
-	ref := revisitRef{id: rec.Header.Get("WARC-Refers-To"), uri: strings.Trim(rec.Header.Get("WARC-Refers-To-Target-URI"), "<>"),
-		digest: digestKey(rec.Header.Get("WARC-Payload-Digest"))}
-	ref.date, _ = time.Parse(time.RFC3339Nano, rec.Header.Get("WARC-Refers-To-Date"))
-	if i, ok := rv.find(ref); ok {
-		c.Original = rv.originals[i]
+	id, uri := rec.Header.Get("WARC-Refers-To"), strings.Trim(rec.Header.Get("WARC-Refers-To-Target-URI"), "<>")
+	date, _ := time.Parse(time.RFC3339Nano, rec.Header.Get("WARC-Refers-To-Date"))
+	digest := digestKey(rec.Header.Get("WARC-Payload-Digest"))
+	p := pendingRevisit{c: c, why: "an original"}
+	if id != "" {
+		p.refs = append(p.refs, refOf("id", id, ""))
+	}
+	if uri != "" && !date.IsZero() {
+		p.refs = append(p.refs, refOf("uri", uri, date.UTC().Format(time.RFC3339)))
+		p.why = fmt.Sprintf("a capture of %s of %s", uri, date.UTC().Format(time.RFC3339))
+	}
+	if digest != "" {
+		p.refs = append(p.refs, refOf("digest", digest, ""))
+		if p.why == "an original" {
+			p.why = "a capture with payload digest " + digest
+		}
+	}
+	if i, ok := rv.find(p.refs); ok {
+		c.Original = rv.locator(i)
 		return c, true
 	}
-	if len(rv.pending) >= maxPendingRevisits {
+	size := len(c.URL) + len(c.Digest) + len(c.Locator) + len(p.why) + 16*len(p.refs) + 128
+	if rv.pendingBytes+size > maxPendingBytes {
 		rv.dropped++
 		return c, false
 	}
-	rv.pending = append(rv.pending, pendingRevisit{c: c, ref: ref})
+	rv.pendingBytes += size
+	// Copies: the record's values share one buffer with its whole header.
+	p.c.URL, p.c.Digest = strings.Clone(c.URL), strings.Clone(c.Digest)
+	rv.pending = append(rv.pending, p)
 	return c, false
 }
 
@@ -125,15 +180,13 @@ func htmlRevisit(rec *warc.Record) bool {
 
 // find returns the original a revisit refers to: by record id, else by
 // URI and date, else by payload digest.
-func (rv *revisits) find(ref revisitRef) (int, bool) {
-	if i, ok := rv.byID[ref.id]; ok && ref.id != "" {
-		return i, true
+func (rv *revisits) find(refs []refKey) (int, bool) {
+	for _, k := range refs {
+		if i, ok := rv.byRef[k]; ok {
+			return i, true
+		}
 	}
-	if i, ok := rv.byURIDate[uriDate(ref.uri, ref.date)]; ok && ref.uri != "" && !ref.date.IsZero() {
-		return i, true
-	}
-	i, ok := rv.byDigest[ref.digest]
-	return i, ok && ref.digest != ""
+	return 0, false
 }
 
 // settle delivers the pending revisits once the source has been read:
@@ -142,8 +195,8 @@ func (rv *revisits) find(ref revisitRef) (int, bool) {
 // out for lack of room.
 func (rv *revisits) settle(deliver func(Capture, []byte) error) error {
 	for _, p := range rv.pending {
-		if i, ok := rv.find(p.ref); ok {
-			p.c.Original = rv.originals[i]
+		if i, ok := rv.find(p.refs); ok {
+			p.c.Original = rv.locator(i)
 		} else {
 			p.c.Unreadable = rv.unresolved(p)
 		}
@@ -153,23 +206,16 @@ func (rv *revisits) settle(deliver func(Capture, []byte) error) error {
 	}
 	rv.pending = nil
 	if rv.dropped > 0 {
-		return fmt.Errorf("%d revisit records not resolved: more than %d waited for originals further on", rv.dropped, maxPendingRevisits)
+		return fmt.Errorf("%d revisit records not resolved: more than %d MiB of them waited for originals further on", rv.dropped, maxPendingBytes>>20)
 	}
 	return nil
 }
 
 // unresolved says why a pending revisit has no original.
 func (rv *revisits) unresolved(p pendingRevisit) error {
-	what := "an original"
-	switch {
-	case p.ref.uri != "" && !p.ref.date.IsZero():
-		what = fmt.Sprintf("a capture of %s of %s", p.ref.uri, p.ref.date.UTC().Format(time.RFC3339))
-	case p.ref.digest != "":
-		what = "a capture with payload digest " + p.ref.digest
-	}
 	why := "which the source does not hold"
 	if rv.full {
 		why = fmt.Sprintf("which the source may hold beyond the first %d pages indexed", maxOriginals)
 	}
-	return fmt.Errorf("revisit %s of %s refers to %s, %s", p.c.URL, p.c.Time.UTC().Format(time.RFC3339), what, why)
+	return fmt.Errorf("revisit %s of %s refers to %s, %s", p.c.URL, p.c.Time.UTC().Format(time.RFC3339), p.why, why)
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -196,5 +198,95 @@ func TestStatusCountsRevisits(t *testing.T) {
 	}
 	if got := rep.Sources[0].Captures; got != 2*len(caps) {
 		t.Fatalf("%d captures counted, want %d", got, 2*len(caps))
+	}
+}
+
+// TestRevisitBookkeepingIsBounded: a WARC of 1,500 originals and 1,500
+// revisits that name no original, each with header values of 7 KiB (just
+// under the limit), then records with values of 60 KiB (540 MB of
+// headers in all). Expected: once the source is read, the live heap
+// holds the index (hashes) and the waiting revisits (16 MiB at most; the
+// rest counted in an error), and over-long records take no part.
+func TestRevisitBookkeepingIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "big.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := warc.NewWriter(f, true)
+	body := "<html>x</html>"
+	msg := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	at := siteAt.UTC().Format(time.RFC3339)
+	for _, size := range []int{7 << 10, 60 << 10} {
+		long := strings.Repeat("a", size)
+		for i := range 1500 {
+			w.WriteRecord(warc.Header{{Name: "WARC-Type", Value: "response"}, {Name: "WARC-Record-ID", Value: fmt.Sprintf("<urn:%d:%s>", i, long[:size-100])},
+				{Name: "WARC-Target-URI", Value: fmt.Sprintf("https://example.org/o%d?%s", i, long[:size-100])}, {Name: "WARC-Date", Value: at},
+				{Name: "Content-Type", Value: "application/http; msgtype=response"}, {Name: "WARC-Payload-Digest", Value: fmt.Sprintf("sha1:%d%s", i, long[:size-100])}}, []byte(msg))
+			w.WriteRecord(warc.Header{{Name: "WARC-Type", Value: "revisit"}, {Name: "WARC-Target-URI", Value: fmt.Sprintf("https://example.org/r%d?%s", i, long[:size-100])},
+				{Name: "WARC-Date", Value: at}, {Name: "WARC-Refers-To", Value: fmt.Sprintf("<urn:none:%d>", i)},
+				{Name: "WARC-Payload-Digest", Value: fmt.Sprintf("sha1:none%d%s", i, long[:size-100])}}, nil)
+		}
+	}
+	f.Close()
+	site, _ := url.Parse("https://example.org/")
+	var responses, unresolved int
+	var live runtime.MemStats
+	err = lzrecover.WARCSource{Path: dir}.Stream(context.Background(), site, func(c lzrecover.Capture, page []byte) error {
+		switch {
+		case c.Unreadable != nil:
+			if unresolved++; unresolved == 1 { // the source is read: what waits is all held now
+				runtime.GC()
+				runtime.ReadMemStats(&live)
+			}
+		case page != nil:
+			responses++
+		}
+		return nil
+	})
+	t.Logf("3,000 originals and 3,000 revisits with 7 and 60 KiB header values: live heap %d MiB once read; %d unresolved revisits reported; %v",
+		live.HeapAlloc>>20, unresolved, err)
+	if live.HeapAlloc > 32<<20 {
+		t.Errorf("live heap %d MiB once the source was read", live.HeapAlloc>>20)
+	}
+	if responses != 3000 || unresolved == 0 || unresolved >= 1500 || err == nil || !strings.Contains(err.Error(), "revisit records not resolved") {
+		t.Errorf("%d responses, %d unresolved revisits reported, err %v", responses, unresolved, err)
+	}
+}
+
+// TestFetchResolvesRevisitAsListed: a revisit on example.org whose record
+// id names a page of another site and whose digest names one of its own.
+// Expected: listing and fetching it agree, on its own site's page.
+func TestFetchResolvesRevisitAsListed(t *testing.T) {
+	dir := t.TempDir()
+	mine := []archivetest.Capture{{URL: "https://example.org/a", Time: siteAt, Body: []byte("<html>page A of example.org</html>")}}
+	crawlWARC(t, filepath.Join(dir, "a.warc.gz"), mine)
+	other := []archivetest.Capture{{URL: "https://other.example/x", Time: siteAt, Body: []byte("<html>other site</html>")}}
+	otherIDs := crawlWARC(t, filepath.Join(dir, "b.warc.gz"), other)
+	f, _ := os.Create(filepath.Join(dir, "c.warc.gz"))
+	w := warc.NewWriter(f, true)
+	w.WriteRecord(warc.Header{{Name: "WARC-Type", Value: "revisit"}, {Name: "WARC-Target-URI", Value: "https://example.org/r"},
+		{Name: "WARC-Date", Value: revisitAt.UTC().Format(time.RFC3339)}, {Name: "WARC-Refers-To", Value: otherIDs[other[0].URL]},
+		{Name: "WARC-Payload-Digest", Value: "sha1:" + archivetest.Digest(mine[0].Body)}}, nil)
+	f.Close()
+	site, _ := url.Parse("https://example.org/")
+	src := lzrecover.WARCSource{Path: dir}
+	var rev lzrecover.Capture
+	pages := map[string][]byte{}
+	src.Stream(context.Background(), site, func(c lzrecover.Capture, page []byte) error {
+		pages[c.Locator] = page
+		if c.URL == "https://example.org/r" {
+			rev = c
+		}
+		return nil
+	})
+	rc, err := src.Fetch(context.Background(), rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(rc)
+	rc.Close()
+	if string(pages[rev.Original]) != string(mine[0].Body) || string(b) != string(mine[0].Body) {
+		t.Fatalf("listed as %q, fetched %q; want example.org's page A both times", pages[rev.Original], b)
 	}
 }

@@ -25,6 +25,17 @@ type Streamer interface {
 	Stream(ctx context.Context, site *url.URL, fn func(Capture, []byte) error) error
 }
 
+// siteOf is the site a capture's URL is on (its scheme, host and port),
+// nil if it has none: Fetch resolves a revisit as the listing of that
+// site did.
+func siteOf(raw string) *url.URL {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}
+}
+
 // errStop ends a stream early once Fetch found its capture.
 var errStop = errors.New("recovery complete")
 
@@ -52,7 +63,7 @@ func (s WARCSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error)
 	var out []byte
 	var unread error
 	var original string
-	err := s.Stream(ctx, nil, func(got Capture, page []byte) error {
+	err := s.Stream(ctx, siteOf(c.URL), func(got Capture, page []byte) error {
 		if got.Locator == c.Locator {
 			out, unread, original = page, got.Unreadable, got.Original
 			return errStop
@@ -137,7 +148,7 @@ func (s WARCSource) walk(ctx context.Context, site *url.URL, limit int64, send f
 		if err != nil {
 			c.Unreadable = unreadable(c.URL+" of "+c.Time.UTC().Format(time.RFC3339), err)
 		} else {
-			rv.original(rec, c.Locator)
+			rv.original(rec, file, n)
 		}
 		return send(c, page)
 	})

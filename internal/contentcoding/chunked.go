@@ -9,29 +9,70 @@ import (
 )
 
 // LooksChunked reports whether the unread body in br starts like HTTP/1.1
-// chunked framing: hex digits, then optional blanks or a chunk extension,
-// then a line end. Archivers that store a body de-chunked often keep its
-// Transfer-Encoding header, and replays may serve stored framing inside
-// their own: the bytes, not the header, say which it is.
+// chunked framing: a chunk-size line (hex digits, then optional blanks or
+// a chunk extension, then CRLF or LF) and, when the first chunk ends
+// within what br holds, a line end right after its data. Archivers that
+// store a body de-chunked often keep its Transfer-Encoding header, and
+// replays may serve stored framing inside their own: the bytes, not the
+// header, say which it is. Checking where the first chunk ends keeps a
+// coded body that happens to start like a size line (a brotli stream can
+// start "B\r\n") from being taken for framing.
 func LooksChunked(br *bufio.Reader) bool {
-	head, _ := br.Peek(64)
-	i := 0
-	for i < len(head) && i <= 16 && strings.IndexByte("0123456789abcdefABCDEF", head[i]) >= 0 {
-		i++
-	}
-	if i == 0 || i > 16 {
+	head, err := br.Peek(br.Size())
+	size, at, ok := chunkSizeLine(head)
+	switch {
+	case !ok:
 		return false
+	case size > int64(len(head)-at) && err != nil:
+		return false // the body ends before the chunk would (a cut capture reads as well unframed)
+	case at == len(head) || size > int64(len(head)-at):
+		return true // beyond what can be seen: let the chunked reader decide
+	case size == 0:
+		return true // the last chunk: a trailer or the final line end follows
 	}
-	for ; i < len(head); i++ {
-		switch head[i] {
-		case ' ', '\t':
-		case ';', '\r', '\n':
-			return true
-		default:
-			return false
+	end := at + int(size)
+	rest := head[end:]
+	return len(rest) == 0 || rest[0] == '\n' || len(rest) >= 2 && rest[0] == '\r' && rest[1] == '\n' || len(rest) == 1 && rest[0] == '\r'
+}
+
+// chunkSizeLine parses a chunk-size line at the start of head: the size
+// and where the chunk's data starts. A line cut short by the end of head
+// is accepted with at = len(head).
+func chunkSizeLine(head []byte) (size int64, at int, ok bool) {
+	i := 0
+	for ; i < len(head) && i < 16 && strings.IndexByte("0123456789abcdefABCDEF", head[i]) >= 0; i++ {
+		size = size<<4 | int64(hexValue(head[i]))
+	}
+	if i == 0 || i < len(head) && i == 16 && strings.IndexByte("0123456789abcdefABCDEF", head[i]) >= 0 {
+		return 0, 0, false
+	}
+	for ; i < len(head) && (head[i] == ' ' || head[i] == '\t'); i++ {
+	}
+	if i < len(head) && head[i] == ';' { // an extension, to the line end
+		for ; i < len(head) && head[i] != '\n' && head[i] != '\r'; i++ {
 		}
 	}
-	return i == len(head) // cut short: let the chunked reader decide
+	switch {
+	case i == len(head):
+		return size, i, true
+	case head[i] == '\n':
+		return size, i + 1, true
+	case head[i] == '\r' && i+1 == len(head):
+		return size, i + 1, true
+	case head[i] == '\r' && head[i+1] == '\n':
+		return size, i + 2, true
+	}
+	return 0, 0, false
+}
+
+func hexValue(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
 }
 
 // Response returns the body of a fetched response (a replay, a live
@@ -43,7 +84,7 @@ func LooksChunked(br *bufio.Reader) bool {
 func Response(resp *http.Response) (io.Reader, []string, error) {
 	var body io.Reader = resp.Body
 	if chunkedResponse(resp) {
-		br := bufio.NewReaderSize(resp.Body, 4096)
+		br := bufio.NewReaderSize(resp.Body, 64<<10)
 		body = br
 		if LooksChunked(br) {
 			body = httputil.NewChunkedReader(br)

@@ -50,18 +50,24 @@ func Known(coding string) bool {
 
 // NewReader returns a reader of body with codings (in the order applied,
 // as Parse returns them) undone, the last applied first. For a coding it
-// does not know, or more than MaxStacked, it returns body as it is with
-// an error wrapping ErrUnsupported. Errors of a damaged body surface on
+// does not know, more than MaxStacked, or br or zstd twice (each may need
+// a window of 16 or 32 MiB; no server stacks them), it returns body as it
+// is with an error wrapping ErrUnsupported. Errors of a damaged body surface on
 // Read, wrapping the decoder's error (io.ErrUnexpectedEOF for a body cut
 // short).
 func NewReader(body io.Reader, codings []string) (io.Reader, error) {
 	if len(codings) > MaxStacked {
 		return body, &UnsupportedError{Coding: fmt.Sprintf("%d stacked codings", len(codings))}
 	}
+	seen := map[string]bool{}
 	for _, c := range codings {
 		if !Known(c) {
 			return body, &UnsupportedError{Coding: c}
 		}
+		if (c == "zstd" || c == "br") && seen[c] {
+			return body, &UnsupportedError{Coding: c + " twice"} // each may need a 16-32 MiB window
+		}
+		seen[c] = true
 	}
 	r := body
 	for i := len(codings) - 1; i >= 0; i-- {
@@ -75,7 +81,7 @@ func NewReader(body io.Reader, codings []string) (io.Reader, error) {
 const origHeader = "X-Archive-Orig-Content-Encoding"
 
 // sniffSize is how much of a body Decode looks at.
-const sniffSize = 512
+const sniffSize = 4096
 
 // Decode returns an HTTP message body with its content codings undone,
 // and the codings it undoes, as h and the body's first bytes say:
@@ -89,7 +95,7 @@ const sniffSize = 512
 //     known and they decode the body's first bytes;
 //   - else the body is taken as it is.
 func Decode(body io.Reader, h http.Header) (io.Reader, []string, error) {
-	br := bufio.NewReaderSize(body, 4096)
+	br := bufio.NewReaderSize(body, sniffSize)
 	head, _ := br.Peek(sniffSize)
 	if markup(head) {
 		return br, nil, nil
@@ -121,10 +127,12 @@ func Sniff(head []byte) string {
 	return ""
 }
 
-// markup reports whether head starts, after blanks and a UTF-8 byte
-// order mark, with '<'. No coding's output can: gzip and zstd start with
-// their magic numbers, a zlib header's first byte is never '<', and a
-// brotli stream starting with '<' sets a reserved bit.
+// markup reports whether head starts, after a UTF-8 byte order mark and
+// blanks, with '<', or is blanks only: text already decoded. Coded bodies
+// do not: gzip and zstd start with their magic numbers, a zlib header's
+// first byte is not '<' or a blank, a brotli stream starting with '<'
+// sets a reserved bit, and a raw deflate block of blanks has a length
+// that does not match its complement.
 func markup(head []byte) bool {
 	head = trimBOM(head)
 	for _, c := range head {
@@ -136,7 +144,7 @@ func markup(head []byte) bool {
 		}
 		return false
 	}
-	return false
+	return true
 }
 
 func trimBOM(b []byte) []byte {

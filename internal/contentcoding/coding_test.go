@@ -58,6 +58,9 @@ func TestUnsupportedCodingIsNamed(t *testing.T) {
 		{[]string{"compress"}, `"compress"`},
 		{[]string{"gzip", "xz"}, `"xz"`},
 		{[]string{"gzip", "gzip", "gzip", "gzip", "gzip"}, "5 stacked codings"},
+		// Each may need a 16-32 MiB window; no server stacks them.
+		{[]string{"zstd", "gzip", "zstd"}, `"zstd twice"`},
+		{[]string{"br", "br"}, `"br twice"`},
 	} {
 		r, err := NewReader(bytes.NewReader(body), tc.codings)
 		var ue *UnsupportedError
@@ -101,6 +104,9 @@ func TestDecodeFollowsHeaderAndBytes(t *testing.T) {
 		// Stored decoded with the header kept (as some archivers do).
 		{"declared, stored decoded", header("Content-Encoding", "br"), want, "[]", nil},
 		{"declared, decoded, BOM and blanks", header("Content-Encoding", "zstd"), append([]byte("\ufeff \r\n"), want...), "[]", nil},
+		// More blanks than Decode looks at: no coding's output starts so.
+		{"declared, decoded, 5000 blanks", header("Content-Encoding", "br"), append(bytes.Repeat([]byte("\n"), 5000), want...), "[]", nil},
+		{"replay hint deflate, 600 blanks", header("X-Archive-Orig-Content-Encoding", "deflate"), append(bytes.Repeat([]byte("\n"), 600), want...), "[]", nil},
 		// A mirror file, or a record whose header was lost.
 		{"sniffed gzip", header(), encode(t, want, "gzip"), "[gzip]", nil},
 		{"sniffed zstd", header(), encode(t, want, "zstd"), "[zstd]", nil},
