@@ -145,7 +145,7 @@ func fetchOnce(ctx context.Context, src Source, c Capture, limit int64) (page []
 		return nil, false, err
 	}
 	defer rc.Close()
-	page, err = io.ReadAll(io.LimitReader(rc, limit))
+	page, err = readBounded(rc, limit, 64<<10)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, false, err
 	}

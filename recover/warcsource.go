@@ -1,7 +1,6 @@
 package recover
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -176,12 +175,11 @@ func htmlPayload(rec *warc.Record, limit int64) (page []byte, ok bool, err error
 	}
 	// The record's length bounds an identity-coded body: reading into a
 	// buffer of that size saves growing one, copy after copy.
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(rec.ContentLength, 0), limit)+bytes.MinRead))
-	_, err = buf.ReadFrom(io.LimitReader(body, limit))
-	if err != nil && buf.Len() == 0 {
+	page, err = readBounded(body, limit, rec.ContentLength)
+	if err != nil && len(page) == 0 {
 		return nil, true, err
 	}
-	return buf.Bytes(), true, nil
+	return page, true, nil
 }
 
 func isHTML(ct string) bool {
