@@ -159,20 +159,30 @@ func TestAdapt(t *testing.T) {
 	}
 }
 
-// TestReadmeCaddyfiles: every Caddyfile example in the README adapts.
-func TestReadmeCaddyfiles(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+// TestDocsCaddyfiles: every Caddyfile example in the README and docs/
+// adapts (docs/CADDY.md holds the module's, docs/CLUSTER.md the Redis
+// storage's).
+func TestDocsCaddyfiles(t *testing.T) {
+	docs, err := filepath.Glob("../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := regexp.MustCompile("(?s)```caddyfile\n(.*?)```").FindAllSubmatch(readme, -1)
-	if len(blocks) < 2 {
-		t.Fatalf("%d Caddyfile examples in the README, want the bundle and the self-building one", len(blocks))
-	}
-	for i, b := range blocks {
-		if _, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(b[1], map[string]any{"filename": "README"}); err != nil {
-			t.Errorf("example %d: %v", i+1, err)
+	perFile := map[string]int{}
+	for _, doc := range append([]string{"../README.md"}, docs...) {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
 		}
+		blocks := regexp.MustCompile("(?s)```caddyfile\n(.*?)```").FindAllSubmatch(text, -1)
+		perFile[filepath.Base(doc)] = len(blocks)
+		for i, b := range blocks {
+			if _, _, err := caddyconfig.GetAdapter("caddyfile").Adapt(b[1], map[string]any{"filename": doc}); err != nil {
+				t.Errorf("%s, example %d: %v", doc, i+1, err)
+			}
+		}
+	}
+	if perFile["CADDY.md"] < 2 || perFile["CLUSTER.md"] < 2 {
+		t.Fatalf("Caddyfile examples per file: %v; want the bundle and the self-building one in CADDY.md, the Redis storage and two instances in CLUSTER.md", perFile)
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 )
 
 const (
-	// readmeModule is the module path the README gives to xcaddy --with.
+	// readmeModule is the module path the README (Install) and
+	// docs/CADDY.md give to xcaddy --with.
 	readmeModule = "github.com/lazarus-preserve/lazarus"
 	// xcaddyTimeout bounds `xcaddy build`: it resolves the modules and
 	// compiles Caddy with its standard modules, which takes about 30
@@ -91,8 +92,8 @@ func goproxy(t *testing.T) string {
 	return srv.URL
 }
 
-// TestXcaddyBuild: the README's `xcaddy build --with
-// github.com/lazarus-preserve/lazarus`, with this checkout as the local
+// TestXcaddyBuild: the README's (and docs/CADDY.md's) `xcaddy build
+// --with github.com/lazarus-preserve/lazarus`, with this checkout as the local
 // replacement, builds a Caddy that lists http.handlers.lazarus and
 // caddy.storage.lazarus_redis and adapts
 // a Caddyfile using the lazarus directive (serving a bundle, and building

@@ -17,9 +17,9 @@ import (
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
-// Regression tests for a new user's trial of lazarus status (README
-// only, a real static site, wget WARC and mirror as archives), one per
-// item.
+// Regression tests for a new user's trial of lazarus status (the
+// documentation only, now docs/ASSURANCE.md, a real static site, wget
+// WARC and mirror as archives), one per item.
 
 // TestStatusU1WrongKey: another key's audit of archived pages says the
 // key is the cause (StatusReport.Cause), in one place, instead of

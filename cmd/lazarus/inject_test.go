@@ -101,7 +101,7 @@ func TestExampleConfig(t *testing.T) {
 }
 
 // TestListFlagReplacesConfig: a list flag replaces the config file's list
-// (as inject -h and the README say); other settings of the file stay.
+// (as inject -h and docs/INJECT.md say); other settings of the file stay.
 func TestListFlagReplacesConfig(t *testing.T) {
 	conf := filepath.Join(t.TempDir(), "lazarus.toml")
 	body := "include = [\"/srv/a\", \"/srv/b\"]\nexclude = [\"*.log\"]\nnotice = \"n\"\n[dump]\ndb = \"true\"\n"
