@@ -6,6 +6,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/archive"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // addManifest keeps a verified manifest and, if it is the newest, makes its
@@ -53,7 +54,7 @@ func (s *session) resolve(site string, urls []string) []string {
 	}
 	var out []string
 	for _, raw := range urls {
-		if u := carrierOn(asked, made, raw); u != nil {
+		if u := siteurl.CarrierOn(asked, made, raw); u != nil {
 			out = append(out, u.String())
 		} else {
 			s.rep.problem("carrier %.200q is not on the site %s: not listed", raw, asked.Host)

@@ -11,6 +11,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // Errors callers branch on.
@@ -134,7 +135,7 @@ func (o *Options) otherSites(manifests []*manifest.Signed) map[manifest.ID]bool 
 	}
 	own := false
 	for _, m := range manifests {
-		if sameSite(m.Manifest.Site, site) {
+		if siteurl.SameSite(m.Manifest.Site, site) {
 			own = true
 		} else {
 			other[m.Manifest.Generation] = true
@@ -153,14 +154,14 @@ func (o *Options) namesSite(m *manifest.Signed) bool {
 		return true
 	}
 	site, err := url.Parse(o.SiteURL)
-	return err != nil || sameSite(m.Manifest.Site, site)
+	return err != nil || siteurl.SameSite(m.Manifest.Site, site)
 }
 
 // madeFor returns the site m names when SiteURL is given and m names
 // another site (Report.MadeFor), else "".
 func (o *Options) madeFor(m *manifest.Signed) string {
 	site, err := url.Parse(o.SiteURL)
-	if o.SiteURL == "" || err != nil || sameSite(m.Manifest.Site, site) {
+	if o.SiteURL == "" || err != nil || siteurl.SameSite(m.Manifest.Site, site) {
 		return ""
 	}
 	return m.Manifest.Site
@@ -179,7 +180,7 @@ func recordedElsewhere(manifests []*manifest.Signed, o *Options) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, m := range manifests {
-		if sameSite(m.Manifest.Site, site) {
+		if siteurl.SameSite(m.Manifest.Site, site) {
 			return nil
 		}
 		if !seen[m.Manifest.Site] {

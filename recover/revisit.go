@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 )
 
@@ -81,7 +82,7 @@ func (rv *revisits) fieldsFit(rec *warc.Record, names ...string) bool {
 			return false
 		}
 	}
-	return rv.site == nil || onSite(rv.site, parsedOrEmpty(rec.TargetURI))
+	return rv.site == nil || siteurl.OnSite(rv.site, parsedOrEmpty(rec.TargetURI))
 }
 
 // original indexes an HTML 200 response record, the n-th of the source,

@@ -14,6 +14,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/problems"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // ErrTooManySources means Status was given more sources than it tallies
@@ -311,7 +312,7 @@ func (r *statusRun) list(ctx context.Context) error {
 	pages := r.hist.paths()
 	r.links.know(r.rootPage())
 	for _, p := range pages {
-		r.links.know(canonicalPage(p))
+		r.links.know(siteurl.CanonicalPage(p))
 	}
 	for i, src := range r.srcs {
 		sr := &r.rep.Sources[i]

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/assure"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // CaptureHorizon is the time within which StatusAssessment.Capture gives
@@ -32,9 +33,9 @@ func captureProbabilities(rates []assure.PageRate) map[string]float64 {
 	sum := map[string]float64{}
 	for _, pr := range rates {
 		if pr.Rate > 0 && !math.IsInf(pr.Rate, 0) {
-			sum[canonicalPage(pr.URL)] += pr.Rate
-		} else if _, ok := sum[canonicalPage(pr.URL)]; !ok {
-			sum[canonicalPage(pr.URL)] = 0
+			sum[siteurl.CanonicalPage(pr.URL)] += pr.Rate
+		} else if _, ok := sum[siteurl.CanonicalPage(pr.URL)]; !ok {
+			sum[siteurl.CanonicalPage(pr.URL)] = 0
 		}
 	}
 	days := CaptureHorizon.Hours() / 24

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/humane"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
@@ -346,7 +347,7 @@ func (r *statusRun) otherSites() {
 	var own, other []manifest.ID
 	sites := map[string]bool{}
 	for id, sm := range r.manifests {
-		if sameSite(sm.m.Manifest.Site, r.site) {
+		if siteurl.SameSite(sm.m.Manifest.Site, r.site) {
 			own = append(own, id)
 		} else {
 			other = append(other, id)

@@ -2,6 +2,8 @@ package recover
 
 import (
 	"strings"
+
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // maxLinkBytes bounds what Status keeps of the archived pages' links, in
@@ -77,7 +79,7 @@ func (g *statusLinks) note(p string, links []string) []string {
 	seen := map[int32]bool{}
 	var kept []string
 	for _, l := range links {
-		c := canonicalPage(l)
+		c := siteurl.CanonicalPage(l)
 		to, ok := g.ids[c]
 		if !ok {
 			if !g.open || len(g.out[from]) >= maxScanLinks || g.bytes+len(c)+4 > maxLinkBytes {
@@ -178,19 +180,19 @@ func (r *statusRun) rootPage() string {
 	if !strings.HasSuffix(root, "/") {
 		root += "/"
 	}
-	return canonicalPage(root)
+	return siteurl.CanonicalPage(root)
 }
 
 // isRoot reports whether a page path is the site's root page.
 func (r *statusRun) isRoot(p string) bool {
 	root := r.rootPage()
-	p = canonicalPage(p)
+	p = siteurl.CanonicalPage(p)
 	return p == root || p+"/" == root
 }
 
 // capturePage is the page a capture URL names (canonicalPage).
 func capturePage(u string) string {
-	return canonicalPage(statusPath(u))
+	return siteurl.CanonicalPage(statusPath(u))
 }
 
 // noteLinks records the site paths the archived page at u links to and

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // FuzzStatusPageLinks: the links read from an archived page (untrusted)
@@ -20,8 +22,8 @@ func FuzzStatusPageLinks(f *testing.F) {
 			t.Fatalf("%d links, at most %d", len(links), maxScanLinks)
 		}
 		for _, l := range links {
-			c := canonicalPage(l)
-			if canonicalPage(c) != c {
+			c := siteurl.CanonicalPage(l)
+			if siteurl.CanonicalPage(c) != c {
 				t.Fatalf("canonicalPage(%q) = %q, not idempotent", l, c)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/assure"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // statusPageInfo is one page path while Status models the site.
@@ -67,7 +68,7 @@ func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
 	}
 	for _, c := range r.caps {
 		raw := statusPath(c.c.URL)
-		pi := get(canonicalPage(raw))
+		pi := get(siteurl.CanonicalPage(raw))
 		name := r.srcs[c.src].Name()
 		pi.aliases[name] = append(pi.aliases[name], aliasCapture{c: assure.Capture{Time: c.c.Time, Digest: c.c.Digest}, path: raw})
 		pi.times[name] = append(pi.times[name], c.c.Time)
@@ -81,7 +82,7 @@ func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
 		}
 	}
 	for _, p := range r.hist.paths() {
-		pi := get(canonicalPage(p))
+		pi := get(siteurl.CanonicalPage(p))
 		for _, rec := range r.hist.urls[p] {
 			for _, s := range rec.Blocks[gen] {
 				var ref manifest.BlockRef
@@ -200,7 +201,7 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 func (r *statusRun) since(p string, pi *statusPageInfo) time.Time {
 	var first time.Time
 	for u, recs := range r.hist.urls {
-		if canonicalPage(u) == p && len(recs) > 0 && (first.IsZero() || recs[0].Time.Before(first)) {
+		if siteurl.CanonicalPage(u) == p && len(recs) > 0 && (first.IsZero() || recs[0].Time.Before(first)) {
 			first = recs[0].Time
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // generation is the newest generation found and the segment versions it
@@ -124,7 +124,7 @@ func (v *verification) conclude() {
 	rep.Excluded, rep.Crawl.Carriers, perArchive = t.excluded(g)
 	rep.Archives = t.archiveReach(perArchive)
 	rep.Warnings = append(rep.Warnings, reachWarnings(rep.Archives, rep.Crawl.Carriers)...)
-	if g.m != nil && !sameSite(g.m.Manifest.Site, v.root) {
+	if g.m != nil && !siteurl.SameSite(g.m.Manifest.Site, v.root) {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the newest generation was made for %s, not %s: give inject or the module this site's URL (--site-url, site_url); recover and status count it as this site's only while no generation names %s",
 			g.m.Manifest.Site, v.root, v.root))
 	}
@@ -242,7 +242,7 @@ func (t *tally) pageGroups() [][]*pageSeen {
 	for _, key := range slices.Sorted(maps.Keys(by)) {
 		g := by[key]
 		own := func(ps *pageSeen) int { // 0 for the page's own URL
-			if pathKeyOf(ps.url) == key {
+			if siteurl.PathKeyOf(ps.url) == key {
 				return 0
 			}
 			return 1
@@ -253,15 +253,6 @@ func (t *tally) pageGroups() [][]*pageSeen {
 		out = append(out, g)
 	}
 	return out
-}
-
-// pathKeyOf is pathKey of a URL string ("" if it does not parse).
-func pathKeyOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return pathKey(u)
 }
 
 // groupDepth is the fewest link hops to a page under any of its URLs.

@@ -16,6 +16,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/fetch"
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/site"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // maxCrawlFailures bounds the failed URLs a crawl lists (the rest are
@@ -112,7 +113,7 @@ func crawl(ctx context.Context, c crawlConfig, visit func(p *crawledPage)) (*cra
 	if err := cr.loadRobots(ctx); err != nil {
 		return cr.res, err
 	}
-	cr.seen[pathKey(c.site)] = true
+	cr.seen[siteurl.PathKey(c.site)] = true
 	level := []*queuedLink{{u: c.site, from: allArchives}}
 	for depth := 0; len(level) > 0; depth++ {
 		next, err := cr.level(ctx, level, depth)
@@ -241,7 +242,7 @@ func (cr *crawler) admit() bool {
 func (cr *crawler) fresh(links []*url.URL, from archiveSet) []*queuedLink {
 	var out []*queuedLink
 	for _, l := range links {
-		k := pathKey(l)
+		k := siteurl.PathKey(l)
 		switch {
 		case cr.seen[k]:
 			if q := cr.pending[k]; q != nil {
@@ -267,7 +268,7 @@ func (cr *crawler) page(ctx context.Context, l *queuedLink, depth int) ([]*url.U
 	from := l.from // final: the level that credits it is done
 	cr.mu.Unlock()
 	u := l.u
-	chain := map[string]bool{pathKey(u): true}
+	chain := map[string]bool{siteurl.PathKey(u): true}
 	for {
 		resp, err := cr.get(ctx, u)
 		if err != nil {
@@ -364,13 +365,13 @@ func (cr *crawler) get(ctx context.Context, u *url.URL) (*http.Response, error) 
 func (cr *crawler) first(final *url.URL, listed bool) bool {
 	cr.mu.Lock()
 	defer cr.mu.Unlock()
-	k := pathKey(final)
+	k := siteurl.PathKey(final)
 	if cr.res.paths[k] {
 		return false
 	}
 	cr.res.paths[k] = true
 	cr.seen[k] = true // a fetched page is always remembered
-	if pk := pageKey(final); cr.res.keys[pk] {
+	if pk := siteurl.PageKey(final); cr.res.keys[pk] {
 		cr.res.aliases++
 	} else {
 		cr.res.keys[pk] = true
@@ -436,12 +437,12 @@ func (cr *crawler) links(page *url.URL, refs []string) []*url.URL {
 			continue
 		}
 		u := &url.URL{Scheme: page.Scheme, Host: page.Host, RawQuery: q, ForceQuery: hasQuery && q == ""}
-		if err := setEscapedPath(u, p); err != nil {
+		if err := siteurl.SetEscapedPath(u, p); err != nil {
 			continue
 		}
 		if hasQuery && cr.c.skipQuery {
 			cr.mu.Lock()
-			if k := pathKey(u); !cr.seen[k] && cr.mark(k) {
+			if k := siteurl.PathKey(u); !cr.seen[k] && cr.mark(k) {
 				cr.res.queries++
 			}
 			cr.mu.Unlock()
@@ -450,31 +451,6 @@ func (cr *crawler) links(page *url.URL, refs []string) []*url.URL {
 		out = append(out, u)
 	}
 	return out
-}
-
-// setEscapedPath sets u's path from its escaped form.
-func setEscapedPath(u *url.URL, escaped string) error {
-	p, err := url.PathUnescape(escaped)
-	if err != nil {
-		return err
-	}
-	u.Path, u.RawPath = p, ""
-	if u.EscapedPath() != escaped {
-		u.RawPath = escaped
-	}
-	return nil
-}
-
-// pathKey identifies a URL of the site: its escaped path and query.
-func pathKey(u *url.URL) string {
-	k := u.EscapedPath()
-	if k == "" {
-		k = "/"
-	}
-	if u.RawQuery != "" || u.ForceQuery {
-		k += "?" + u.RawQuery
-	}
-	return k
 }
 
 // loadRobots reads the host's robots.txt. A missing one (4xx, or

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lazarus-preserve/lazarus/internal/site"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // FuzzCrawlLinks: whatever a hostile page links to or redirects to, the
@@ -23,12 +24,12 @@ func FuzzCrawlLinks(f *testing.F) {
 		for _, q := range cr.fresh(cr.links(pageURL, site.Inspect(page, pageURL).URLs), allArchives) {
 			links = append(links, q.u)
 		}
-		if next := cr.redirect(pageURL, loc, 1, map[string]bool{pathKey(pageURL): true}); next != nil {
+		if next := cr.redirect(pageURL, loc, 1, map[string]bool{siteurl.PathKey(pageURL): true}); next != nil {
 			links = append(links, next)
 		}
 		seen := map[string]bool{}
 		for _, u := range links {
-			k := pathKey(u)
+			k := siteurl.PathKey(u)
 			if u.Host != "h" || u.Scheme != "http" || !strings.HasPrefix(u.EscapedPath(), "/blog") || seen[k] {
 				t.Fatalf("queued %s (key %q)", u, k)
 			}

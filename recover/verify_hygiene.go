@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"slices"
+
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // hygiene checks the signals of the root page and of up to HygienePages
@@ -43,7 +45,7 @@ func (v *verification) hygieneSample() []string {
 	}
 	slices.SortFunc(carriers, func(a, b *pageSeen) int { return cmp.Or(cmp.Compare(a.depth, b.depth), cmp.Compare(a.url, b.url)) })
 	out := []string{t.rootURL}
-	checked := map[string]bool{pageKeyOf(t.rootURL): true} // a page once, under its first URL
+	checked := map[string]bool{siteurl.PageKeyOf(t.rootURL): true} // a page once, under its first URL
 	for _, ps := range carriers {
 		if len(out) > v.o.HygienePages {
 			break

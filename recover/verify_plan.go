@@ -12,6 +12,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // plannedPage is a page the generation's placement plan puts blocks or
@@ -33,11 +34,11 @@ type placementPlan struct {
 // planPage returns the planned page of the carrier URL raw (as the listing or
 // the serve history names it), adding it; nil if it is not on the site.
 func (v *verification) planPage(p *placementPlan, site *url.URL, raw string) *plannedPage {
-	u := carrierOn(v.root, site, raw)
+	u := siteurl.CarrierOn(v.root, site, raw)
 	if u == nil {
 		return nil
 	}
-	k := pageKey(u)
+	k := siteurl.PageKey(u)
 	pp := p.pages[k]
 	if pp == nil {
 		pp = &plannedPage{u: u, blocks: map[manifest.BlockRef]bool{}}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lazarus-preserve/lazarus/internal/fetch"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // maxRedirects bounds the redirects followed from one link, as browsers
@@ -73,7 +74,7 @@ func (cr *crawler) redirect(u *url.URL, loc string, depth int, chain map[string]
 	}
 	next := u.ResolveReference(ref)
 	next.Fragment, next.RawFragment = "", ""
-	k := pathKey(next)
+	k := siteurl.PathKey(next)
 	if why := cr.offSite(u, next); why != "" {
 		cr.fail(u, why, depth)
 		return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // where says whether archives would keep a block or manifest seen on a
@@ -195,7 +196,7 @@ func (t *tally) reject(err error) {
 // visit is the crawl's visit function: it remembers the page's answer
 // for the signal checks and scans it.
 func (v *verification) visit(p *crawledPage) {
-	u, key := p.URL.String(), pageKey(p.URL)
+	u, key := p.URL.String(), siteurl.PageKey(p.URL)
 	v.t.mu.Lock()
 	v.t.first[u] = firstGet{sum: sha256.Sum256(p.Body), etag: p.Header.Get("ETag"), lmod: p.Header.Get("Last-Modified")}
 	if p.Depth == 0 {

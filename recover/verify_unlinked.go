@@ -12,6 +12,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // unlinkedReason is the reason given for pages no link reaches.
@@ -48,7 +50,7 @@ func (v *verification) unlinkedFiles(ctx context.Context) error {
 			return nil
 		}
 		v.rep.Crawl.Unlinked++
-		v.scan(body, &pageSeen{url: u.String(), key: pageKey(u), depth: -1, reason: unlinkedReason}, byUnlinked)
+		v.scan(body, &pageSeen{url: u.String(), key: siteurl.PageKey(u), depth: -1, reason: unlinkedReason}, byUnlinked)
 		return nil
 	})
 }
@@ -69,7 +71,7 @@ func (v *verification) served(rel string) *url.URL {
 		}
 	}
 	u := *v.root
-	if err := setEscapedPath(&u, cands[len(cands)-1]); err != nil {
+	if err := siteurl.SetEscapedPath(&u, cands[len(cands)-1]); err != nil {
 		return nil
 	}
 	return &u
@@ -135,6 +137,6 @@ func (v *verification) fetchUnlinked(ctx context.Context, u *url.URL) (string, e
 		return err.Error(), nil
 	}
 	v.rep.Crawl.Unlinked++
-	v.scan(body, &pageSeen{url: u.String(), key: pageKey(u), depth: -1, reason: unlinkedReason}, byUnlinked)
+	v.scan(body, &pageSeen{url: u.String(), key: siteurl.PageKey(u), depth: -1, reason: unlinkedReason}, byUnlinked)
 	return "", nil
 }

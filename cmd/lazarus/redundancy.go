@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -97,7 +98,7 @@ func readStatus(path string, o *injector.Options, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--status %s: %w (save one with lazarus status --json > FILE)", path, err)
 	}
-	if o.SiteURL != "" && !lzrecover.SameSite(rep.Site, o.SiteURL) {
+	if o.SiteURL != "" && !siteurl.SameSiteURLs(rep.Site, o.SiteURL) {
 		return fmt.Errorf("--status %s: a report on %s, not on --site-url %s", path, rep.Site, o.SiteURL)
 	}
 	switch age := time.Since(rep.Now); {

@@ -1,4 +1,4 @@
-package recover
+package siteurl
 
 import (
 	"net/url"
@@ -27,7 +27,7 @@ func TestPageKey(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := pageKey(u); got != want {
+		if got := PageKey(u); got != want {
 			t.Errorf("pageKey(%s) = %q, want %q", in, got, want)
 		}
 	}

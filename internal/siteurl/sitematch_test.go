@@ -1,4 +1,4 @@
-package recover
+package siteurl
 
 import (
 	"net/url"
@@ -26,11 +26,11 @@ func TestSameSite(t *testing.T) {
 		{"http://[::1]:8080/", "http://[0:0:0:0:0:0:0:1]:8080/", true},
 	} {
 		site, _ := url.Parse(c.site)
-		if got := sameSite(c.manifest, site); got != c.want {
+		if got := SameSite(c.manifest, site); got != c.want {
 			t.Errorf("sameSite(%q, %q) = %v, want %v", c.manifest, c.site, got, c.want)
 		}
 	}
-	if !sameSite("https://example.org/", nil) {
+	if !SameSite("https://example.org/", nil) {
 		t.Error("no site to compare with must accept")
 	}
 }
@@ -47,8 +47,8 @@ func FuzzSameSite(f *testing.F) {
 		if err != nil {
 			return
 		}
-		sameSite(manifest, u)
-		if !sameSite(site, u) {
+		SameSite(manifest, u)
+		if !SameSite(site, u) {
 			t.Fatalf("%q does not name its own site", site)
 		}
 	})
@@ -96,7 +96,7 @@ func TestCarrierOn(t *testing.T) {
 			made, _ = url.Parse(c.made)
 		}
 		got := ""
-		if u := carrierOn(asked, made, c.carrier); u != nil {
+		if u := CarrierOn(asked, made, c.carrier); u != nil {
 			got = u.String()
 		}
 		if got != c.want {

@@ -1,4 +1,4 @@
-package recover
+package siteurl
 
 import (
 	"net"
@@ -8,13 +8,13 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// sameSite reports whether a manifest's site URL names the site at site:
+// SameSite reports whether a manifest's site URL names the site at site:
 // the same host (case, a leading "www.", a final dot, IDN and IP address
 // spellings aside) and port (a scheme's
 // default port aside, so an http → https move still matches), and one
 // path under the other. One key may protect several sites; their
 // generations must not stand in for each other's.
-func sameSite(manifestSite string, site *url.URL) bool {
+func SameSite(manifestSite string, site *url.URL) bool {
 	if site == nil {
 		return true
 	}
@@ -40,17 +40,17 @@ func sameSite(manifestSite string, site *url.URL) bool {
 			return p
 		}
 	}
-	return host(m) == host(site) && port(m) == port(site) && pathsRelated(m, site)
+	return host(m) == host(site) && port(m) == port(site) && PathsRelated(m, site)
 }
 
-// pathsRelated reports whether two site URLs' paths are one under the
+// PathsRelated reports whether two site URLs' paths are one under the
 // other, by their directories.
-func pathsRelated(a, b *url.URL) bool {
-	da, db := dirOf(a.Path), dirOf(b.Path)
+func PathsRelated(a, b *url.URL) bool {
+	da, db := DirOf(a.Path), DirOf(b.Path)
 	return strings.HasPrefix(da, db) || strings.HasPrefix(db, da)
 }
 
-// carrierOn maps a carrier URL a manifest names (absolute, or relative to
+// CarrierOn maps a carrier URL a manifest names (absolute, or relative to
 // made, the manifest's site URL) onto the site asked for (asked; made if
 // nil): its path and query with asked's scheme, host and port; nil if it
 // may not be fetched. It must be an http(s) URL on asked's host, or on
@@ -61,7 +61,7 @@ func pathsRelated(a, b *url.URL) bool {
 // choose these URLs, unsigned ones anybody, and sources fetch what they
 // are given, so a manifest never sends a request to a host the user did
 // not name. Recover and Verify map carriers so.
-func carrierOn(asked, made *url.URL, raw string) *url.URL {
+func CarrierOn(asked, made *url.URL, raw string) *url.URL {
 	base := made
 	if base == nil {
 		base = asked
@@ -74,11 +74,11 @@ func carrierOn(asked, made *url.URL, raw string) *url.URL {
 		return nil
 	}
 	ref = base.ResolveReference(ref)
-	if !onSite(asked, ref) && !(made != nil && onSite(made, ref) && pathsRelated(made, asked)) {
+	if !OnSite(asked, ref) && !(made != nil && OnSite(made, ref) && PathsRelated(made, asked)) {
 		return nil
 	}
 	u := &url.URL{Scheme: asked.Scheme, Host: asked.Host, RawQuery: ref.RawQuery}
-	if err := setEscapedPath(u, ref.EscapedPath()); err != nil {
+	if err := SetEscapedPath(u, ref.EscapedPath()); err != nil {
 		return nil
 	}
 	if u.Path == "" {
@@ -87,9 +87,9 @@ func carrierOn(asked, made *url.URL, raw string) *url.URL {
 	return u
 }
 
-// onSite reports whether u is an http(s) URL on site's host and port; a
+// OnSite reports whether u is an http(s) URL on site's host and port; a
 // leading "www." is ignored and a missing port means the scheme's default.
-func onSite(site, u *url.URL) bool {
+func OnSite(site, u *url.URL) bool {
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 	default:
@@ -99,21 +99,21 @@ func onSite(site, u *url.URL) bool {
 	return u.Hostname() != "" && bare(u.Hostname()) == bare(site.Hostname()) && u.Port() == site.Port()
 }
 
-// dirOf returns p's directory with a final slash ("/" for "").
-func dirOf(p string) string {
+// DirOf returns p's directory with a final slash ("/" for "").
+func DirOf(p string) string {
 	if i := strings.LastIndexByte(p, '/'); i >= 0 {
 		return p[:i+1]
 	}
 	return "/"
 }
 
-// SameSite reports whether two site URLs name one site, by the rule
+// SameSiteURLs reports whether two site URLs name one site, by the rule
 // recovery matches a manifest's site URL with (sameSite): host spellings,
 // default ports and one path under the other aside.
-func SameSite(a, b string) bool {
+func SameSiteURLs(a, b string) bool {
 	u, err := url.Parse(b)
 	if err != nil || u.Host == "" {
 		return false
 	}
-	return sameSite(a, u)
+	return SameSite(a, u)
 }
