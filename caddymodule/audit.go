@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
@@ -124,7 +126,7 @@ func absHTTPURL(s string) bool {
 // (recover.ParseArchiveSource, its error worded for the option): the
 // live site is not an archive.
 func auditSource(spec string, client lzrecover.Doer) (lzrecover.Source, error) {
-	src, err := lzrecover.ParseArchiveSource(spec, client)
+	src, err := source.ParseArchive(spec, client)
 	if err != nil {
 		return nil, fmt.Errorf("audit_%w", err)
 	}

@@ -16,12 +16,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/caddyserver/caddy/v2"
 	_ "github.com/caddyserver/caddy/v2/modules/standard" // file_server, encode
 
 	_ "github.com/lazarus-preserve/lazarus/caddymodule" // http.handlers.lazarus
 	"github.com/lazarus-preserve/lazarus/injector"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // wordpressCore keeps WordPress's top-level PHP files, wp-content and the
@@ -156,5 +157,5 @@ func TestThroughCaddyWithGzip(t *testing.T) {
 	if !strings.Contains(string(mirrored), "<!-- lazarus") {
 		t.Fatalf("the crawled ch01.en.html carries no block (%d bytes); the module did not serve the bundle", len(mirrored))
 	}
-	srv.check(t, recoverInto(t, owner, lzrecover.WARCSource{Path: warc}))
+	srv.check(t, recoverInto(t, owner, source.WARCSource{Path: warc}))
 }

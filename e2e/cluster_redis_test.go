@@ -18,12 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/caddymodule/redisstorage"
 	"github.com/lazarus-preserve/lazarus/caddymodule/redisstorage/redistest"
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -135,7 +136,7 @@ func TestClusterRedis(t *testing.T) {
 	w.check(t, killed, down, up.Add(time.Second))
 	checkBuildOrder(t, marks, procs, killed, killedAt, down)
 	dir := w.writePages(t)
-	srv.check(t, recoverInto(t, owner, lzrecover.DirSource{Dir: dir}))
+	srv.check(t, recoverInto(t, owner, source.DirSource{Dir: dir}))
 }
 
 // dumpScript writes the database's dump command: it notes which instance

@@ -14,10 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // valgrindDir is the Valgrind manual (Debian's valgrind package installs
@@ -149,7 +150,7 @@ func (c *weightCase) checkAfterLosing(t *testing.T, mirror string, seed uint64) 
 		}
 	}
 	t.Logf("deleted %d of %d pages from the mirror: %v", len(lost), len(pages), lost)
-	out := recoverInto(t, c.owner, lzrecover.DirSource{Dir: mirror})
+	out := recoverInto(t, c.owner, source.DirSource{Dir: mirror})
 	sameTree(t, c.src, filepath.Join(out, "src"))
 	got, err := os.ReadFile(filepath.Join(out, "db"))
 	want, _ := os.ReadFile(c.dumpFile)

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/injector"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // wordpressAssets matches what is left out of WordPress so the server
@@ -50,14 +51,14 @@ func TestRealSiteRealPayload(t *testing.T) {
 	t.Run("wget", func(t *testing.T) {
 		warc := wgetMirror(t, base, work)
 		needPages(t, filepath.Join(work, "mirror"), len(urls))
-		t.Run("warc", func(t *testing.T) { srv.check(t, recoverInto(t, owner, lzrecover.WARCSource{Path: warc})) })
+		t.Run("warc", func(t *testing.T) { srv.check(t, recoverInto(t, owner, source.WARCSource{Path: warc})) })
 		t.Run("mirror", func(t *testing.T) {
-			srv.check(t, recoverInto(t, owner, lzrecover.DirSource{Dir: filepath.Join(work, "mirror")}))
+			srv.check(t, recoverInto(t, owner, source.DirSource{Dir: filepath.Join(work, "mirror")}))
 		})
 	})
 	t.Run("httrack", func(t *testing.T) {
 		dir := httrackMirror(t, base, filepath.Join(work, "httrack"))
 		needPages(t, dir, len(urls))
-		srv.check(t, recoverInto(t, owner, lzrecover.DirSource{Dir: dir}))
+		srv.check(t, recoverInto(t, owner, source.DirSource{Dir: dir}))
 	})
 }

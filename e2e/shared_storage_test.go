@@ -17,8 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/keys"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // wordpressSlim keeps WordPress's top-level files, wp-content and the PHP
@@ -433,8 +434,8 @@ func TestSharedStorage(t *testing.T) {
 	needPages(t, filepath.Join(work, "a", "mirror"), len(urls))
 	sameTree(t, filepath.Join(work, "a", "mirror"), filepath.Join(work, "b", "mirror"))
 	checkLogs(t, s.storage, a, b)
-	t.Run("warc-A", func(t *testing.T) { srv.check(t, recoverInto(t, owner, lzrecover.WARCSource{Path: warc})) })
+	t.Run("warc-A", func(t *testing.T) { srv.check(t, recoverInto(t, owner, source.WARCSource{Path: warc})) })
 	t.Run("mirror-B", func(t *testing.T) {
-		srv.check(t, recoverInto(t, owner, lzrecover.DirSource{Dir: filepath.Join(work, "b", "mirror")}))
+		srv.check(t, recoverInto(t, owner, source.DirSource{Dir: filepath.Join(work, "b", "mirror")}))
 	})
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"golang.org/x/net/html"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -136,9 +138,9 @@ func auditedManual(t *testing.T) *lzrecover.StatusReport {
 		caps []archivetest.Capture
 		src  func(base string) lzrecover.Source
 	}{
-		{wayback, func(b string) lzrecover.Source { return lzrecover.CDXSource{Base: b, Label: "wayback", Client: client} }},
+		{wayback, func(b string) lzrecover.Source { return source.CDXSource{Base: b, Label: "wayback", Client: client} }},
 		{cc, func(b string) lzrecover.Source {
-			return lzrecover.CommonCrawlSource{IndexBase: b, DataBase: b, Client: client}
+			return source.CommonCrawlSource{IndexBase: b, DataBase: b, Client: client}
 		}},
 	} {
 		a, err := archivetest.New(p.caps, archivetest.Config{})

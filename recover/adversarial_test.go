@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/contentcoding/codingtest"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
@@ -62,7 +64,7 @@ func recoverFrom(t *testing.T, site string, owner []byte, base string) uint64 {
 	out := t.TempDir()
 	peak := heapPeak(t)
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/",
-		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: base, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})}}})
+		Sources: []lzrecover.Source{source.CDXSource{Base: base, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})}}})
 	heap := peak()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
@@ -183,7 +185,7 @@ func recoverWARC(t *testing.T, site string, owner []byte, dir string) (*lzrecove
 	out := t.TempDir()
 	peak := heapPeak(t)
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out,
-		Sources: []lzrecover.Source{lzrecover.WARCSource{Path: dir}}})
+		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
 	heap := peak()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))

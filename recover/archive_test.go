@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
@@ -34,9 +36,9 @@ func TestFromArchives(t *testing.T) {
 	srv := archiveOf(t, site, archivetest.Config{TimeMapPageSize: 1, CCPageSize: 2}) // paged TimeMaps and CC index
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})
 	for name, src := range map[string]lzrecover.Source{
-		"cdx":         lzrecover.CDXSource{Base: srv.URL, Client: client},
-		"memento":     lzrecover.MementoSource{TimeMapBase: srv.URL + "/timemap/link/", Client: client},
-		"commoncrawl": lzrecover.CommonCrawlSource{IndexBase: srv.URL, DataBase: srv.URL, Client: client},
+		"cdx":         source.CDXSource{Base: srv.URL, Client: client},
+		"memento":     source.MementoSource{TimeMapBase: srv.URL + "/timemap/link/", Client: client},
+		"commoncrawl": source.CommonCrawlSource{IndexBase: srv.URL, DataBase: srv.URL, Client: client},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
@@ -63,7 +65,7 @@ func TestPoliteUnderFaults(t *testing.T) {
 	const perMinute = 600
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
 		OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
-		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: perMinute})}}})
+		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: perMinute})}}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
 	}
@@ -105,7 +107,7 @@ func TestFromWARC(t *testing.T) {
 	f.Close()
 	out := t.TempDir()
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out,
-		Sources: []lzrecover.Source{lzrecover.WARCSource{Path: dir}}})
+		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
 	}
@@ -138,7 +140,7 @@ func TestRecoverFetchesEachDigestOnce(t *testing.T) {
 	defer srv.Close()
 	out := t.TempDir()
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/",
-		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})}}})
+		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})}}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
@@ -50,7 +52,7 @@ func BenchmarkRecoverRequests_200Pages(b *testing.B) {
 			b.Fatal(err)
 		}
 		_, err = lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: b.TempDir(), SiteURL: "https://example.org/",
-			Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 1e6})}}})
+			Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 1e6})}}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -33,7 +35,7 @@ func TestOpenerBomb(t *testing.T) {
 	out := t.TempDir()
 	peak := heapPeak(t)
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{AllowUnsigned: true, Out: out,
-		Sources: []lzrecover.Source{lzrecover.WARCSource{Path: dir}}})
+		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
 	heap := peak()
 	if !errors.Is(err, lzrecover.ErrNothingFound) {
 		t.Fatalf("got %v", err)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -16,7 +18,7 @@ import (
 // is made and Warnings name the failed one.
 func TestRequestCapturesSourcesFailed(t *testing.T) {
 	w := newCaptureWorld(t, archivetest.SPNConfig{}, nil)
-	missing := lzrecover.WARCSource{Path: filepath.Join(t.TempDir(), "nonexistent")}
+	missing := source.WARCSource{Path: filepath.Join(t.TempDir(), "nonexistent")}
 	o := w.options(t, true, "")
 	good := o.Status.Sources
 	o.Status.Sources = []lzrecover.Source{missing}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/spn"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
@@ -52,7 +54,7 @@ func (w *captureWorld) options(t *testing.T, dryRun bool, secret string) lzrecov
 	o := lzrecover.CaptureRequestOptions{
 		Verify: w.live.verifyOpts(w.live.server, false),
 		Status: lzrecover.StatusOptions{Client: client, SpotChecks: lzrecover.NoSpotChecks,
-			Sources: []lzrecover.Source{lzrecover.CDXSource{Base: w.archive.URL, Label: "wayback", Client: client}}},
+			Sources: []lzrecover.Source{source.CDXSource{Base: w.archive.URL, Label: "wayback", Client: client}}},
 	}
 	if !dryRun {
 		c, err := spn.New(spn.Options{Base: w.spn.URL, Credentials: spn.Credentials{Access: "AKEY", Secret: secret},
@@ -131,7 +133,7 @@ func checkRecovered(t *testing.T, w *captureWorld) {
 	out := t.TempDir()
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
 	if _, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: w.live.owner, Out: out, SiteURL: w.live.url,
-		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: w.archive.URL, Client: client}}}); err != nil {
+		Sources: []lzrecover.Source{source.CDXSource{Base: w.archive.URL, Client: client}}}); err != nil {
 		t.Fatal(err)
 	}
 	src := filepath.Join(filepath.Dir(w.live.site), "src")

@@ -7,6 +7,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/archive"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // addManifest keeps a verified manifest and, if it is the newest, makes its
@@ -65,8 +66,8 @@ func (s *session) resolve(site string, urls []string) []string {
 
 // listPages asks a source that lists page by page for the carriers of
 // the target generation, each once.
-func (s *session) listPages(ctx context.Context, src Source, urls []string) {
-	pl, ok := src.(PageLister)
+func (s *session) listPages(ctx context.Context, src source.Source, urls []string) {
+	pl, ok := src.(source.PageLister)
 	if !ok {
 		return
 	}
@@ -80,7 +81,7 @@ func (s *session) listPages(ctx context.Context, src Source, urls []string) {
 			s.rep.problem("%s: listing %s: skipped, the source already listed %d captures", src.Name(), abs, sr.Captures)
 			continue
 		}
-		err := pl.ListPage(ctx, abs, func(c Capture) error {
+		err := pl.ListPage(ctx, abs, func(c source.Capture) error {
 			s.queue = append(s.queue, queued{c, src})
 			s.rep.Captures++
 			sr.Captures++

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/contentcoding/codingtest"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
@@ -80,7 +82,7 @@ func TestUnreadableCodingIsReported(t *testing.T) {
 	dir := t.TempDir()
 	encodedWARC(t, site, dir, "xz")
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(),
-		Sources: []lzrecover.Source{lzrecover.WARCSource{Path: dir}}})
+		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
 	if !errors.Is(err, lzrecover.ErrNothingFound) || !strings.Contains(err.Error(), `encoded with "xz", which cannot be read`) {
 		t.Fatalf("err %v", err)
 	}
@@ -170,7 +172,7 @@ func TestUnreadableReplayIsReported(t *testing.T) {
 		w.Write(append([]byte("\xfd7zXZ\x00"), body...))
 	})
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
-		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: base, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})}}})
+		Sources: []lzrecover.Source{source.CDXSource{Base: base, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})}}})
 	if !errors.Is(err, lzrecover.ErrNothingFound) || !strings.Contains(err.Error(), `encoded with "xz", which cannot be read`) {
 		t.Fatalf("err %v\n%s", err, strings.Join(rep.Problems, "\n"))
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -54,8 +56,8 @@ func TestFromRealCrawlers(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("wget: %v\n%s", err, out)
 		}
-		t.Run("warc", func(t *testing.T) { check(t, lzrecover.WARCSource{Path: filepath.Join(work, "crawl.warc.gz")}) })
-		t.Run("mirror", func(t *testing.T) { check(t, lzrecover.DirSource{Dir: filepath.Join(work, "wget")}) })
+		t.Run("warc", func(t *testing.T) { check(t, source.WARCSource{Path: filepath.Join(work, "crawl.warc.gz")}) })
+		t.Run("mirror", func(t *testing.T) { check(t, source.DirSource{Dir: filepath.Join(work, "wget")}) })
 	})
 	t.Run("httrack", func(t *testing.T) {
 		httrack := needTool(t, "httrack")
@@ -65,7 +67,7 @@ func TestFromRealCrawlers(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("httrack: %v\n%s", err, out)
 		}
-		check(t, lzrecover.DirSource{Dir: dir})
+		check(t, source.DirSource{Dir: dir})
 	})
 }
 
@@ -96,7 +98,7 @@ func TestAfterMinifierAndToolbar(t *testing.T) {
 		t.Fatalf("the minifier changed nothing; the test would prove nothing:\n%.300s", after)
 	}
 	out := t.TempDir()
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: dir}}})
+	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, Sources: []lzrecover.Source{source.DirSource{Dir: dir}}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
 	}

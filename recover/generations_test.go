@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/block"
@@ -64,7 +66,7 @@ func TestThreeGenerations(t *testing.T) {
 		out := t.TempDir()
 		rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
 			OwnerKey: owner.Marshal(), Out: out, SiteURL: "https://example.org/", At: at, Generation: gen,
-			Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})}}})
+			Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})}}})
 		v, _ := os.ReadFile(filepath.Join(out, "app/version.txt"))
 		return rep, string(v), err
 	}
@@ -112,7 +114,7 @@ func TestMixedRestorePoint(t *testing.T) {
 	p2 := g2.make(t, server.Sealer(), input("2")...)
 	out := t.TempDir()
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out,
-		Sources: []lzrecover.Source{lzrecover.DirSource{Dir: writePages(t, p1)}, lzrecover.DirSource{Dir: writePages(t, p2)}}})
+		Sources: []lzrecover.Source{source.DirSource{Dir: writePages(t, p1)}, source.DirSource{Dir: writePages(t, p2)}}})
 	if !errors.Is(err, lzrecover.ErrNotCoherent) || !errors.Is(err, lzrecover.ErrPartial) || rep.Generation != "" {
 		t.Fatalf("want a mixed restore point reported, got %v (generation %q)", err, rep.Generation)
 	}

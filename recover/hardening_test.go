@@ -12,6 +12,8 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/fetch"
@@ -44,8 +46,8 @@ func hardenClient() lzrecover.Doer {
 // hardenSources are the archive paths the hardening tests cover.
 func hardenSources(srv *archivetest.Server, client lzrecover.Doer) map[string]lzrecover.Source {
 	return map[string]lzrecover.Source{
-		"cdx":     lzrecover.CDXSource{Base: srv.URL, Client: client},
-		"timemap": lzrecover.MementoSource{TimeMapBase: srv.URL + "/timemap/link/", Client: client},
+		"cdx":     source.CDXSource{Base: srv.URL, Client: client},
+		"timemap": source.MementoSource{TimeMapBase: srv.URL + "/timemap/link/", Client: client},
 	}
 }
 
@@ -137,7 +139,7 @@ func p4(t *testing.T, site string, owner []byte, f archivetest.Faults) []archive
 	t.Helper()
 	srv := archiveOf(t, site, archivetest.Config{Faults: f})
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
-		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: hardenClient()}}})
+		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: hardenClient()}}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
 	}
@@ -251,7 +253,7 @@ func (s cutSource) Fetch(ctx context.Context, c lzrecover.Capture) (io.ReadClose
 func TestJournalKeepsNoCutCapture(t *testing.T) {
 	site, owner := injectedSite(t)
 	srv := archiveOf(t, site, archivetest.Config{})
-	src := cutSource{lzrecover.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})}, map[string]int{}}
+	src := cutSource{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})}, map[string]int{}}
 	out, state := t.TempDir(), t.TempDir()
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, StateDir: state,
 		SiteURL: "https://example.org/", Sources: []lzrecover.Source{src}})

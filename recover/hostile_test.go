@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
@@ -63,8 +65,8 @@ func TestSquatterSaltsDoNotLockOut(t *testing.T) {
 	out := t.TempDir()
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{Passphrase: pass, Out: out, SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{
-			lzrecover.DirSource{Dir: mirrorAt(t, squatter, ownerEra.AddDate(1, 0, 0))}, // newer: fetched first
-			lzrecover.DirSource{Dir: mirrorAt(t, owner, ownerEra)},
+			source.DirSource{Dir: mirrorAt(t, squatter, ownerEra.AddDate(1, 0, 0))}, // newer: fetched first
+			source.DirSource{Dir: mirrorAt(t, owner, ownerEra)},
 		}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
@@ -114,8 +116,8 @@ func TestStolenKeyCannotEraseThePast(t *testing.T) {
 	era := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	for _, oldestFirst := range []bool{false, true} {
 		srcs := []lzrecover.Source{
-			lzrecover.DirSource{Dir: mirrorAt(t, forged, era.AddDate(0, 6, 0))},
-			lzrecover.DirSource{Dir: mirrorAt(t, genuine, era)},
+			source.DirSource{Dir: mirrorAt(t, forged, era.AddDate(0, 6, 0))},
+			source.DirSource{Dir: mirrorAt(t, genuine, era)},
 		}
 		if oldestFirst {
 			srcs[0], srcs[1] = srcs[1], srcs[0]

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // TestListPagesStaysOnSite: the carriers a manifest names are listed page
@@ -18,8 +20,8 @@ import (
 // problem line.
 func TestListPagesStaysOnSite(t *testing.T) {
 	site, _ := url.Parse("https://example.org/")
-	s := &session{o: Options{Sources: []Source{LiveSource{}}}, rep: &Report{}, site: site, listed: map[string]bool{}}
-	s.listPages(context.Background(), LiveSource{}, s.resolve("https://example.org/", []string{
+	s := &session{o: Options{Sources: []source.Source{source.LiveSource{}}}, rep: &Report{}, site: site, listed: map[string]bool{}}
+	s.listPages(context.Background(), source.LiveSource{}, s.resolve("https://example.org/", []string{
 		"/about/",                                 // relative: on the site
 		"https://www.example.org/blog/",           // www. aside, the same site: fetched on the site asked for
 		"http://example.org/old.html",             // another scheme, same host: likewise
@@ -45,8 +47,8 @@ func TestListPagesStaysOnSite(t *testing.T) {
 // TestListPagesManifestSite: without Options.SiteURL the manifest's own site
 // is the site.
 func TestListPagesManifestSite(t *testing.T) {
-	s := &session{o: Options{Sources: []Source{LiveSource{}}}, rep: &Report{}, listed: map[string]bool{}}
-	s.listPages(context.Background(), LiveSource{}, s.resolve("https://example.org/", []string{"/a", "https://other.example/b"}))
+	s := &session{o: Options{Sources: []source.Source{source.LiveSource{}}}, rep: &Report{}, listed: map[string]bool{}}
+	s.listPages(context.Background(), source.LiveSource{}, s.resolve("https://example.org/", []string{"/a", "https://other.example/b"}))
 	if len(s.queue) != 1 || s.queue[0].c.Locator != "https://example.org/a" || len(s.rep.Problems) != 1 {
 		t.Errorf("queue %+v, problems %q; want /a listed and one problem", s.queue, s.rep.Problems)
 	}
@@ -61,7 +63,7 @@ func TestListingTruncatedReported(t *testing.T) {
 	}))
 	defer srv.Close()
 	rep, err := Recover(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), SiteURL: "https://example.org/",
-		Sources: []Source{CDXSource{Base: srv.URL, Client: srv.Client()}}})
+		Sources: []source.Source{source.CDXSource{Base: srv.URL, Client: srv.Client()}}})
 	t.Logf("%d requests, err %v, problems %q", n.Load(), err, rep.Problems)
 	if !strings.Contains(strings.Join(rep.Problems, "\n"), "listing truncated at 0 rows") {
 		t.Errorf("problems %q, want the truncated listing reported", rep.Problems)
@@ -79,7 +81,7 @@ func TestCollInfoForeignIndexReported(t *testing.T) {
 	}))
 	defer srv.Close()
 	rep, _ := Recover(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), SiteURL: "https://example.org/",
-		Sources: []Source{CommonCrawlSource{IndexBase: srv.URL, DataBase: srv.URL, Client: srv.Client()}}})
+		Sources: []source.Source{source.CommonCrawlSource{IndexBase: srv.URL, DataBase: srv.URL, Client: srv.Client()}}})
 	t.Logf("problems %q", rep.Problems)
 	if foreign.Load() != 0 || !strings.Contains(strings.Join(rep.Problems, "\n"), "CC-EVIL") {
 		t.Errorf("%d requests to the other host, problems %q; want none and the crawl reported", foreign.Load(), rep.Problems)
@@ -104,7 +106,7 @@ func TestCollInfoForeignIndexKeepsOthers(t *testing.T) {
 	}))
 	defer srv.Close()
 	rep, _ := Recover(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), SiteURL: "https://example.org/",
-		Sources: []Source{CommonCrawlSource{IndexBase: srv.URL, DataBase: srv.URL, Client: srv.Client()}}})
+		Sources: []source.Source{source.CommonCrawlSource{IndexBase: srv.URL, DataBase: srv.URL, Client: srv.Client()}}})
 	if len(rep.Sources) != 1 || rep.Sources[0].Captures != 1 || !strings.Contains(rep.Sources[0].Error, "CC-EVIL") {
 		t.Fatalf("sources %+v", rep.Sources[0])
 	}

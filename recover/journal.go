@@ -7,10 +7,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/url"
 	"os"
+
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // journal keeps what a recovery already did in its state directory, so a
@@ -51,7 +51,7 @@ func hashName(s string) string {
 
 // listingName names a source's journaled listing for a site: a rerun with
 // another --url lists again.
-func listingName(src Source, site *url.URL) string {
+func listingName(src source.Source, site *url.URL) string {
 	key := src.Name()
 	if site != nil {
 		key += "\x00" + site.String()
@@ -63,7 +63,7 @@ func listingName(src Source, site *url.URL) string {
 const maxJournalListing = 1 << 30
 
 // listing returns a source's journaled listing of a site, if complete.
-func (j *journal) listing(src Source, site *url.URL) ([]Capture, bool) {
+func (j *journal) listing(src source.Source, site *url.URL) ([]source.Capture, bool) {
 	if j == nil {
 		return nil, false
 	}
@@ -71,11 +71,11 @@ func (j *journal) listing(src Source, site *url.URL) ([]Capture, bool) {
 	if err != nil {
 		return nil, false
 	}
-	var out []Capture
+	var out []source.Capture
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		var c Capture
+		var c source.Capture
 		if json.Unmarshal(sc.Bytes(), &c) != nil {
 			return nil, false
 		}
@@ -86,7 +86,7 @@ func (j *journal) listing(src Source, site *url.URL) ([]Capture, bool) {
 
 // saveListing journals a complete listing; an empty one is not kept (the
 // archive may hold the site next time).
-func (j *journal) saveListing(src Source, site *url.URL, caps []Capture) error {
+func (j *journal) saveListing(src source.Source, site *url.URL, caps []source.Capture) error {
 	if j == nil || len(caps) == 0 {
 		return nil
 	}
@@ -100,54 +100,20 @@ func (j *journal) saveListing(src Source, site *url.URL, caps []Capture) error {
 	return writeAtomic(j.root, listingName(src, site), buf.Bytes(), 0o600)
 }
 
-func captureName(c Capture) string { return "captures/" + hashName(captureKey(c)) }
+func captureName(c source.Capture) string { return "captures/" + hashName(source.Key(c)) }
 
-// maxCaptureReads bounds the reads of one capture whose answer breaks
-// off (io.ErrUnexpectedEOF: a body shorter than its Content-Length, a
-// gzip member cut short).
-const maxCaptureReads = 3
-
-// fetch returns a capture's bytes from the journal, or fetches and
-// journals them. A capture whose bytes end early is asked for again, up
-// to maxCaptureReads times; if it never arrives whole, the longest read
-// is returned (its intact blocks still count) and not journaled, so a
-// later run asks again.
-func (j *journal) fetch(ctx context.Context, src Source, c Capture, limit int64) ([]byte, error) {
+// fetch returns a capture's bytes from the journal, or reads them (see
+// readCapture) and journals them when they arrived whole; a capture
+// never read whole is not journaled, so a later run asks again.
+func (j *journal) fetch(ctx context.Context, src source.Source, c source.Capture, limit int64) ([]byte, error) {
 	if j != nil {
 		if b, err := readRegular(j.root, captureName(c), limit); err == nil {
 			return b, nil
 		}
 	}
-	var best []byte
-	for read := 1; read <= maxCaptureReads; read++ {
-		page, whole, err := fetchOnce(ctx, src, c, limit)
-		if err != nil {
-			return nil, err
-		}
-		if whole {
-			if j != nil {
-				writeAtomic(j.root, captureName(c), page, 0o600) // best effort: a failed write costs a refetch
-			}
-			return page, nil
-		}
-		if len(page) > len(best) {
-			best = page
-		}
+	page, whole, err := source.Read(ctx, src, c, limit)
+	if err == nil && whole && j != nil {
+		writeAtomic(j.root, captureName(c), page, 0o600) // best effort: a failed write costs a refetch
 	}
-	return best, nil
-}
-
-// fetchOnce reads a capture from its source; whole is false when the
-// bytes ended early.
-func fetchOnce(ctx context.Context, src Source, c Capture, limit int64) (page []byte, whole bool, err error) {
-	rc, err := src.Fetch(ctx, c)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rc.Close()
-	page, err = readBounded(rc, limit, 64<<10)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, false, err
-	}
-	return page, err == nil, nil
+	return page, err
 }

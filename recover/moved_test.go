@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -36,8 +38,8 @@ func TestRecoverMovedSiteFetchesCarriersByPath(t *testing.T) {
 	defer srv.Close()
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
 	for name, src := range map[string]lzrecover.Source{
-		"live":    lzrecover.LiveSource{Client: client},
-		"memento": lzrecover.MementoSource{TimeMapBase: srv.URL + "/timemap/link/", Client: client},
+		"live":    source.LiveSource{Client: client},
+		"memento": source.MementoSource{TimeMapBase: srv.URL + "/timemap/link/", Client: client},
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
@@ -82,17 +84,17 @@ func TestNothingFoundSaysWhy(t *testing.T) {
 		o    lzrecover.Options
 		want string
 	}{
-		{"wrong key", lzrecover.Options{OwnerKey: other.Marshal(), Sources: []lzrecover.Source{lzrecover.DirSource{Dir: site}}},
+		{"wrong key", lzrecover.Options{OwnerKey: other.Marshal(), Sources: []lzrecover.Source{source.DirSource{Dir: site}}},
 			"none signed by this key"},
-		{"missing path", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: filepath.Join(site, "nope")}}},
+		{"missing path", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{source.DirSource{Dir: filepath.Join(site, "nope")}}},
 			"no source could be read: dir="},
 		{"unreachable", lzrecover.Options{OwnerKey: owner, SiteURL: "https://example.org/", Sources: []lzrecover.Source{brokenSource{}}},
 			"archive unreachable"},
-		{"no lazarus pages", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: t.TempDir()}}},
+		{"no lazarus pages", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{source.DirSource{Dir: t.TempDir()}}},
 			"the sources hold no captures"},
-		{"live site down", lzrecover.Options{OwnerKey: owner, SiteURL: down + "/", Sources: []lzrecover.Source{lzrecover.LiveSource{Client: lzrecover.NewClient(lzrecover.ClientOptions{})}}},
+		{"live site down", lzrecover.Options{OwnerKey: owner, SiteURL: down + "/", Sources: []lzrecover.Source{source.LiveSource{Client: lzrecover.NewClient(lzrecover.ClientOptions{})}}},
 			"1 captures were listed, but none could be fetched: live (1)"},
-		{"unsigned data", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{lzrecover.DirSource{Dir: writePages(t,
+		{"unsigned data", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{source.DirSource{Dir: writePages(t,
 			crafted{gen: craftGen}.make(t, keys.PublicSealer(nil), codec.Input{Name: "app", Entries: []bundle.Entry{dirEntry("app")}}))}}},
 			"unsigned Lazarus blocks, which are refused"},
 	} {
@@ -135,7 +137,7 @@ func TestLiveSiteCompletes(t *testing.T) {
 	}
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: t.TempDir(), SiteURL: live.URL + "/",
-		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: archive.URL, Client: client}, lzrecover.LiveSource{Client: client}}})
+		Sources: []lzrecover.Source{source.CDXSource{Base: archive.URL, Client: client}, source.LiveSource{Client: client}}})
 	if err != nil {
 		t.Fatalf("%v %q", err, rep.Problems)
 	}
@@ -188,7 +190,7 @@ func TestLiveReplayOfOldPages(t *testing.T) {
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
 	out := t.TempDir()
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out, SiteURL: live.URL + "/",
-		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Client: client}, lzrecover.LiveSource{Client: client}}})
+		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: client}, source.LiveSource{Client: client}}})
 	if err != nil {
 		t.Fatalf("%v %q", err, rep.Problems)
 	}
@@ -209,7 +211,7 @@ func TestMirrorHostDirectory(t *testing.T) {
 	}
 	out := t.TempDir()
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/",
-		PagesDir: filepath.Join(out, "pages"), Sources: []lzrecover.Source{lzrecover.DirSource{Dir: mirror}}})
+		PagesDir: filepath.Join(out, "pages"), Sources: []lzrecover.Source{source.DirSource{Dir: mirror}}})
 	if err != nil {
 		t.Fatal(err)
 	}

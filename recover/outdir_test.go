@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
@@ -70,7 +72,7 @@ func TestPayloadStaysInsideOut(t *testing.T) {
 			out := filepath.Join(top, "out")
 			rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
 				OwnerKey: owner.Marshal(), Out: out, StateDir: filepath.Join(out, lzrecover.JournalDir),
-				Sources: []lzrecover.Source{lzrecover.DirSource{Dir: mirror}}})
+				Sources: []lzrecover.Source{source.DirSource{Dir: mirror}}})
 			if !errors.Is(err, lzrecover.ErrPartial) || len(rep.Segments) != 1 || !strings.Contains(rep.Segments[0].Detail, "reserved") {
 				t.Fatalf("want the segment refused as reserved, got %v, %+v", err, rep.Segments)
 			}
@@ -119,7 +121,7 @@ func TestJournalLinksLeadNowhere(t *testing.T) {
 	victim := filepath.Join(top, "victim")
 	out := filepath.Join(top, "out")
 	state := filepath.Join(out, lzrecover.JournalDir)
-	src := lzrecover.DirSource{Dir: site}
+	src := source.DirSource{Dir: site}
 	os.MkdirAll(filepath.Join(state, "captures"), 0o700)
 	files, _ := filepath.Glob(filepath.Join(site, "*.html"))
 	for _, f := range files {

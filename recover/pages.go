@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // savePage writes the newest capture of each page, without its Lazarus
@@ -12,7 +13,7 @@ import (
 // at names recovery's own files use are not written; a page that cannot
 // be written (a path that is a file and a directory on the site, a name
 // too long) is a problem line, never the end of the recovery.
-func (s *session) savePage(c Capture, page []byte) {
+func (s *session) savePage(c source.Capture, page []byte) {
 	if s.pages == nil {
 		return
 	}

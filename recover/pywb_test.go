@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -54,7 +56,7 @@ func TestRecoverFromPywbCollection(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := pywbOf(t, site, tt.cfg)
-			src, err := lzrecover.ParseSource(tt.spec(srv), client)
+			src, err := source.Parse(tt.spec(srv), client)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,11 +94,11 @@ func pywbStatusWorld(t *testing.T) (*statusWorld, *archivetest.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	src, err := lzrecover.ParseArchiveSource("cdx="+srv.CDXEndpoint(), lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000}))
+	src, err := source.ParseArchive("cdx="+srv.CDXEndpoint(), lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cdx := src.(lzrecover.CDXSource)
+	cdx := src.(source.CDXSource)
 	cdx.Label = "wayback"
 	w.sources = []lzrecover.Source{cdx, w.sources[1]}
 	return w, srv
@@ -146,7 +148,7 @@ func TestVerifyPywbReplay(t *testing.T) {
 	site, owner := injectedSite(t)
 	srv := pywbOf(t, site, archivetest.PywbConfig{})
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
-	src, err := lzrecover.ParseSource("cdx="+srv.CDXEndpoint(), client)
+	src, err := source.Parse("cdx="+srv.CDXEndpoint(), client)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/internal/history"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // queued is a listed capture waiting to be fetched.
 type queued struct {
-	c   Capture
-	src Source
+	c   source.Capture
+	src source.Source
 }
 
 // sort orders the queue by priority, newest first within each.
@@ -28,7 +28,7 @@ func (s *session) sort() {
 }
 
 // captured is a capture's time; an unknown one (the live site) is now.
-func captured(c Capture) time.Time {
+func captured(c source.Capture) time.Time {
 	if c.Time.IsZero() {
 		return time.Now()
 	}
@@ -40,7 +40,7 @@ func captured(c Capture) time.Time {
 // found; else one captured after that generation was made), 1 for a
 // carrier of the target generation captured after it was made, 2 for the
 // rest.
-func (s *session) priority(c Capture) int {
+func (s *session) priority(c source.Capture) int {
 	p := pagePath(c.URL)
 	switch {
 	case isRoot(p, s.site == nil) && (s.carriers == nil || captured(c).After(s.genTime)):
@@ -63,7 +63,7 @@ func (s *session) rootPending() bool {
 		if s.priority(q.c) != 0 {
 			return false // the queue is sorted by priority
 		}
-		if !s.seen[captureKey(q.c)] {
+		if !s.seen[source.Key(q.c)] {
 			return true
 		}
 	}
@@ -81,18 +81,4 @@ func pagePath(u string) string {
 		p += "index.html"
 	}
 	return path.Clean("/" + p)
-}
-
-// captureKey is the key recovery fetches a capture once by: its
-// source's listed digest (parsed: spellings of one digest are one key,
-// and digests of the two algorithms never are; one that does not parse
-// as listed), else its source and locator.
-func captureKey(c Capture) string {
-	if d, ok := history.ParseDigest(c.Digest); ok {
-		return c.Source + "\x00digest\x00" + d.String()
-	}
-	if c.Digest != "" {
-		return c.Source + "\x00digest\x00" + c.Digest
-	}
-	return c.Source + "\x00" + c.Locator
 }

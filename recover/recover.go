@@ -16,6 +16,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/problems"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // Report says what a recovery found and rebuilt.
@@ -66,7 +67,7 @@ type SourceReport struct {
 }
 
 // source returns the report of src, adding it on first use.
-func (r *Report) source(src Source) *SourceReport {
+func (r *Report) source(src source.Source) *SourceReport {
 	for _, s := range r.Sources {
 		if s.Name == src.Name() {
 			return s
@@ -215,7 +216,7 @@ func FromPages(ctx context.Context, pages iter.Seq2[string, []byte], o Options) 
 // mirror, a browser's saved pages, a copy of a site): Recover with one
 // DirSource.
 func FromDir(ctx context.Context, dir string, o Options) (*Report, error) {
-	o.Sources = []Source{DirSource{Dir: dir}}
+	o.Sources = []source.Source{source.DirSource{Dir: dir}}
 	return Recover(ctx, o)
 }
 

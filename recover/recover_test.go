@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
@@ -109,7 +111,7 @@ func TestStopsWhenComplete(t *testing.T) {
 	site, owner := injectedSite(t)
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
 		OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
-		Sources: []lzrecover.Source{lzrecover.DirSource{Dir: site}},
+		Sources: []lzrecover.Source{source.DirSource{Dir: site}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +122,7 @@ func TestStopsWhenComplete(t *testing.T) {
 }
 
 // brokenSource lists and fetches nothing: an archive that is gone.
-type brokenSource struct{ lzrecover.DirSource }
+type brokenSource struct{ source.DirSource }
 
 func (b brokenSource) List(context.Context, *url.URL, func(lzrecover.Capture) error) error {
 	return errors.New("archive unreachable")
@@ -136,12 +138,12 @@ func TestResumeFromJournal(t *testing.T) {
 	site, owner := injectedSite(t)
 	state := t.TempDir()
 	o := lzrecover.Options{OwnerKey: owner, SiteURL: "https://example.org/", StateDir: state, Out: t.TempDir(),
-		Sources: []lzrecover.Source{lzrecover.DirSource{Dir: site}}}
+		Sources: []lzrecover.Source{source.DirSource{Dir: site}}}
 	if _, err := lzrecover.Recover(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	o.Out = t.TempDir()
-	o.Sources = []lzrecover.Source{brokenSource{lzrecover.DirSource{Dir: site}}} // same name, now unreachable
+	o.Sources = []lzrecover.Source{brokenSource{source.DirSource{Dir: site}}} // same name, now unreachable
 	rep, err := lzrecover.Recover(context.Background(), o)
 	if err != nil {
 		t.Fatalf("resume: %v (%+v)", err, rep)
@@ -153,7 +155,7 @@ func TestResumeFromJournal(t *testing.T) {
 
 // countingSource counts fetches.
 type countingSource struct {
-	lzrecover.DirSource
+	source.DirSource
 	fetches *int
 }
 
@@ -167,7 +169,7 @@ func (c countingSource) Fetch(ctx context.Context, cp lzrecover.Capture) (io.Rea
 func TestKillAndResume(t *testing.T) {
 	site, owner := injectedSite(t)
 	state, fetches := t.TempDir(), 0
-	src := countingSource{lzrecover.DirSource{Dir: site}, &fetches}
+	src := countingSource{source.DirSource{Dir: site}, &fetches}
 	ctx, kill := context.WithCancel(context.Background())
 	o := lzrecover.Options{OwnerKey: owner, SiteURL: "https://example.org/", StateDir: state, Out: t.TempDir(), PagesDir: t.TempDir(),
 		Sources: []lzrecover.Source{src},

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -43,7 +45,7 @@ func FuzzRevisitRecords(f *testing.F) {
 			t.Fatal(err)
 		}
 		pages := map[string][]byte{}
-		lzrecover.WARCSource{Path: dir}.Stream(context.Background(), nil, func(c lzrecover.Capture, page []byte) error {
+		source.WARCSource{Path: dir}.Stream(context.Background(), nil, func(c lzrecover.Capture, page []byte) error {
 			pages[c.Locator] = page
 			switch {
 			case c.Unreadable != nil:

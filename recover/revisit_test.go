@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
@@ -74,7 +76,7 @@ func revisitWARC(t *testing.T, path string, caps []archivetest.Capture, ids map[
 
 // streamed reads a WARC source through and returns its captures with
 // their pages.
-func streamed(t *testing.T, src lzrecover.WARCSource) (caps []lzrecover.Capture, pages map[string][]byte) {
+func streamed(t *testing.T, src source.WARCSource) (caps []lzrecover.Capture, pages map[string][]byte) {
 	t.Helper()
 	pages = map[string][]byte{}
 	err := src.Stream(context.Background(), nil, func(c lzrecover.Capture, page []byte) error {
@@ -115,7 +117,7 @@ func TestRevisitsAreCaptures(t *testing.T) {
 			dir := t.TempDir()
 			ids := crawlWARC(t, filepath.Join(dir, tc.originals), caps)
 			revisitWARC(t, filepath.Join(dir, tc.revisits), caps, ids, tc.how, tc.url)
-			got, pages := streamed(t, lzrecover.WARCSource{Path: dir})
+			got, pages := streamed(t, source.WARCSource{Path: dir})
 			body := map[string][]byte{}
 			for _, c := range caps {
 				body[tc.url(c)] = c.Body
@@ -150,7 +152,7 @@ func TestFetchOfRevisitGivesOriginal(t *testing.T) {
 	dir := t.TempDir()
 	ids := crawlWARC(t, filepath.Join(dir, "a.warc.gz"), caps)
 	revisitWARC(t, filepath.Join(dir, "b.warc.gz"), caps, ids, "id", func(c archivetest.Capture) string { return c.URL })
-	src := lzrecover.WARCSource{Path: dir}
+	src := source.WARCSource{Path: dir}
 	got, _ := streamed(t, src)
 	c := got[len(got)-1]
 	rc, err := src.Fetch(context.Background(), c)
@@ -175,7 +177,7 @@ func TestUnresolvableRevisitIsReported(t *testing.T) {
 	dir := t.TempDir()
 	revisitWARC(t, filepath.Join(dir, "later.warc.gz"), caps, nil, "uri", func(c archivetest.Capture) string { return c.URL })
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(),
-		Sources: []lzrecover.Source{lzrecover.WARCSource{Path: dir}}})
+		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
 	want := fmt.Sprintf("revisit https://example.org/p3.html of %s refers to a capture of https://example.org/p3.html of %s, which the source does not hold",
 		revisitAt.UTC().Format(time.RFC3339), siteAt.UTC().Format(time.RFC3339))
 	if err == nil || !strings.Contains(strings.Join(rep.Problems, "\n"), want) || rep.Captures != len(caps) {
@@ -192,7 +194,7 @@ func TestStatusCountsRevisits(t *testing.T) {
 	ids := crawlWARC(t, filepath.Join(dir, "a.warc.gz"), caps)
 	revisitWARC(t, filepath.Join(dir, "b.warc.gz"), caps, ids, "id", func(c archivetest.Capture) string { return c.URL })
 	rep, err := lzrecover.Status(context.Background(), lzrecover.StatusOptions{OwnerKey: owner, SiteURL: "https://example.org/",
-		Sources: []lzrecover.Source{lzrecover.WARCSource{Path: dir}}, Now: revisitAt.Add(time.Hour)})
+		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}, Now: revisitAt.Add(time.Hour)})
 	if err != nil && rep == nil {
 		t.Fatal(err)
 	}
@@ -232,7 +234,7 @@ func TestRevisitBookkeepingIsBounded(t *testing.T) {
 	site, _ := url.Parse("https://example.org/")
 	var responses, unresolved int
 	var live runtime.MemStats
-	err = lzrecover.WARCSource{Path: dir}.Stream(context.Background(), site, func(c lzrecover.Capture, page []byte) error {
+	err = source.WARCSource{Path: dir}.Stream(context.Background(), site, func(c lzrecover.Capture, page []byte) error {
 		switch {
 		case c.Unreadable != nil:
 			if unresolved++; unresolved == 1 { // the source is read: what waits is all held now
@@ -270,7 +272,7 @@ func TestFetchResolvesRevisitAsListed(t *testing.T) {
 		{Name: "WARC-Payload-Digest", Value: "sha1:" + archivetest.Digest(mine[0].Body)}}, nil)
 	f.Close()
 	site, _ := url.Parse("https://example.org/")
-	src := lzrecover.WARCSource{Path: dir}
+	src := source.WARCSource{Path: dir}
 	var rev lzrecover.Capture
 	pages := map[string][]byte{}
 	src.Stream(context.Background(), site, func(c lzrecover.Capture, page []byte) error {

@@ -11,10 +11,8 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/problems"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
-
-// DefaultMaxCapture bounds one fetched capture (bytes).
-const DefaultMaxCapture = 32 << 20
 
 // Recover rebuilds the server side from the captures its sources hold.
 //
@@ -81,7 +79,7 @@ type session struct {
 	carriers     map[string]bool      // page paths the target generation's listing names
 	genTime      time.Time            // the target generation's time
 	wanted       []string             // the target generation's carrier URLs, resolved
-	opened       []Source             // sources listed so far, for carriers found later
+	opened       []source.Source      // sources listed so far, for carriers found later
 	j            *journal             // nil without a state directory
 	pages        *os.Root             // PagesDir, nil without one
 	reservedPage func(string) bool    // top-level names pages may not use
@@ -93,9 +91,9 @@ type session struct {
 // the streamed ones (local WARC files), then fetches the queue until the
 // recovery is finished.
 func (s *session) run(ctx context.Context) error {
-	var streams []Source
+	var streams []source.Source
 	for _, src := range s.o.Sources {
-		if _, ok := src.(Streamer); ok {
+		if _, ok := src.(source.Streamer); ok {
 			streams = append(streams, src)
 			continue
 		}
@@ -123,10 +121,10 @@ func (s *session) finished() bool {
 
 // open lists a source (a Streamer is read through at once), and asks it
 // for the target generation's carriers if it lists page by page.
-func (s *session) open(ctx context.Context, src Source) error {
+func (s *session) open(ctx context.Context, src source.Source) error {
 	s.opened = append(s.opened, src)
 	sr := s.rep.source(src)
-	if st, ok := src.(Streamer); ok {
+	if st, ok := src.(source.Streamer); ok {
 		return s.stream(ctx, st, src, sr)
 	}
 	caps, ok := s.j.listing(src, s.site)
@@ -152,9 +150,9 @@ func (s *session) open(ctx context.Context, src Source) error {
 	return nil
 }
 
-func listAll(ctx context.Context, src Source, site *url.URL) ([]Capture, error) {
-	var caps []Capture
-	err := src.List(ctx, site, func(c Capture) error {
+func listAll(ctx context.Context, src source.Source, site *url.URL) ([]source.Capture, error) {
+	var caps []source.Capture
+	err := src.List(ctx, site, func(c source.Capture) error {
 		caps = append(caps, c)
 		return nil
 	})
@@ -167,8 +165,8 @@ func listAll(ctx context.Context, src Source, site *url.URL) ([]Capture, error) 
 // generation). Once the recovery is finished, only the captures made
 // after the target generation are scanned: one made before cannot hold a
 // newer generation.
-func (s *session) stream(ctx context.Context, st Streamer, src Source, sr *SourceReport) error {
-	err := st.Stream(ctx, s.site, func(c Capture, page []byte) error {
+func (s *session) stream(ctx context.Context, st source.Streamer, src source.Source, sr *SourceReport) error {
+	err := st.Stream(ctx, s.site, func(c source.Capture, page []byte) error {
 		s.rep.Captures++
 		sr.Captures++
 		switch {
@@ -200,8 +198,8 @@ func (s *session) stream(ctx context.Context, st Streamer, src Source, sr *Sourc
 }
 
 // seenBefore reports whether a capture with the same key was taken.
-func (s *session) seenBefore(c Capture) bool {
-	key := captureKey(c)
+func (s *session) seenBefore(c source.Capture) bool {
+	key := source.Key(c)
 	if s.seen[key] {
 		return true
 	}
@@ -247,8 +245,8 @@ const maxTriesPerKey = 3
 // retryLater forgets that a capture's key was seen after its fetch
 // failed, so another capture with the same key is tried, up to
 // maxTriesPerKey captures.
-func (s *session) retryLater(c Capture) {
-	key := captureKey(c)
+func (s *session) retryLater(c source.Capture) {
+	key := source.Key(c)
 	s.failed[key]++
 	if s.failed[key] < maxTriesPerKey {
 		delete(s.seen, key)
@@ -258,7 +256,7 @@ func (s *session) retryLater(c Capture) {
 func (s *session) fetch(ctx context.Context, q queued) error {
 	limit := s.o.MaxCapture
 	if limit <= 0 {
-		limit = DefaultMaxCapture
+		limit = source.DefaultMaxCapture
 	}
 	page, err := s.j.fetch(ctx, q.src, q.c, limit)
 	if err != nil {
@@ -268,7 +266,7 @@ func (s *session) fetch(ctx context.Context, q queued) error {
 }
 
 // take scans one capture's bytes into the assembler.
-func (s *session) take(ctx context.Context, c Capture, page []byte) error {
+func (s *session) take(ctx context.Context, c source.Capture, page []byte) error {
 	pr := s.a.AddPage(page, codec.Origin{Source: c.Source, URL: c.URL, Time: c.Time})
 	s.rep.Pages++
 	for _, sr := range s.rep.Sources {

@@ -15,6 +15,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/problems"
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // ErrTooManySources means Status was given more sources than it tallies
@@ -90,7 +91,7 @@ type statusRun struct {
 	cache *statusCache
 	rep   *StatusReport
 	hist  *statusHistory
-	srcs  []Source
+	srcs  []source.Source
 	caps  []*statusCapture
 	// manifests are the verified manifests by generation, from the
 	// history and from captures.
@@ -128,7 +129,7 @@ type statusManifest struct {
 
 // statusCapture is one listed capture while Status runs.
 type statusCapture struct {
-	c      Capture
+	c      source.Capture
 	src    int
 	key    string // cache and dedup key: the digest, else source and locator
 	length int64  // the stored length the listing gives, 0 if unknown
@@ -185,7 +186,7 @@ func newStatusRun(o StatusOptions) (*statusRun, error) {
 		names[s.Name()] = true
 	}
 	if o.MaxCapture == 0 {
-		o.MaxCapture = DefaultMaxCapture
+		o.MaxCapture = source.DefaultMaxCapture
 	}
 	asOf := !o.Now.IsZero()
 	if !asOf {
@@ -201,7 +202,7 @@ func newStatusRun(o StatusOptions) (*statusRun, error) {
 		o.Assess.At = StatusModelTimes()
 	}
 	if o.Client == nil && !o.NoLive {
-		o.Client = NewClient(ClientOptions{})
+		o.Client = source.NewClient(source.ClientOptions{})
 	}
 	v, scope, err := statusVerifier(&o)
 	if err != nil {
@@ -317,7 +318,7 @@ func (r *statusRun) list(ctx context.Context) error {
 	for i, src := range r.srcs {
 		sr := &r.rep.Sources[i]
 		r.progress(StatusProgress{Phase: "list", Source: src.Name(), Listed: len(r.caps)})
-		add := func(c Capture, length int64) bool {
+		add := func(c source.Capture, length int64) bool {
 			if !c.Time.IsZero() && c.Time.After(r.o.Now) {
 				return false
 			}
@@ -329,7 +330,7 @@ func (r *statusRun) list(ctx context.Context) error {
 		var err error
 		if st, ok := localStreamer(src, r.o.MaxCapture, r.problem); ok {
 			digests := map[string]string{} // by locator, of the captures streamed
-			err = st.Stream(ctx, r.site, func(c Capture, page []byte) error {
+			err = st.Stream(ctx, r.site, func(c source.Capture, page []byte) error {
 				switch {
 				case c.Unreadable != nil:
 					r.problem("%s: %v", src.Name(), c.Unreadable)
@@ -357,7 +358,7 @@ func (r *statusRun) list(ctx context.Context) error {
 				return nil
 			})
 		} else {
-			err = statusList(ctx, src, r.site, pages, func(c Capture, length int64) error {
+			err = source.ListEvery(ctx, src, r.site, pages, func(c source.Capture, length int64) error {
 				add(c, length)
 				return nil
 			})
@@ -384,7 +385,7 @@ func (r *statusRun) list(ctx context.Context) error {
 // reading a local file again per capture would cost more than scanning
 // it now. The page's links are noted either way (they tell the pages'
 // depth).
-func (r *statusRun) stream(c Capture, page []byte) {
+func (r *statusRun) stream(c source.Capture, page []byte) {
 	key := captureCacheKey(c)
 	if r.streamed[key] != nil {
 		return
@@ -431,9 +432,9 @@ func (r *statusRun) pageURL(u string) *url.URL {
 // captureCacheKey is the key a capture's contents are known by: its
 // digest, parsed (the same bytes wherever they are archived, whichever
 // spelling), else its captureKey.
-func captureCacheKey(c Capture) string {
+func captureCacheKey(c source.Capture) string {
 	if d, ok := history.ParseDigest(c.Digest); ok {
 		return d.String()
 	}
-	return captureKey(c)
+	return source.Key(c)
 }

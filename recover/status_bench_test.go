@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
@@ -46,7 +48,7 @@ func BenchmarkStatus_1000pages_10000captures(b *testing.B) {
 	s, srv, now, _ := benchStatusWorld(b)
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6e6})
 	o := lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: s.server.Marshal(), Now: now,
-		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Label: "wayback", Client: client}},
+		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}},
 		History: []history.Store{s.hist}}
 	before := len(srv.Requests())
 	b.ReportAllocs()
@@ -82,7 +84,7 @@ func BenchmarkStatus_1000pages_10000captures_NoHistory(b *testing.B) {
 	s, srv, now, distinct := benchStatusWorld(b)
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6e6})
 	o := lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: s.server.Marshal(), Now: now,
-		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}, NoLive: true}
+		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}, NoLive: true}
 	before := len(srv.Requests())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

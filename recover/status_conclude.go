@@ -10,6 +10,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
@@ -309,7 +310,7 @@ func (r *statusRun) notes() []string {
 		if fileTimes(src) {
 			out = append(out, fileTimesNote(src.Name()))
 		}
-		if _, ok := src.(PageLister); ok && len(r.hist.urls) == 0 {
+		if _, ok := src.(source.PageLister); ok && len(r.hist.urls) == 0 {
 			out = append(out, src.Name()+" lists captures page by page: without a serve history only the root page's were listed.")
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/problems"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // resolve works out what every listed capture holds: from the history
@@ -46,7 +47,7 @@ func (r *statusRun) credit() {
 
 // locatorKey is the key of a capture whose digest cannot be relied on:
 // its source and locator, shared with no other capture.
-func locatorKey(c Capture) string {
+func locatorKey(c source.Capture) string {
 	return c.Source + "\x00" + c.Locator
 }
 
@@ -173,7 +174,7 @@ func (r *statusRun) fetchKey(ctx context.Context, key string, caps []*statusCapt
 // fetchPage fetches one capture's bytes (at most MaxCapture+1), counting
 // a failure against its source.
 func (r *statusRun) fetchPage(ctx context.Context, c *statusCapture) ([]byte, error) {
-	page, err := (*journal)(nil).fetch(ctx, r.srcs[c.src], c.c, r.o.MaxCapture+1)
+	page, _, err := source.Read(ctx, r.srcs[c.src], c.c, r.o.MaxCapture+1)
 	if err != nil && ctx.Err() == nil {
 		sr := &r.rep.Sources[c.src]
 		sr.Failed++

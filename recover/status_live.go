@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // noNewerSeen is the note of an audit that cannot see a newer generation
@@ -60,5 +62,6 @@ func (r *statusRun) live(ctx context.Context) {
 // recover fetches it from the live site.
 func (r *statusRun) fetchLive(ctx context.Context) ([]byte, error) {
 	root := r.site.String()
-	return (*journal)(nil).fetch(ctx, LiveSource{Client: r.o.Client}, Capture{URL: root, Locator: root}, r.o.MaxCapture+1)
+	page, _, err := source.Read(ctx, source.LiveSource{Client: r.o.Client}, source.Capture{URL: root, Locator: root}, r.o.MaxCapture+1)
+	return page, err
 }

@@ -3,6 +3,8 @@ package recover
 import (
 	"context"
 	"net/url"
+
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // localStreamer returns how Status reads a source whose captures are
@@ -11,11 +13,11 @@ import (
 // in the serve history, and only pages it does not know are scanned.
 // problem reports a file that cannot be read (it is left out). Other
 // sources are listed (statusList) and fetched.
-func localStreamer(src Source, maxCapture int64, problem func(string, ...any)) (Streamer, bool) {
+func localStreamer(src source.Source, maxCapture int64, problem func(string, ...any)) (source.Streamer, bool) {
 	switch s := src.(type) {
-	case Streamer:
+	case source.Streamer:
 		return s, true
-	case DirSource:
+	case source.DirSource:
 		return dirStreamer{dir: s, max: maxCapture, problem: problem}, true
 	}
 	return nil, false
@@ -23,16 +25,16 @@ func localStreamer(src Source, maxCapture int64, problem func(string, ...any)) (
 
 // dirStreamer streams a mirror directory's files.
 type dirStreamer struct {
-	dir     DirSource
+	dir     source.DirSource
 	max     int64
 	problem func(string, ...any)
 }
 
 // Stream implements Streamer: every file DirSource lists, at most max
 // bytes of it, read as recover fetches a capture.
-func (d dirStreamer) Stream(ctx context.Context, site *url.URL, fn func(Capture, []byte) error) error {
-	return d.dir.List(ctx, site, func(c Capture) error {
-		page, err := (*journal)(nil).fetch(ctx, d.dir, c, d.max)
+func (d dirStreamer) Stream(ctx context.Context, site *url.URL, fn func(source.Capture, []byte) error) error {
+	return d.dir.List(ctx, site, func(c source.Capture) error {
+		page, _, err := source.Read(ctx, d.dir, c, d.max)
 		if err != nil {
 			d.problem("%s: %v", d.dir.Name(), err)
 			return nil

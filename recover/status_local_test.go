@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -25,7 +27,7 @@ func TestStatusLocalCache(t *testing.T) {
 	dir := mirror(t, g.pages, statusT1.Add(time.Hour))
 	state := t.TempDir()
 	o := lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
-		Sources: []lzrecover.Source{lzrecover.DirSource{Dir: dir}}, StateDir: state}
+		Sources: []lzrecover.Source{source.DirSource{Dir: dir}}, StateDir: state}
 	first := runStatus(t, o)
 	if first.RestorePoint == nil || first.RestorePoint.Generation != g.id {
 		t.Fatalf("restore point %+v, want generation %s", first.RestorePoint, g.id)
@@ -59,7 +61,7 @@ func TestStatusLocalCache(t *testing.T) {
 
 // countingWARC counts the captures Status reads again through Fetch.
 type countingWARC struct {
-	lzrecover.WARCSource
+	source.WARCSource
 	fetches *int
 }
 
@@ -92,7 +94,7 @@ func TestStatusStreamedBounded(t *testing.T) {
 	run := func() (*lzrecover.StatusReport, int) {
 		n := 0
 		o := lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
-			Sources: []lzrecover.Source{countingWARC{lzrecover.WARCSource{Path: file}, &n}}}
+			Sources: []lzrecover.Source{countingWARC{source.WARCSource{Path: file}, &n}}}
 		return runStatus(t, o), n
 	}
 	free, reads := run()

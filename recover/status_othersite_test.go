@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -68,7 +70,7 @@ func TestStatusOtherSite(t *testing.T) {
 	audit := func(site string, dirs ...string) *lzrecover.StatusReport {
 		var srcs []lzrecover.Source
 		for _, d := range dirs {
-			srcs = append(srcs, lzrecover.DirSource{Dir: d})
+			srcs = append(srcs, source.DirSource{Dir: d})
 		}
 		rep, err := lzrecover.Status(context.Background(), lzrecover.StatusOptions{SiteURL: site, ServerKey: w.a.server.Marshal(),
 			Now: statusNow, NoLive: true, Sources: srcs, History: []history.Store{w.a.hist}})
@@ -107,7 +109,7 @@ func TestRecoverOtherSite(t *testing.T) {
 	run := func(site, gen string, dirs ...string) (*lzrecover.Report, error) {
 		var srcs []lzrecover.Source
 		for _, d := range dirs {
-			srcs = append(srcs, lzrecover.DirSource{Dir: d})
+			srcs = append(srcs, source.DirSource{Dir: d})
 		}
 		return lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: w.a.owner.Marshal(), SiteURL: site,
 			Generation: gen, Out: t.TempDir(), Sources: srcs})

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/assure"
 	"github.com/lazarus-preserve/lazarus/internal/history"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // StatusOptions configure Status. Exactly one of ServerKey, OwnerKey and
@@ -15,7 +16,7 @@ type StatusOptions struct {
 	SiteURL string
 	// Sources are the archives whose captures are audited, as for Recover
 	// (same listing, fetching and politeness).
-	Sources []Source
+	Sources []source.Source
 	// ServerKey is the contents of server.key; it suffices.
 	ServerKey []byte
 	// OwnerKey is the contents of owner.key; only its public half is used.
@@ -62,7 +63,7 @@ type StatusOptions struct {
 	NoLive bool
 	// Client fetches the live root page; defaults to NewClient with
 	// default options.
-	Client Doer
+	Client source.Doer
 	// Progress, if set, is called as sources are listed and captures
 	// fetched.
 	Progress func(StatusProgress)

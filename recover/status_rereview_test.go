@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
@@ -171,7 +173,7 @@ func TestStatusR2WARCDepth(t *testing.T) {
 		}
 	}
 	f.Close()
-	rep := runStatus(t, lzrecover.StatusOptions{SiteURL: "https://example.org/", Sources: []lzrecover.Source{lzrecover.WARCSource{Path: dir}},
+	rep := runStatus(t, lzrecover.StatusOptions{SiteURL: "https://example.org/", Sources: []lzrecover.Source{source.WARCSource{Path: dir}},
 		ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true})
 	checkDepths(t, rep, map[string]int{"/": 0, "/a.html": 1, "/b.html": 2, "/c.html": lzrecover.DepthUnknown}, "")
 }
@@ -207,7 +209,7 @@ func TestStatusR5OversizedWARCDigest(t *testing.T) {
 	// A local file's digests are computed from its bytes, so no spot
 	// check is needed to trust them: the verdict must not rest on one.
 	for _, spot := range []int{lzrecover.NoSpotChecks, 0} {
-		rep := runStatus(t, lzrecover.StatusOptions{SiteURL: "https://example.org/", Sources: []lzrecover.Source{lzrecover.WARCSource{Path: dir}},
+		rep := runStatus(t, lzrecover.StatusOptions{SiteURL: "https://example.org/", Sources: []lzrecover.Source{source.WARCSource{Path: dir}},
 			ServerKey: site.server.Marshal(), History: []history.Store{site.hist}, Now: statusNow, NoLive: true, MaxCapture: maxCapture, SpotChecks: spot})
 		if code := rep.Outcome().ExitCode(); code != 1 {
 			t.Fatalf("spot checks %d: exit %d, restore point %+v; want 1 (the records hold no block)", spot, code, rep.RestorePoint)

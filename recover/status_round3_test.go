@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
@@ -52,7 +54,7 @@ func TestStatusN5MirrorFileTimes(t *testing.T) {
 	dir := mirror(t, g.pages, statusT1.Add(-time.Second))
 	now := statusT1.Add(2 * time.Hour)
 	o := lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: now, NoLive: true,
-		Sources: []lzrecover.Source{lzrecover.DirSource{Dir: dir}}, History: []history.Store{site.hist}, SpotChecks: lzrecover.NoSpotChecks}
+		Sources: []lzrecover.Source{source.DirSource{Dir: dir}}, History: []history.Store{site.hist}, SpotChecks: lzrecover.NoSpotChecks}
 	rep := runStatus(t, o)
 	for _, c := range rep.Captures {
 		if c.Time.Before(statusT1) {

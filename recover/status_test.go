@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
@@ -54,8 +56,8 @@ func newStatusWorld(t *testing.T, plant func(w *statusWorld)) *statusWorld {
 	t.Cleanup(w.srvC.Close)
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
 	w.sources = []lzrecover.Source{
-		lzrecover.CDXSource{Base: w.srvW.URL, Label: "wayback", Client: client},
-		lzrecover.CommonCrawlSource{IndexBase: w.srvC.URL, DataBase: w.srvC.URL, Client: client},
+		source.CDXSource{Base: w.srvW.URL, Label: "wayback", Client: client},
+		source.CommonCrawlSource{IndexBase: w.srvC.URL, DataBase: w.srvC.URL, Client: client},
 	}
 	w.expectW, w.expectC = expectShards(t, w.wayback), expectShards(t, w.cc)
 	return w
@@ -411,7 +413,7 @@ func TestStatusWARC(t *testing.T) {
 	}
 	f.Close()
 	for _, hist := range []bool{true, false} {
-		o := lzrecover.StatusOptions{SiteURL: "https://example.org/", Sources: []lzrecover.Source{lzrecover.WARCSource{Path: dir}},
+		o := lzrecover.StatusOptions{SiteURL: "https://example.org/", Sources: []lzrecover.Source{source.WARCSource{Path: dir}},
 			ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true, SpotChecks: lzrecover.NoSpotChecks}
 		if hist {
 			o.History = []history.Store{site.hist}
@@ -437,7 +439,7 @@ func TestStatusMemento(t *testing.T) {
 	w := newStatusWorld(t, plantNewest)
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
 	rep, err := lzrecover.Status(context.Background(), lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: w.site.server.Marshal(),
-		Sources: []lzrecover.Source{lzrecover.MementoSource{TimeMapBase: w.srvW.URL + "/timemap/link/", Client: client}},
+		Sources: []lzrecover.Source{source.MementoSource{TimeMapBase: w.srvW.URL + "/timemap/link/", Client: client}},
 		History: []history.Store{w.site.hist}, Now: statusNow})
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,10 @@
 package recover
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/lazarus-preserve/lazarus/internal/source"
+)
 
 // clampTimes dates no capture before the page version it holds: a
 // capture whose digest the serve history records gets at least that
@@ -35,9 +39,9 @@ func fileTimesNote(name string) string {
 
 // fileTimes reports whether a source's capture times are file times (a
 // dir= mirror).
-func fileTimes(src Source) bool {
+func fileTimes(src source.Source) bool {
 	switch src.(type) {
-	case DirSource, *DirSource:
+	case source.DirSource, *source.DirSource:
 		return true
 	}
 	return false

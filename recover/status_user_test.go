@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
@@ -66,19 +68,19 @@ func TestStatusU1SourcesUnreadable(t *testing.T) {
 	site.inject(t, statusT1)
 	missing := filepath.Join(t.TempDir(), "nonexist.warc")
 	o := lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
-		Sources: []lzrecover.Source{lzrecover.WARCSource{Path: missing}}}
+		Sources: []lzrecover.Source{source.WARCSource{Path: missing}}}
 	rep := runStatus(t, o)
 	c := rep.Cause
 	if c == nil || c.Kind != lzrecover.CauseSourcesFailed || !strings.HasPrefix(c.Message, "source warc="+missing+": cannot be read: ") ||
 		!strings.Contains(c.Message, "no such file") {
 		t.Fatalf("cause %+v; want the source and its error", c)
 	}
-	o.Sources = append(o.Sources, lzrecover.DirSource{Dir: missing + ".d"})
+	o.Sources = append(o.Sources, source.DirSource{Dir: missing + ".d"})
 	rep = runStatus(t, o)
 	if c := rep.Cause; c == nil || !strings.HasPrefix(c.Message, "every source failed: source warc=") || !strings.Contains(c.Message, "; source dir=") {
 		t.Fatalf("two unreadable sources: cause %+v", c)
 	}
-	o.Sources[1] = lzrecover.DirSource{Dir: filepath.Join(site.dir, "site")}
+	o.Sources[1] = source.DirSource{Dir: filepath.Join(site.dir, "site")}
 	if rep := runStatus(t, o); rep.Cause != nil {
 		t.Fatalf("one source read: cause %+v", rep.Cause)
 	}
@@ -150,7 +152,7 @@ func TestStatusU4AsOfLocal(t *testing.T) {
 	g2 := site.inject(t, statusT2)
 	dir := mirror(t, g2.pages, statusT1.Add(day))
 	o := lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusT1.Add(10 * day), NoLive: true,
-		Sources: []lzrecover.Source{lzrecover.DirSource{Dir: dir}}, SpotChecks: lzrecover.NoSpotChecks}
+		Sources: []lzrecover.Source{source.DirSource{Dir: dir}}, SpotChecks: lzrecover.NoSpotChecks}
 	rep := runStatus(t, o)
 	for _, g := range rep.Generations {
 		if g.ID == g2.id {
@@ -177,7 +179,7 @@ func TestStatusU5LocalDigests(t *testing.T) {
 	g2 := site.inject(t, statusT2)
 	dir := mirror(t, g2.pages, statusT2.Add(day))
 	o := lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
-		Sources: []lzrecover.Source{lzrecover.DirSource{Dir: dir}}, History: []history.Store{site.hist}, SpotChecks: lzrecover.NoSpotChecks}
+		Sources: []lzrecover.Source{source.DirSource{Dir: dir}}, History: []history.Store{site.hist}, SpotChecks: lzrecover.NoSpotChecks}
 	rep := runStatus(t, o)
 	if s := rep.Sources[0]; s.Captures != len(g2.pages) || s.Known != len(g2.pages) || s.Fetched != 0 {
 		t.Fatalf("mirror with history: %+v; want every capture known", s)
@@ -237,17 +239,17 @@ func TestStatusU6ManifestMissing(t *testing.T) {
 // TestStatusU7ArchiveSourceKinds: the live site is refused, and an
 // unknown kind's error lists only the archives.
 func TestStatusU7ArchiveSourceKinds(t *testing.T) {
-	if _, err := lzrecover.ParseArchiveSource("live", nil); err == nil || !strings.Contains(err.Error(), "not an archive") {
+	if _, err := source.ParseArchive("live", nil); err == nil || !strings.Contains(err.Error(), "not an archive") {
 		t.Fatalf("live: %v", err)
 	}
-	_, err := lzrecover.ParseArchiveSource("ftp=x", nil)
-	if err == nil || !strings.Contains(err.Error(), lzrecover.ArchiveSourceKinds) || strings.Contains(err.Error(), "live") {
+	_, err := source.ParseArchive("ftp=x", nil)
+	if err == nil || !strings.Contains(err.Error(), source.ArchiveKinds) || strings.Contains(err.Error(), "live") {
 		t.Fatalf("unknown kind: %v", err)
 	}
-	if _, err := lzrecover.ParseSource("ftp=x", nil); err == nil || !strings.Contains(err.Error(), "live") {
+	if _, err := source.Parse("ftp=x", nil); err == nil || !strings.Contains(err.Error(), "live") {
 		t.Fatalf("recover's unknown kind: %v", err)
 	}
-	if src, err := lzrecover.ParseArchiveSource("warc=x.warc", nil); err != nil || src.Name() != "warc=x.warc" {
+	if src, err := source.ParseArchive("warc=x.warc", nil); err != nil || src.Name() != "warc=x.warc" {
 		t.Fatalf("warc: %v, %v", src, err)
 	}
 }
@@ -281,7 +283,7 @@ func TestStatusU8Depth(t *testing.T) {
 	t.Cleanup(srv.Close)
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
 	o := lzrecover.StatusOptions{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
-		Sources: []lzrecover.Source{lzrecover.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}}
+		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}}
 	rep := runStatus(t, o)
 	checkDepths(t, rep, map[string]int{"/": 0, "/blog/": 1, "/about.html": 1, "/blog/post1.html": 2, "/orphan.html": lzrecover.DepthUnknown},
 		`("/index.html" is "/")`)

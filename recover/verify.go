@@ -11,6 +11,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // Defaults of VerifyOptions.
@@ -65,7 +66,7 @@ type VerifyOptions struct {
 	// Client sends the requests; defaults to a client like NewClient's,
 	// with Rate and Contact, that leaves redirects to the crawl (a Client
 	// that follows them itself works too).
-	Client Doer
+	Client source.Doer
 	// Rate is the requests per minute sent to the site when Client is nil;
 	// defaults to DefaultVerifyRate.
 	Rate float64
@@ -339,7 +340,7 @@ type verification struct {
 // crawl runs the archive-like crawl and scans every page it fetches.
 func (v *verification) crawl(ctx context.Context) error {
 	cfg := crawlConfig{site: v.root, client: v.o.Client, skipQuery: v.o.SkipQuery,
-		maxPages: v.o.MaxPages, maxBytes: v.o.MaxBytes, maxPage: DefaultMaxCapture, linkBytes: v.o.TruncateAt,
+		maxPages: v.o.MaxPages, maxBytes: v.o.MaxBytes, maxPage: source.DefaultMaxCapture, linkBytes: v.o.TruncateAt,
 		progress: func(fetched, queued int, bytes int64) {
 			if v.o.Progress != nil {
 				v.o.Progress(VerifyProgress{Phase: "crawl", Fetched: fetched, Queued: queued, Bytes: bytes})

@@ -17,6 +17,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/site"
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // maxCrawlFailures bounds the failed URLs a crawl lists (the rest are
@@ -35,7 +36,7 @@ const (
 // crawlConfig configures crawl.
 type crawlConfig struct {
 	site      *url.URL // the root page; the crawl stays on its host, under its path
-	client    Doer
+	client    source.Doer
 	skipQuery bool  // ignore links with a query string
 	maxPages  int   // requests, robots.txt aside
 	maxBytes  int64 // body bytes read in all

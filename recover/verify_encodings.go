@@ -10,6 +10,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/contentcoding"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // acceptEncodings are the Accept-Encoding values crawlers send, and who
@@ -149,7 +150,7 @@ func (v *verification) getCoded(ctx context.Context, u, acceptEncoding string) (
 		a.err = err
 		return a, nil
 	}
-	page, err := io.ReadAll(io.LimitReader(body, DefaultMaxCapture))
+	page, err := io.ReadAll(io.LimitReader(body, source.DefaultMaxCapture))
 	if err != nil {
 		a.err = err
 		return a, nil

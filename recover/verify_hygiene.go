@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // hygiene checks the signals of the root page and of up to HygienePages
@@ -157,7 +158,7 @@ func (v *verification) getOnce(ctx context.Context, u string, h http.Header) (an
 	}
 	defer resp.Body.Close()
 	hash := sha256.New()
-	if _, err := io.Copy(hash, io.LimitReader(resp.Body, DefaultMaxCapture)); err != nil {
+	if _, err := io.Copy(hash, io.LimitReader(resp.Body, source.DefaultMaxCapture)); err != nil {
 		return answer{}, err
 	}
 	a := answer{status: resp.StatusCode, etag: resp.Header.Get("ETag"), lmod: resp.Header.Get("Last-Modified")}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/fetch"
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // maxRedirects bounds the redirects followed from one link, as browsers
@@ -24,7 +25,7 @@ const redirectHeader = "X-Lazarus-Location"
 // does not follow redirects: archive crawlers record a redirect and queue
 // its target like a link, and a redirect loop is then one answer, not a
 // failure retried with backoff.
-func newVerifyClient(rate float64, contact string) Doer {
+func newVerifyClient(rate float64, contact string) source.Doer {
 	return fetch.New(fetch.Options{Rate: rate, Contact: contact, Transport: unfollowed{http.DefaultTransport}})
 }
 

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // unlinkedReason is the reason given for pages no link reaches.
@@ -44,7 +45,7 @@ func (v *verification) unlinkedFiles(ctx context.Context) error {
 			return fs.SkipAll
 		}
 		read++
-		body, err := readFileCapped(p, DefaultMaxCapture)
+		body, err := readFileCapped(p, source.DefaultMaxCapture)
 		if err != nil {
 			v.rep.problem("site directory: %v", err)
 			return nil
@@ -131,7 +132,7 @@ func (v *verification) fetchUnlinked(ctx context.Context, u *url.URL) (string, e
 		v.rep.problem("carrier %s named by the placement plan: HTTP %d", u.Redacted(), resp.StatusCode)
 		return fmt.Sprintf("HTTP %d", resp.StatusCode), nil
 	}
-	body, _, err := readPage(resp.Body, DefaultMaxCapture)
+	body, _, err := readPage(resp.Body, source.DefaultMaxCapture)
 	if err != nil {
 		v.rep.problem("carrier %s named by the placement plan: %v", u.Redacted(), err)
 		return err.Error(), nil

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
@@ -142,7 +144,7 @@ func TestWARCDirectoryNewest(t *testing.T) {
 		out := t.TempDir()
 		var srcs []lzrecover.Source
 		for _, p := range paths {
-			src, err := lzrecover.ParseSource("warc="+p, nil)
+			src, err := source.Parse("warc="+p, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive"
@@ -237,7 +239,7 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 // sourceFor parses one --source SPEC (recover.ParseSource, its error
 // worded for the flag).
 func sourceFor(spec string, client lzrecover.Doer) (lzrecover.Source, error) {
-	src, err := lzrecover.ParseSource(spec, client)
+	src, err := source.Parse(spec, client)
 	if err != nil {
 		return nil, fmt.Errorf("--%w", err)
 	}

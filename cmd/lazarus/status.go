@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/humane"
@@ -195,7 +197,7 @@ func auditSources(o *lzrecover.StatusOptions, specs []string, rate float64, cont
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: rate, Contact: contact})
 	o.Client = client
 	for _, spec := range specs {
-		src, err := lzrecover.ParseArchiveSource(spec, client)
+		src, err := source.ParseArchive(spec, client)
 		if err != nil {
 			return fmt.Errorf("--%w", err)
 		}

@@ -1,4 +1,4 @@
-package recover
+package source
 
 import (
 	"context"
@@ -167,7 +167,7 @@ func htmlPayload(rec *warc.Record, limit int64) (page []byte, ok bool, err error
 		return nil, false, nil
 	}
 	status, header, body, err := rec.HTTPResponse()
-	if status != http.StatusOK || !isHTML(header.Get("Content-Type")) {
+	if status != http.StatusOK || !IsHTML(header.Get("Content-Type")) {
 		return nil, false, nil
 	}
 	if err != nil {
@@ -182,7 +182,7 @@ func htmlPayload(rec *warc.Record, limit int64) (page []byte, ok bool, err error
 	return page, true, nil
 }
 
-func isHTML(ct string) bool {
+func IsHTML(ct string) bool {
 	if ct == "" {
 		return true // guess: scanning costs little, and blocks are verified
 	}
@@ -216,7 +216,7 @@ func (s CommonCrawlSource) bases() (string, string) {
 
 // List implements Source.
 func (s CommonCrawlSource) List(ctx context.Context, site *url.URL, fn func(Capture) error) error {
-	pattern, err := sitePattern(site)
+	pattern, err := SitePattern(site)
 	if err != nil {
 		return err
 	}
@@ -237,7 +237,7 @@ func (s CommonCrawlSource) List(ctx context.Context, site *url.URL, fn func(Capt
 				return nil
 			}
 			loc := fmt.Sprintf("%s/%s#%d,%d", db, c.File, c.Offset, c.Length)
-			return fn(fromArchive(c, loc))
+			return fn(FromArchive(c, loc))
 		})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("crawl %s: %w", cr.ID, err))

@@ -1,4 +1,4 @@
-package recover
+package source
 
 import (
 	"strings"
@@ -24,7 +24,7 @@ func TestParseCDXSpecs(t *testing.T) {
 		{"pywb=https://www.webarchive.org.uk/wayback/archive/", CDXSource{Base: "https://www.webarchive.org.uk/wayback/archive/cdx", Dialect: DialectPywb}},
 	}
 	for _, tt := range tests {
-		src, err := ParseSource(tt.spec, nil)
+		src, err := Parse(tt.spec, nil)
 		if err != nil {
 			t.Errorf("%s: %v", tt.spec, err)
 			continue
@@ -37,7 +37,7 @@ func TestParseCDXSpecs(t *testing.T) {
 		t.Errorf("name %q", got)
 	}
 	for _, bad := range []string{"cdx=", "pywb=", "cdx=web.archive.org", "cdx=ftp://host/coll/cdx", "pywb=https://host/coll/cdx,replay", "cdx=https://host/?q=1"} {
-		if _, err := ParseSource(bad, nil); err == nil || !strings.Contains(err.Error(), bad) {
+		if _, err := Parse(bad, nil); err == nil || !strings.Contains(err.Error(), bad) {
 			t.Errorf("%s: err %v, want one naming the spec", bad, err)
 		}
 	}

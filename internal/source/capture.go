@@ -1,4 +1,4 @@
-package recover
+package source
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/contentcoding"
+	"github.com/lazarus-preserve/lazarus/internal/history"
 )
 
 // Capture is one archived copy of one page.
@@ -113,3 +114,20 @@ func (d DirSource) Fetch(_ context.Context, c Capture) (io.ReadCloser, error) {
 	}
 	return readCloser{body, f}, nil
 }
+
+// Key is the key recovery fetches a capture once by: its
+// source's listed digest (parsed: spellings of one digest are one key,
+// and digests of the two algorithms never are; one that does not parse
+// as listed), else its source and locator.
+func Key(c Capture) string {
+	if d, ok := history.ParseDigest(c.Digest); ok {
+		return c.Source + "\x00digest\x00" + d.String()
+	}
+	if c.Digest != "" {
+		return c.Source + "\x00digest\x00" + c.Digest
+	}
+	return c.Source + "\x00" + c.Locator
+}
+
+// DefaultMaxCapture bounds one fetched capture (bytes).
+const DefaultMaxCapture = 32 << 20

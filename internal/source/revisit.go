@@ -1,4 +1,4 @@
-package recover
+package source
 
 import (
 	"crypto/sha256"
@@ -176,7 +176,7 @@ func htmlRevisit(rec *warc.Record) bool {
 	if err != nil && header == nil {
 		return true // no headers stored: the original says
 	}
-	return (status == http.StatusOK || status == http.StatusNotModified) && isHTML(header.Get("Content-Type"))
+	return (status == http.StatusOK || status == http.StatusNotModified) && IsHTML(header.Get("Content-Type"))
 }
 
 // find returns the original a revisit refers to: by record id, else by

@@ -1,4 +1,4 @@
-package recover
+package source
 
 import (
 	"context"
@@ -9,16 +9,16 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/archive"
 )
 
-// statusList lists a source's captures of the site for Status. Unlike
+// ListEvery lists a source's captures of the site for Status. Unlike
 // Recover, a CDX listing is not collapsed by digest: every capture
 // counts in the capture rates, and a collapsed listing would hide the
 // unchanged ones. Sources that list page by page (Memento) are asked for
 // the root page and every page in pages (site paths, from the history).
 // fn is given each capture's stored length where the listing says it (a
 // CDX listing's length field, a Common Crawl record's), else 0.
-func statusList(ctx context.Context, src Source, site *url.URL, pages []string, fn func(Capture, int64) error) error {
+func ListEvery(ctx context.Context, src Source, site *url.URL, pages []string, fn func(Capture, int64) error) error {
 	if s, ok := src.(CDXSource); ok {
-		pattern, err := sitePattern(site)
+		pattern, err := SitePattern(site)
 		if err != nil {
 			return err
 		}
@@ -28,7 +28,7 @@ func statusList(ctx context.Context, src Source, site *url.URL, pages []string, 
 		}
 		o.Collapse = "-"
 		return archive.List(ctx, s.Client, s.Base, pattern, o, func(c archive.Capture) error {
-			return fn(fromArchive(c, c.Replay), max(c.Length, 0))
+			return fn(FromArchive(c, c.Replay), max(c.Length, 0))
 		})
 	}
 	_, cc := src.(CommonCrawlSource)

@@ -1,4 +1,4 @@
-package recover
+package source
 
 import (
 	"fmt"
@@ -7,14 +7,14 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/archive"
 )
 
-// SourceKinds lists the kinds ParseSource accepts.
-const SourceKinds = ArchiveSourceKinds + ", live"
+// Kinds lists the kinds ParseSource accepts.
+const Kinds = ArchiveKinds + ", live"
 
-// ArchiveSourceKinds lists the kinds ParseArchiveSource accepts: the
+// ArchiveKinds lists the kinds ParseArchiveSource accepts: the
 // archives, not the live site.
-const ArchiveSourceKinds = "wayback, commoncrawl, cdx, pywb, memento, warc, dir"
+const ArchiveKinds = "wayback, commoncrawl, cdx, pywb, memento, warc, dir"
 
-// ParseSource makes a Source from its spelling on a command line or in a
+// Parse makes a Source from its spelling on a command line or in a
 // Caddyfile: "wayback[=BASE]" (default https://web.archive.org),
 // "commoncrawl[=INDEX[,DATA]]", "cdx=URL[,REPLAY]", "pywb=URL[,REPLAY]",
 // "memento=TIMEMAP_BASE", "warc=FILE", "dir=MIRROR" or "live". Network
@@ -27,18 +27,18 @@ const ArchiveSourceKinds = "wayback, commoncrawl, cdx, pywb, memento, warc, dir"
 // speaks pywb's dialect. REPLAY is the raw-replay prefix, where the
 // endpoint's form does not imply it (…/{coll}/ for a pywb endpoint,
 // BASE/web/ for the Wayback's).
-func ParseSource(spec string, client Doer) (Source, error) {
-	return parseSource(spec, client, SourceKinds)
+func Parse(spec string, client Doer) (Source, error) {
+	return parseSource(spec, client, Kinds)
 }
 
-// ParseArchiveSource is ParseSource for what audits archives (lazarus
+// ParseArchive is ParseSource for what audits archives (lazarus
 // status, the Caddy module's audit): "live" is refused, and an unknown
 // kind's error lists ArchiveSourceKinds only.
-func ParseArchiveSource(spec string, client Doer) (Source, error) {
+func ParseArchive(spec string, client Doer) (Source, error) {
 	if kind, _, _ := strings.Cut(spec, "="); kind == "live" {
-		return nil, fmt.Errorf("source %q: the live site is not an archive (lazarus verify checks it); want one of %s", spec, ArchiveSourceKinds)
+		return nil, fmt.Errorf("source %q: the live site is not an archive (lazarus verify checks it); want one of %s", spec, ArchiveKinds)
 	}
-	return parseSource(spec, client, ArchiveSourceKinds)
+	return parseSource(spec, client, ArchiveKinds)
 }
 
 // parseSource parses spec; kinds is what an unknown kind's error lists.
