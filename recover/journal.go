@@ -4,12 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/url"
 	"os"
 
+	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
@@ -27,7 +26,7 @@ func openJournal(out *os.Root, outDir, dir string) (*journal, error) {
 	if dir == "" {
 		return nil, nil
 	}
-	root, err := openSub(out, outDir, dir, 0o700)
+	root, err := rootfile.OpenSub(out, outDir, dir, 0o700)
 	if err != nil {
 		return nil, err
 	}
@@ -44,11 +43,6 @@ func (j *journal) close() {
 	}
 }
 
-func hashName(s string) string {
-	h := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(h[:16])
-}
-
 // listingName names a source's journaled listing for a site: a rerun with
 // another --url lists again.
 func listingName(src source.Source, site *url.URL) string {
@@ -56,7 +50,7 @@ func listingName(src source.Source, site *url.URL) string {
 	if site != nil {
 		key += "\x00" + site.String()
 	}
-	return "listing-" + hashName(key) + ".jsonl"
+	return "listing-" + rootfile.KeyName(key) + ".jsonl"
 }
 
 // maxJournalListing bounds a journaled listing file read back.
@@ -67,7 +61,7 @@ func (j *journal) listing(src source.Source, site *url.URL) ([]source.Capture, b
 	if j == nil {
 		return nil, false
 	}
-	raw, err := readRegular(j.root, listingName(src, site), maxJournalListing)
+	raw, err := rootfile.ReadRegular(j.root, listingName(src, site), maxJournalListing)
 	if err != nil {
 		return nil, false
 	}
@@ -97,23 +91,23 @@ func (j *journal) saveListing(src source.Source, site *url.URL, caps []source.Ca
 			return err
 		}
 	}
-	return writeAtomic(j.root, listingName(src, site), buf.Bytes(), 0o600)
+	return rootfile.WriteAtomic(j.root, listingName(src, site), buf.Bytes(), 0o600)
 }
 
-func captureName(c source.Capture) string { return "captures/" + hashName(source.Key(c)) }
+func captureName(c source.Capture) string { return "captures/" + rootfile.KeyName(source.Key(c)) }
 
 // fetch returns a capture's bytes from the journal, or reads them (see
 // readCapture) and journals them when they arrived whole; a capture
 // never read whole is not journaled, so a later run asks again.
 func (j *journal) fetch(ctx context.Context, src source.Source, c source.Capture, limit int64) ([]byte, error) {
 	if j != nil {
-		if b, err := readRegular(j.root, captureName(c), limit); err == nil {
+		if b, err := rootfile.ReadRegular(j.root, captureName(c), limit); err == nil {
 			return b, nil
 		}
 	}
 	page, whole, err := source.Read(ctx, src, c, limit)
 	if err == nil && whole && j != nil {
-		writeAtomic(j.root, captureName(c), page, 0o600) // best effort: a failed write costs a refetch
+		rootfile.WriteAtomic(j.root, captureName(c), page, 0o600) // best effort: a failed write costs a refetch
 	}
 	return page, err
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
@@ -30,7 +31,7 @@ func (s *session) savePage(c source.Capture, page []byte) {
 		s.saved = map[string]time.Time{}
 	}
 	s.saved[p] = c.Time
-	if err := writeAtomic(s.pages, rel, htmlblock.Strip(page), 0o644); err != nil {
+	if err := rootfile.WriteAtomic(s.pages, rel, htmlblock.Strip(page), 0o644); err != nil {
 		s.rep.problem("%s: page %.200q not saved: %v", c.Source, c.URL, err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/problems"
+	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
@@ -134,7 +135,7 @@ type Contribution struct {
 // into the same directory, an archive gone since): it is written beside
 // it as recovery-TIME.json instead. Saved holds the name written.
 func (r *Report) Save(dir string) error {
-	root, err := openRoot(dir)
+	root, err := rootfile.Open(dir)
 	if err != nil {
 		return err
 	}
@@ -151,7 +152,7 @@ func (r *Report) save(root *os.Root) error {
 	if r.count("rebuilt") < earlierRebuilt(root) {
 		name = "recovery-" + time.Now().UTC().Format("20060102T150405Z") + ".json"
 	}
-	if err := writeAtomic(root, name, append(raw, '\n'), 0o644); err != nil {
+	if err := rootfile.WriteAtomic(root, name, append(raw, '\n'), 0o644); err != nil {
 		return err
 	}
 	r.Saved = filepath.Join(root.Name(), name)
@@ -161,7 +162,7 @@ func (r *Report) save(root *os.Root) error {
 // earlierRebuilt returns how many segments the report already in root
 // says were rebuilt (0 if there is none).
 func earlierRebuilt(root *os.Root) int {
-	raw, err := readRegular(root, ReportFile, 64<<20)
+	raw, err := rootfile.ReadRegular(root, ReportFile, 64<<20)
 	if err != nil {
 		return 0
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/problems"
+	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
@@ -35,7 +36,7 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer a.Close()
 	s := &session{o: o, a: a, rep: &Report{}, seen: map[string]bool{}, failed: map[string]int{}, listed: map[string]bool{}}
-	out, err := openRoot(o.Out)
+	out, err := rootfile.Open(o.Out)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +46,7 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer s.j.close()
 	if o.PagesDir != "" {
-		if s.pages, err = openSub(out, o.Out, o.PagesDir, 0o755); err != nil {
+		if s.pages, err = rootfile.OpenSub(out, o.Out, o.PagesDir, 0o755); err != nil {
 			return nil, fmt.Errorf("pages directory: %w", err)
 		}
 		defer s.pages.Close()

@@ -11,6 +11,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 	"github.com/lazarus-preserve/lazarus/internal/site"
 )
 
@@ -198,7 +199,7 @@ func (c *statusCache) close() {
 }
 
 func (c *statusCache) name(key string) string {
-	return "status/" + hashName(c.scope+"\x00"+key) + ".json"
+	return "status/" + rootfile.KeyName(c.scope+"\x00"+key) + ".json"
 }
 
 // get returns the cached scan of a capture key, verified again with v:
@@ -208,7 +209,7 @@ func (c *statusCache) get(key string, v *keys.Verifier) (*statusScan, bool) {
 	if c == nil {
 		return nil, false
 	}
-	raw, err := readRegular(c.root, c.name(key), maxCacheEntry)
+	raw, err := rootfile.ReadRegular(c.root, c.name(key), maxCacheEntry)
 	if err != nil {
 		return nil, false
 	}
@@ -268,6 +269,6 @@ func (c *statusCache) put(key string, sc *statusScan) {
 	}
 	raw, err := json.Marshal(sc)
 	if err == nil {
-		writeAtomic(c.root, c.name(key), raw, 0o600)
+		rootfile.WriteAtomic(c.root, c.name(key), raw, 0o600)
 	}
 }
