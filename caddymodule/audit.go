@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/caddyserver/caddy/v2"
@@ -402,21 +404,21 @@ func (a *auditor) runShared(ctx context.Context) (*auditSummary, error) {
 }
 
 // auditFailure is an audit whose report says nothing is recoverable for
-// a reason other than what the archives hold (recover.StatusReport.Cause:
+// a reason other than what the archives hold (status.Report.Cause:
 // every source failed, or the key is not the site's): it says nothing of
 // the backup, so it is a failed audit, not one finding no backup.
-type auditFailure struct{ cause *lzrecover.StatusCause }
+type auditFailure struct{ cause *status.Cause }
 
 func (e *auditFailure) Error() string {
 	return fmt.Sprintf("audit: the archives could not be judged (%s): %s", e.cause.Kind, e.cause.Message)
 }
 
 // run performs one audit with o.
-func (a *auditor) run(ctx context.Context, o lzrecover.StatusOptions) (*auditSummary, error) {
+func (a *auditor) run(ctx context.Context, o status.Options) (*auditSummary, error) {
 	if err := a.current(ctx); err != nil {
 		return nil, err
 	}
-	rep, err := lzrecover.Status(ctx, o)
+	rep, err := status.Run(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -478,8 +480,8 @@ func (a *auditor) current(ctx context.Context) error {
 // the configuration they come from: the sources, the key's id (or the
 // passphrase file's path: a passphrase's hash would help guess it) and
 // the site URL, hashed.
-func (a *auditor) options() (lzrecover.StatusOptions, string, error) {
-	o := lzrecover.StatusOptions{
+func (a *auditor) options() (status.Options, string, error) {
+	o := status.Options{
 		SiteURL:  a.siteURL(),
 		History:  []history.Store{a.h.history.st},
 		StateDir: filepath.Join(caddy.AppDataDir(), "lazarus", a.h.Name, "audit"),
@@ -537,7 +539,7 @@ func (a *auditor) siteURL() string {
 // secret sets the key that verifies: the audit's own, else the build's.
 // It returns what identifies it: the key id, or the passphrase file's
 // absolute path.
-func (a *auditor) secret(o *lzrecover.StatusOptions) (string, error) {
+func (a *auditor) secret(o *status.Options) (string, error) {
 	key, pass := a.cfg.Key, a.cfg.PassphraseFile
 	if key == "" && pass == "" && a.h.Build != nil {
 		key, pass = a.h.Build.Key, a.h.Build.PassphraseFile
@@ -562,7 +564,7 @@ func (a *auditor) secret(o *lzrecover.StatusOptions) (string, error) {
 }
 
 // summarize is what the metrics show of a report.
-func summarize(rep *lzrecover.StatusReport) *auditSummary {
+func summarize(rep *status.Report) *auditSummary {
 	s := &auditSummary{Time: rep.Now, Newest: rep.Newest}
 	if rp := rep.RestorePoint; rp != nil {
 		s.RestorePoint, s.RestoreTime = rp.Generation, rp.Time

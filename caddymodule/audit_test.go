@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 )
@@ -46,8 +47,8 @@ func TestAuditFromHistory(t *testing.T) {
 			fetched++
 		}
 	}
-	if fetched > lzrecover.DefaultSpotChecks {
-		t.Errorf("%d captures known from the history were fetched, want at most %d spot checks", fetched, lzrecover.DefaultSpotChecks)
+	if fetched > status.DefaultSpotChecks {
+		t.Errorf("%d captures known from the history were fetched, want at most %d spot checks", fetched, status.DefaultSpotChecks)
 	}
 	if got, want := metricValue(t, h.metrics.auditAge.WithLabelValues(h.Name)), now.Sub(genTime).Seconds(); got != want {
 		t.Errorf("age gauge %v, want %v", got, want)
@@ -318,9 +319,9 @@ func TestAuditFailedCause(t *testing.T) {
 	if v, err := h.storage.Load(context.Background(), a.lastKey()); err != nil || string(v) != stored {
 		t.Errorf("stored summary %s, %v; want the last successful audit's, untouched", v, err)
 	}
-	failed := logs.FilterMessageSnippet("audit failed").FilterField(zap.String("cause", lzrecover.CauseSourcesFailed)).All()
+	failed := logs.FilterMessageSnippet("audit failed").FilterField(zap.String("cause", status.CauseSourcesFailed)).All()
 	if len(failed) != 1 || failed[0].Level != zap.ErrorLevel {
-		t.Errorf("logged %v; want one error naming the cause %s", logs.All(), lzrecover.CauseSourcesFailed)
+		t.Errorf("logged %v; want one error naming the cause %s", logs.All(), status.CauseSourcesFailed)
 	}
 }
 
@@ -344,8 +345,8 @@ func TestAuditWrongKey(t *testing.T) {
 	a.client = srv.Client()
 	sum, err := a.runShared(context.Background())
 	var f2 *auditFailure
-	if !errors.As(err, &f2) || f2.cause.Kind != lzrecover.CauseWrongKey {
-		t.Fatalf("audit %+v, %v; want a failure with cause %s", sum, err, lzrecover.CauseWrongKey)
+	if !errors.As(err, &f2) || f2.cause.Kind != status.CauseWrongKey {
+		t.Fatalf("audit %+v, %v; want a failure with cause %s", sum, err, status.CauseWrongKey)
 	}
 	if _, err := h.storage.Load(context.Background(), a.lastKey()); err == nil {
 		t.Error("the failed audit's result was stored")

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"golang.org/x/net/html"
@@ -46,7 +48,7 @@ func TestStatusReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want lzrecover.StatusReport
+	var want status.Report
 	if err := json.Unmarshal(b, &want); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestStatusReportInChromium(t *testing.T) {
 }
 
 // auditedManual builds, archives and audits the site.
-func auditedManual(t *testing.T) *lzrecover.StatusReport {
+func auditedManual(t *testing.T) *status.Report {
 	t.Helper()
 	site, urls := copyManual(t)
 	srv := newServerSide(t, wordpressAssets)
@@ -150,7 +152,7 @@ func auditedManual(t *testing.T) *lzrecover.StatusReport {
 		t.Cleanup(a.Close)
 		sources = append(sources, p.src(a.URL))
 	}
-	rep, err := lzrecover.Status(context.Background(), lzrecover.StatusOptions{SiteURL: o.SiteURL, Sources: sources,
+	rep, err := status.Run(context.Background(), status.Options{SiteURL: o.SiteURL, Sources: sources,
 		ServerKey: o.ServerKey, History: []history.Store{history.Dir(filepath.Join(o.StateDir, injector.HistoryDir))}, Now: now})
 	if err != nil {
 		t.Fatal(err)
@@ -158,15 +160,15 @@ func auditedManual(t *testing.T) *lzrecover.StatusReport {
 	if len(rep.Generations) != 2 || rep.Assessment == nil || len(rep.Pages) == 0 {
 		t.Fatalf("the audit found %d generations, assessment %v, %d pages; the page would show little", len(rep.Generations), rep.Assessment, len(rep.Pages))
 	}
-	if v := rep.Assessment.Views; len(v) == 0 || len(v[0].At) != len(lzrecover.StatusModelTimes()) {
-		t.Fatalf("the audit's model was not asked for the dense times (%v)", lzrecover.StatusModelTimes())
+	if v := rep.Assessment.Views; len(v) == 0 || len(v[0].At) != len(status.ModelTimes()) {
+		t.Fatalf("the audit's model was not asked for the dense times (%v)", status.ModelTimes())
 	}
 	return rep
 }
 
 // checkStatusFigures compares the page's figures (its data- attributes)
 // with the JSON report's.
-func checkStatusFigures(t *testing.T, doc *html.Node, r *lzrecover.StatusReport) {
+func checkStatusFigures(t *testing.T, doc *html.Node, r *status.Report) {
 	t.Helper()
 	exit := 1
 	if r.RestorePoint != nil {
@@ -181,7 +183,7 @@ func checkStatusFigures(t *testing.T, doc *html.Node, r *lzrecover.StatusReport)
 		want["restore-point data-age-ns"] = strconv.FormatInt(int64(rp.Age), 10)
 	}
 	// The chart's dots show P_rec at every time the model computed (the
-	// dense StatusModelTimes); the outlook table now, 7 and 30 days.
+	// dense status.ModelTimes); the outlook table now, 7 and 30 days.
 	table := map[time.Duration]bool{0: true, 7 * 24 * time.Hour: true, 30 * 24 * time.Hour: true}
 	for _, v := range r.Assessment.Views {
 		for _, p := range v.At {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
@@ -37,7 +38,7 @@ var (
 // newer capture of the root page whose replay serve answers instead.
 func hostileArchive(t *testing.T, site string, serve http.HandlerFunc) string {
 	t.Helper()
-	caps := append(capturesOf(t, site, siteAt), archivetest.Capture{URL: "https://example.org/", Time: hostileAt, Body: []byte("hostile")})
+	caps := append(sitetest.CapturesOf(t, site, siteAt), archivetest.Capture{URL: "https://example.org/", Time: hostileAt, Body: []byte("hostile")})
 	srv, err := archivetest.New(caps, archivetest.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func (c countingWriter) Write(p []byte) (int, error) {
 // archive sends far less than 100 MB and the live heap stays bounded,
 // then rebuilds the site from the other captures.
 func TestHugePageFromArchive(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	const size = 100 << 20
 	var sent atomic.Int64
 	base := hostileArchive(t, site, func(w http.ResponseWriter, r *http.Request) {
@@ -147,7 +148,7 @@ var bombCodings = []string{"gzip", "br", "zstd"}
 // bound, the live heap stays bounded and the site is rebuilt from the
 // other captures.
 func TestBombHTTP(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	for _, coding := range bombCodings {
 		t.Run(coding, func(t *testing.T) {
 			body := bomb(t, coding)
@@ -170,7 +171,7 @@ func TestBombHTTP(t *testing.T) {
 func warcOfSite(t *testing.T, w io.Writer, site string, gz bool) {
 	t.Helper()
 	ww := warc.NewWriter(w, gz)
-	for _, c := range capturesOf(t, site, siteAt) {
+	for _, c := range sitetest.CapturesOf(t, site, siteAt) {
 		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s", len(c.Body), c.Body)
 		if err := ww.WriteResponse(c.URL, c.Time, []byte(resp)); err != nil {
 			t.Fatal(err)
@@ -210,7 +211,7 @@ func hostileRecord(length int64, block string) string {
 // read to the end of the file), no 1 GiB is ever allocated, and every
 // intact record between them is used: the site is rebuilt.
 func TestWARCLyingContentLength(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	page := strings.Repeat("<p>"+strings.Repeat("x", 96)+"</p>\n", 200) // 20 kB
 	block := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<html><body>" + page + "</body></html>"
 	var buf bytes.Buffer
@@ -234,7 +235,7 @@ func TestWARCLyingContentLength(t *testing.T) {
 // to the capture bound at most, the live heap stays bounded, and the
 // site is rebuilt from the records after it.
 func TestBombWARC(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	t.Run("gzip member", func(t *testing.T) {
 		dir := t.TempDir()
 		f, err := os.Create(filepath.Join(dir, "bomb.warc.gz"))

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
@@ -20,7 +21,7 @@ import (
 // page captured once, an hour after injection.
 func archiveOf(t *testing.T, site string, cfg archivetest.Config) *archivetest.Server {
 	t.Helper()
-	caps := capturesOf(t, site, time.Unix(1795258800, 0))
+	caps := sitetest.CapturesOf(t, site, time.Unix(1795258800, 0))
 	srv, err := archivetest.New(caps, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +33,7 @@ func archiveOf(t *testing.T, site string, cfg archivetest.Config) *archivetest.S
 // TestFromArchives: the same site rebuilt through a Wayback-style CDX
 // server and through Memento TimeMaps, on loopback.
 func TestFromArchives(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	srv := archiveOf(t, site, archivetest.Config{TimeMapPageSize: 1, CCPageSize: 2}) // paged TimeMaps and CC index
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})
 	for name, src := range map[string]lzrecover.Source{
@@ -60,7 +61,7 @@ func TestPoliteUnderFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out Retry-After")
 	}
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	srv := archiveOf(t, site, archivetest.Config{Faults: archivetest.Faults{Throttle: 0.15, Unavailable: 0.05, Reset: 0.1, RetryAfter: time.Second, Seed: 7}})
 	const perMinute = 600
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
@@ -86,7 +87,7 @@ func TestPoliteUnderFaults(t *testing.T) {
 // as wget and Heritrix write them), one record truncated, rebuild the
 // server side.
 func TestFromWARC(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	dir := t.TempDir()
 	f, err := os.Create(filepath.Join(dir, "crawl.warc.gz"))
 	if err != nil {
@@ -121,15 +122,15 @@ func TestFromWARC(t *testing.T) {
 // spellings of its SHA-256 is fetched once, and the pages listed by
 // SHA-1 and by SHA-256 are each read for their own blocks.
 func TestRecoverFetchesEachDigestOnce(t *testing.T) {
-	site, owner := injectedSite(t)
-	caps := capturesOf(t, site, time.Unix(1795258800, 0))
+	site, owner := sitetest.Injected(t)
+	caps := sitetest.CapturesOf(t, site, time.Unix(1795258800, 0))
 	for i := range caps {
 		if i%2 == 0 || caps[i].URL == "https://example.org/" {
-			caps[i].Digest = sha256Spelling(i, caps[i].Body)
+			caps[i].Digest = sitetest.SHA256Spelling(i, caps[i].Body)
 		}
 		if caps[i].URL == "https://example.org/" {
 			again := caps[i]
-			again.Time, again.Digest = again.Time.Add(time.Hour), sha256Spelling(i+1, again.Body)
+			again.Time, again.Digest = again.Time.Add(time.Hour), sitetest.SHA256Spelling(i+1, again.Body)
 			caps = append(caps, again)
 		}
 	}

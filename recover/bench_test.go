@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -22,10 +23,10 @@ import (
 // "requests", "minimum" and "ratio".
 func BenchmarkRecoverRequests_200Pages(b *testing.B) {
 	dir := b.TempDir()
-	linkedSite(b, dir, 199)
+	sitetest.Linked(b, dir, 199)
 	noise := make([]byte, 2<<20) // a 2 MiB incompressible server side
 	rand.Read(noise)
-	writeFile(b, dir, "src/app/data.bin", noise)
+	sitetest.WriteFile(b, dir, "src/app/data.bin", noise)
 	owner, server, _ := keys.Generate(true)
 	o := injector.DefaultOptions()
 	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
@@ -36,7 +37,7 @@ func BenchmarkRecoverRequests_200Pages(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	caps := capturesOf(b, filepath.Join(dir, "site"), time.Now().Add(time.Hour))
+	caps := sitetest.CapturesOf(b, filepath.Join(dir, "site"), time.Now().Add(time.Hour))
 	minimum := 1 // the CDX listing
 	for _, s := range res.Segments {
 		most := 0

@@ -11,6 +11,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/spn"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // Defaults of CaptureRequestOptions.
@@ -45,7 +46,7 @@ type CaptureRequestOptions struct {
 	// History, StateDir, Client, …); its SiteURL and key default to
 	// Verify's. Its Now is ignored: the requests are made now, and each
 	// audit reads the archives as they stand then.
-	Status StatusOptions
+	Status status.Options
 	// SPN submits the capture requests; nil makes a plan and sends
 	// nothing (a dry run).
 	SPN *spn.Client
@@ -132,7 +133,7 @@ type CaptureRequestReport struct {
 	// and recoverable from the archives.
 	Safe bool `json:"safe"`
 	// Status is the last audit's report.
-	Status *StatusReport `json:"status,omitempty"`
+	Status *status.Report `json:"status,omitempty"`
 }
 
 // RequestCaptures asks the Internet Archive's Save Page Now to capture the live
@@ -177,12 +178,12 @@ func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequ
 		return nil, err
 	}
 	rep.Audits, rep.Status = 1, arch.report
-	if c := arch.report.Cause; c != nil && c.Kind == CauseSourcesFailed {
+	if c := arch.report.Cause; c != nil && c.Kind == status.CauseSourcesFailed {
 		return rep, fmt.Errorf("%w: %s", ErrSourcesFailed, c.Message)
 	}
 	rep.Warnings = sourceWarnings(arch.report)
-	rep.ManifestArchived = arch.manifests[live.id]
-	needs := stripeNeeds(live.segments, arch.shards, rep.Margin)
+	rep.ManifestArchived = arch.Manifests[live.id]
+	needs := stripeNeeds(live.segments, arch.Shards, rep.Margin)
 	rep.Plan = capturePlan(live.pages, needs, rep.ManifestArchived, o.Max)
 	if rep.Plan == nil {
 		rep.Plan = []CapturePage{}
@@ -327,7 +328,7 @@ func (rep *CaptureRequestReport) shortError(stop error) error {
 
 // sourceWarnings names the sources an audit could not read (listing
 // failed), as Status's cause does when all of them failed.
-func sourceWarnings(r *StatusReport) []string {
+func sourceWarnings(r *status.Report) []string {
 	var out []string
 	for _, s := range r.Sources {
 		if s.Error != "" && s.Captures == 0 {

@@ -4,38 +4,23 @@ import (
 	"context"
 
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // archived is what the archives hold, as Status found it: its report,
-// and which blocks and manifests the captures hold (of every source
-// combined, as recover combines them).
+// and which blocks and manifests the captures hold.
 type archived struct {
-	report    *StatusReport
-	shards    map[capShard]bool
-	manifests map[manifest.ID]bool
+	report *status.Report
+	*status.Held
 }
 
-// auditArchives runs Status and keeps, besides its report, the blocks
-// and manifests every capture was found to hold: Status's report counts
-// them per stripe, capture requests must know which.
-func auditArchives(ctx context.Context, o StatusOptions) (*archived, error) {
-	r, err := audit(ctx, o)
+// auditArchives runs Status and keeps what the captures hold.
+func auditArchives(ctx context.Context, o status.Options) (*archived, error) {
+	rep, held, err := status.RunHeld(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	a := &archived{report: r.rep, shards: map[capShard]bool{}, manifests: map[manifest.ID]bool{}}
-	for _, c := range r.caps {
-		if c.held == nil {
-			continue
-		}
-		for _, m := range c.held.manifests {
-			a.manifests[m] = true
-		}
-		for _, h := range c.held.shards {
-			a.shards[capShard{seg: h.seg, stripe: h.stripe, shard: h.shard}] = true
-		}
-	}
-	return a, nil
+	return &archived{report: rep, Held: held}, nil
 }
 
 // safe reports whether the report says generation id is the newest and

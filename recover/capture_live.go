@@ -7,19 +7,12 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
-
-// capShard names one block of a segment version: its segment (by id and
-// name, as Status keys them), stripe and shard.
-type capShard struct {
-	seg    segKey
-	stripe uint32
-	shard  uint16
-}
 
 // capStripe names one stripe of a segment version.
 type capStripe struct {
-	seg    segKey
+	seg    status.SegKey
 	stripe uint32
 }
 
@@ -29,7 +22,7 @@ type livePage struct {
 	url      string
 	depth    int // link hops from the root page; -1 if no link reaches it
 	manifest bool
-	blocks   []capShard
+	blocks   []status.ShardKey
 }
 
 // liveGeneration is what the crawl of the live site found of its newest
@@ -43,7 +36,9 @@ type liveGeneration struct {
 }
 
 // segKeyOf is Status's key of a segment version.
-func segKeyOf(l block.Layout) segKey { return segKey{ID: manifest.Digest(l.SegmentID), Name: l.Name} }
+func segKeyOf(l block.Layout) status.SegKey {
+	return status.SegKey{ID: manifest.Digest(l.SegmentID), Name: l.Name}
+}
 
 // crawlLive crawls the live site as Verify does (robots.txt, noarchive,
 // the truncation point, links only) and returns the newest generation's
@@ -82,7 +77,7 @@ func (v *verification) liveGeneration() *liveGeneration {
 			continue // only the site's own URLs are ever asked for
 		}
 		p := livePage{url: grp[0].url, depth: t.groupDepth(grp)}
-		seen := map[capShard]bool{}
+		seen := map[status.ShardKey]bool{}
 		for _, ps := range grp {
 			if !ps.archives.has(internetArchive) {
 				continue
@@ -95,7 +90,7 @@ func (v *verification) liveGeneration() *liveGeneration {
 				if !ok || b.w != kept {
 					continue
 				}
-				k := capShard{seg: segKeyOf(g.segs[i].layout), stripe: b.key.stripe, shard: b.key.shard}
+				k := status.ShardKey{Segment: segKeyOf(g.segs[i].layout), Stripe: b.key.stripe, Shard: b.key.shard}
 				if !seen[k] {
 					seen[k] = true
 					p.blocks = append(p.blocks, k)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // Why a page is in a capture plan (CapturePage.Why).
@@ -71,8 +72,8 @@ func capturePlan(pages []livePage, stripes map[capStripe]*stripeNeed, manifestAr
 		used[i] = true
 		raises, fresh := gain(pages[i], stripes)
 		for _, b := range pages[i].blocks {
-			if st := stripes[capStripe{b.seg, b.stripe}]; st != nil {
-				st.have[b.shard] = true
+			if st := stripes[capStripe{b.Segment, b.Stripe}]; st != nil {
+				st.have[b.Shard] = true
 			}
 		}
 		p := pages[i]
@@ -110,8 +111,8 @@ func capturePlan(pages []livePage, stripes map[capStripe]*stripeNeed, manifestAr
 func gain(p livePage, stripes map[capStripe]*stripeNeed) (raises, fresh int) {
 	added := map[*stripeNeed]int{}
 	for _, b := range p.blocks {
-		st := stripes[capStripe{b.seg, b.stripe}]
-		if st == nil || st.have[b.shard] || len(st.have)+added[st] >= st.need {
+		st := stripes[capStripe{b.Segment, b.Stripe}]
+		if st == nil || st.have[b.Shard] || len(st.have)+added[st] >= st.need {
 			continue
 		}
 		if added[st] == 0 {
@@ -158,7 +159,7 @@ func manifestPage(pages []livePage) int {
 
 // stripeNeeds lists every stripe of the generation's segments with what
 // the archives hold of it and its need: k + margin, at most k + m.
-func stripeNeeds(segments []block.Layout, held map[capShard]bool, margin int) map[capStripe]*stripeNeed {
+func stripeNeeds(segments []block.Layout, held map[status.ShardKey]bool, margin int) map[capStripe]*stripeNeed {
 	out := map[capStripe]*stripeNeed{}
 	for _, l := range segments {
 		sk := segKeyOf(l)
@@ -169,8 +170,8 @@ func stripeNeeds(segments []block.Layout, held map[capShard]bool, margin int) ma
 		}
 	}
 	for h := range held {
-		if st := out[capStripe{h.seg, h.stripe}]; st != nil && int(h.shard) < st.layoutSize {
-			st.have[h.shard] = true
+		if st := out[capStripe{h.Segment, h.Stripe}]; st != nil && int(h.Shard) < st.layoutSize {
+			st.have[h.Shard] = true
 			st.archived++
 		}
 	}

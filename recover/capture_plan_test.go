@@ -4,19 +4,21 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // planWorld is one segment "s" of stripes of k = 2, m = 4 and pages by
 // name: blocks as "stripe/shard" pairs.
 type planWorld struct {
-	seg   segKey
+	seg   status.SegKey
 	pages []livePage
 }
 
 func (w *planWorld) page(url string, depth int, manifest bool, blocks ...[2]int) {
 	p := livePage{url: url, depth: depth, manifest: manifest}
 	for _, b := range blocks {
-		p.blocks = append(p.blocks, capShard{seg: w.seg, stripe: uint32(b[0]), shard: uint16(b[1])})
+		p.blocks = append(p.blocks, status.ShardKey{Segment: w.seg, Stripe: uint32(b[0]), Shard: uint16(b[1])})
 	}
 	w.pages = append(w.pages, p)
 }
@@ -47,7 +49,7 @@ func urls(plan []CapturePage) []string {
 // TestCapturePlan: one subtest per rule of the greedy plan.
 func TestCapturePlan(t *testing.T) {
 	newWorld := func() *planWorld {
-		w := &planWorld{seg: segKey{Name: "s"}}
+		w := &planWorld{seg: status.SegKey{Name: "s"}}
 		w.page("/", 0, true, [2]int{0, 0})
 		w.page("/a", 1, true, [2]int{0, 1}, [2]int{1, 1})
 		w.page("/b", 1, false, [2]int{0, 2}, [2]int{1, 2}, [2]int{1, 3})
@@ -98,7 +100,7 @@ func TestCapturePlan(t *testing.T) {
 // TestCapturePlanManifestOffRoot: without the manifest on the root page,
 // the shallowest page carrying it comes first.
 func TestCapturePlanManifestOffRoot(t *testing.T) {
-	w := &planWorld{seg: segKey{Name: "s"}}
+	w := &planWorld{seg: status.SegKey{Name: "s"}}
 	w.page("/", 0, false, [2]int{0, 0}, [2]int{0, 1})
 	w.page("/z", 1, true)
 	w.page("/deep", 2, true, [2]int{0, 2})

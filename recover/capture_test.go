@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
@@ -53,7 +55,7 @@ func (w *captureWorld) options(t *testing.T, dryRun bool, secret string) lzrecov
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
 	o := lzrecover.CaptureRequestOptions{
 		Verify: w.live.verifyOpts(w.live.server, false),
-		Status: lzrecover.StatusOptions{Client: client, SpotChecks: lzrecover.NoSpotChecks,
+		Status: status.Options{Client: client, SpotChecks: status.NoSpotChecks,
 			Sources: []lzrecover.Source{source.CDXSource{Base: w.archive.URL, Label: "wayback", Client: client}}},
 	}
 	if !dryRun {
@@ -96,7 +98,7 @@ func TestRequestCaptures(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%+v", err, rep)
 	}
-	if !rep.Safe || rep.Status.Outcome() != lzrecover.NewestRecoverable || rep.Status.Newest != rep.Generation {
+	if !rep.Safe || rep.Status.Outcome() != status.NewestRecoverable || rep.Status.Newest != rep.Generation {
 		t.Fatalf("not safe: %+v", rep.Status.Generations)
 	}
 	if rep.ManifestArchived || len(rep.Plan) == 0 || rep.Plan[0].URL != w.live.url || rep.Plan[0].Why != lzrecover.CaptureForManifest {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
@@ -41,7 +42,7 @@ func encodedWARC(t *testing.T, site, dir string, codings ...string) {
 	}
 	defer f.Close()
 	w := warc.NewWriter(f, true)
-	for _, c := range capturesOf(t, site, siteAt) {
+	for _, c := range sitetest.CapturesOf(t, site, siteAt) {
 		body := c.Body
 		if codings[0] != "xz" {
 			body = encoded(t, c.Body, codings...)
@@ -61,7 +62,7 @@ func encodedWARC(t *testing.T, site, dir string, codings ...string) {
 // zstd; browsers' crawls get br; a proxy may stack codings. Expected:
 // every server file rebuilt from such a WARC, byte for byte.
 func TestRecoverFromEncodedCrawl(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	for _, codings := range [][]string{{"zstd"}, {"br"}, {"gzip", "zstd"}, {"deflate"}} {
 		t.Run(strings.Join(codings, ","), func(t *testing.T) {
 			dir := t.TempDir()
@@ -78,7 +79,7 @@ func TestRecoverFromEncodedCrawl(t *testing.T) {
 // coding nothing here can undo. Expected: not "the sources hold no
 // captures", but each capture named with the coding it is in.
 func TestUnreadableCodingIsReported(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	dir := t.TempDir()
 	encodedWARC(t, site, dir, "xz")
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(),
@@ -96,7 +97,7 @@ func TestUnreadableCodingIsReported(t *testing.T) {
 // (id_) replays answered as serve says from the stored bytes.
 func encodingArchive(t *testing.T, site string, serve func(w http.ResponseWriter, body []byte)) string {
 	t.Helper()
-	srv, err := archivetest.New(capturesOf(t, site, siteAt), archivetest.Config{})
+	srv, err := archivetest.New(sitetest.CapturesOf(t, site, siteAt), archivetest.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func encodingArchive(t *testing.T, site string, serve func(w http.ResponseWriter
 // keeps its chunked framing inside its own. Expected: every server file
 // rebuilt, byte for byte.
 func TestRecoverFromEncodedReplay(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	for name, serve := range map[string]func(w http.ResponseWriter, body []byte){
 		"zstd": func(w http.ResponseWriter, body []byte) {
 			w.Header().Set("Content-Encoding", "zstd")
@@ -166,7 +167,7 @@ func TestRecoverFromEncodedReplay(t *testing.T) {
 // undo. Expected: the fetch fails naming the coding, and recovery says
 // so rather than "none holds a Lazarus block".
 func TestUnreadableReplayIsReported(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	base := encodingArchive(t, site, func(w http.ResponseWriter, body []byte) {
 		w.Header().Set("Content-Encoding", "xz")
 		w.Write(append([]byte("\xfd7zXZ\x00"), body...))
@@ -183,13 +184,13 @@ func TestUnreadableReplayIsReported(t *testing.T) {
 // with zstd -r). Expected: the magic numbers say so; every server file
 // rebuilt.
 func TestRecoverFromCompressedMirror(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	mirror := t.TempDir()
 	files, _ := filepath.Glob(filepath.Join(site, "*.html"))
 	for i, f := range files {
 		b, _ := os.ReadFile(f)
 		coding := []string{"gzip", "zstd"}[i%2]
-		writeFile(t, mirror, filepath.Base(f), encoded(t, b, coding))
+		sitetest.WriteFile(t, mirror, filepath.Base(f), encoded(t, b, coding))
 	}
 	out := t.TempDir()
 	rep, err := lzrecover.FromDir(context.Background(), mirror, lzrecover.Options{OwnerKey: owner, Out: out})

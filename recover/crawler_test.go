@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
@@ -36,7 +37,7 @@ func needTool(t *testing.T, name string) string {
 // WARC) and by httrack, as an archive or a person would, and the server
 // side is rebuilt from each crawl.
 func TestFromRealCrawlers(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	base := serveSite(t, site)
 	work := t.TempDir()
 	check := func(t *testing.T, src lzrecover.Source) {
@@ -77,7 +78,7 @@ func TestFromRealCrawlers(t *testing.T) {
 // inserted) still rebuild.
 func TestAfterMinifierAndToolbar(t *testing.T) {
 	minify := needTool(t, "minify")
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	dir := t.TempDir()
 	files, _ := filepath.Glob(filepath.Join(site, "*.html"))
 	for i, f := range files {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -29,7 +30,7 @@ import (
 // incomplete one says what is short.
 func TestThreeGenerations(t *testing.T) {
 	dir := t.TempDir()
-	linkedSite(t, dir, 11)
+	sitetest.Linked(t, dir, 11)
 	owner, server, _ := keys.Generate(true)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var caps []archivetest.Capture
@@ -37,8 +38,8 @@ func TestThreeGenerations(t *testing.T) {
 	for g := 1; g <= 3; g++ {
 		noise := make([]byte, 15000)
 		rand.Read(noise)
-		writeFile(t, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", g)))
-		writeFile(t, dir, "src/app/blob.bin", noise)
+		sitetest.WriteFile(t, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", g)))
+		sitetest.WriteFile(t, dir, "src/app/blob.bin", noise)
 		now := base.Add(time.Duration(g) * 30 * 24 * time.Hour)
 		o := injector.DefaultOptions()
 		o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
@@ -51,7 +52,7 @@ func TestThreeGenerations(t *testing.T) {
 			t.Fatal(err)
 		}
 		gens = append(gens, res.Generation)
-		pages := capturesOf(t, filepath.Join(dir, "site"), now.Add(time.Hour))
+		pages := sitetest.CapturesOf(t, filepath.Join(dir, "site"), now.Add(time.Hour))
 		if g == 3 { // the newest generation is barely archived
 			pages = pages[:2]
 		}

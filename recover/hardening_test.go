@@ -12,6 +12,7 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -96,7 +97,7 @@ func TestRecoverUnderFaultMix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits out Retry-After and stalls")
 	}
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	src := filepath.Join(filepath.Dir(site), "src")
 	all := map[string]int{}
 	for _, name := range []string{"cdx", "timemap"} {
@@ -190,17 +191,17 @@ func p4Site(t *testing.T) (string, []byte, int) {
 	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")
 	noise := make([]byte, 20000)
 	if os.Getenv("LAZARUS_P4_PAGES") == "200" {
-		linkedSite(t, dir, 199)
+		sitetest.Linked(t, dir, 199)
 		noise = make([]byte, 2<<20)
 		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
 	} else {
-		linkedSite(t, dir, 11)
-		writeFile(t, dir, "src/etc/app.conf", []byte("secret = 1\n"))
+		sitetest.Linked(t, dir, 11)
+		sitetest.WriteFile(t, dir, "src/etc/app.conf", []byte("secret = 1\n"))
 		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}, {Path: filepath.Join(dir, "src/etc")}}
 		o.MaxBlockBytes = 1024
 	}
 	rand.Read(noise)
-	writeFile(t, dir, "src/app/index.php", noise)
+	sitetest.WriteFile(t, dir, "src/app/index.php", noise)
 	owner, server, err := keys.Generate(true)
 	if err != nil {
 		t.Fatal(err)
@@ -251,7 +252,7 @@ func (s cutSource) Fetch(ctx context.Context, c lzrecover.Capture) (io.ReadClose
 // directory holds only whole captures (a resumed run must never take a
 // cut one for done); the site is rebuilt.
 func TestJournalKeepsNoCutCapture(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	srv := archiveOf(t, site, archivetest.Config{})
 	src := cutSource{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})}, map[string]int{}}
 	out, state := t.TempDir(), t.TempDir()
@@ -262,7 +263,7 @@ func TestJournalKeepsNoCutCapture(t *testing.T) {
 	}
 	sameFiles(t, filepath.Join(filepath.Dir(site), "src"), out)
 	whole := map[string]bool{}
-	for _, c := range capturesOf(t, site, time.Now()) {
+	for _, c := range sitetest.CapturesOf(t, site, time.Now()) {
 		whole[string(c.Body)] = true
 	}
 	kept, _ := filepath.Glob(filepath.Join(state, "captures", "*"))

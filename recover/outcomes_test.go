@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -29,9 +30,9 @@ import (
 // reported as "exists", the outcome is partial (exit 3), and the earlier
 // files are untouched.
 func TestExistingFilesKept(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	out := t.TempDir()
-	writeFile(t, out, "etc/app.conf", []byte("edited by hand\n"))
+	sitetest.WriteFile(t, out, "etc/app.conf", []byte("edited by hand\n"))
 	rep, err := lzrecover.FromDir(context.Background(), site, lzrecover.Options{OwnerKey: owner, Out: out})
 	if !errors.Is(err, lzrecover.ErrPartial) || !strings.Contains(err.Error(), "already exist") {
 		t.Fatalf("got %v", err)
@@ -55,7 +56,7 @@ func TestExistingFilesKept(t *testing.T) {
 // gone now) keeps the report of the run that restored everything, and
 // writes its own beside it.
 func TestReportNeverEmptier(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	out := t.TempDir()
 	if _, err := lzrecover.FromDir(context.Background(), site, lzrecover.Options{OwnerKey: owner, Out: out}); err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestReportNeverEmptier(t *testing.T) {
 // TestNothingFoundSaysWhy: the three causes that used to share one
 // headline each say what happened.
 func TestNothingFoundSaysWhy(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	other, _, _ := keys.Generate(true)
 	closed := httptest.NewServer(http.NotFoundHandler())
 	down := closed.URL
@@ -116,8 +117,8 @@ func TestNothingFoundSaysWhy(t *testing.T) {
 // holds no root capture newer than that generation).
 func TestLiveSiteCompletes(t *testing.T) {
 	dir := t.TempDir()
-	linkedSite(t, dir, 6)
-	writeFile(t, dir, "src/app/index.php", []byte("<?php echo 1;\n"))
+	sitetest.Linked(t, dir, 6)
+	sitetest.WriteFile(t, dir, "src/app/index.php", []byte("<?php echo 1;\n"))
 	live := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(dir, "site"))))
 	defer live.Close()
 	var asked atomic.Int64
@@ -152,7 +153,7 @@ func TestLiveSiteCompletes(t *testing.T) {
 // captures newer than it are fetched, and generation 2 is restored.
 func TestLiveReplayOfOldPages(t *testing.T) {
 	dir := t.TempDir()
-	linkedSite(t, dir, 6)
+	sitetest.Linked(t, dir, 6)
 	var live *httptest.Server
 	mirror := filepath.Join(dir, "mirror")
 	live = httptest.NewServer(http.FileServer(http.Dir(mirror)))
@@ -161,7 +162,7 @@ func TestLiveReplayOfOldPages(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var caps []archivetest.Capture
 	for g := 1; g <= 2; g++ {
-		writeFile(t, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", g)))
+		sitetest.WriteFile(t, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", g)))
 		now := base.Add(time.Duration(g) * 30 * 24 * time.Hour)
 		o := injector.DefaultOptions()
 		o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
@@ -172,7 +173,7 @@ func TestLiveReplayOfOldPages(t *testing.T) {
 		if _, err := injector.Run(context.Background(), o); err != nil {
 			t.Fatal(err)
 		}
-		for _, c := range capturesOf(t, filepath.Join(dir, "site"), now.Add(time.Hour)) {
+		for _, c := range sitetest.CapturesOf(t, filepath.Join(dir, "site"), now.Add(time.Hour)) {
 			c.URL = strings.Replace(c.URL, "https://example.org/", live.URL+"/", 1)
 			caps = append(caps, c)
 		}
@@ -204,7 +205,7 @@ func TestLiveReplayOfOldPages(t *testing.T) {
 // of the site's URLs: the root page comes first, and --pages has no host
 // directory.
 func TestMirrorHostDirectory(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	mirror := t.TempDir()
 	if err := os.CopyFS(filepath.Join(mirror, "example.org"), os.DirFS(site)); err != nil {
 		t.Fatal(err)

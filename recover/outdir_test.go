@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
@@ -25,7 +26,7 @@ func writePages(t *testing.T, pages map[string][]byte) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, p := range pages {
-		writeFile(t, dir, name, p)
+		sitetest.WriteFile(t, dir, name, p)
 	}
 	return dir
 }
@@ -66,7 +67,7 @@ func TestPayloadStaysInsideOut(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			top := t.TempDir()
 			victim := filepath.Join(top, "victim", "target")
-			writeFile(t, top, "victim/target", []byte("precious\n"))
+			sitetest.WriteFile(t, top, "victim/target", []byte("precious\n"))
 			pages := crafted{gen: craftGen}.make(t, server.Sealer(), codec.Input{Name: "app", Entries: tc.entries(victim)})
 			mirror := writePages(t, pages)
 			out := filepath.Join(top, "out")
@@ -94,7 +95,7 @@ func TestPayloadStaysInsideOut(t *testing.T) {
 // an older tool, or planted) is replaced by the report, not followed.
 func TestReportReplacesLink(t *testing.T) {
 	top := t.TempDir()
-	writeFile(t, top, "victim", []byte("precious\n"))
+	sitetest.WriteFile(t, top, "victim", []byte("precious\n"))
 	out := filepath.Join(top, "out")
 	os.MkdirAll(out, 0o755)
 	if err := os.Symlink("../victim", filepath.Join(out, lzrecover.ReportFile)); err != nil {
@@ -115,9 +116,9 @@ func TestReportReplacesLink(t *testing.T) {
 // capture's temporary file or the capture itself will be) neither make a
 // re-run write through them nor read through them.
 func TestJournalLinksLeadNowhere(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	top := t.TempDir()
-	writeFile(t, top, "victim", []byte("precious\n"))
+	sitetest.WriteFile(t, top, "victim", []byte("precious\n"))
 	victim := filepath.Join(top, "victim")
 	out := filepath.Join(top, "out")
 	state := filepath.Join(out, lzrecover.JournalDir)

@@ -2,7 +2,6 @@ package recover_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"io"
 	"net/url"
@@ -10,43 +9,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
-	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
-// injectedSite makes a 12-page site carrying two segments and returns its
-// directory and the owner key.
-func injectedSite(t *testing.T) (string, []byte) {
-	t.Helper()
-	dir := t.TempDir()
-	linkedSite(t, dir, 11)
-	noise := make([]byte, 20000) // incompressible, so the segment needs many blocks
-	rand.Read(noise)
-	writeFile(t, dir, "src/app/index.php", noise)
-	writeFile(t, dir, "src/etc/app.conf", []byte("secret = 1\n"))
-	owner, server, err := keys.Generate(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := injector.DefaultOptions()
-	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
-	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}, {Path: filepath.Join(dir, "src/etc")}}
-	o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), "https://example.org/", 1024
-	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")
-	o.Now = func() time.Time { return time.Unix(1795255200, 0) }
-	if _, err := injector.Run(context.Background(), o); err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(dir, "site"), owner.Marshal()
-}
-
 func TestFromDir(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	out := filepath.Join(t.TempDir(), "out")
 	rep, err := lzrecover.FromDir(context.Background(), site, lzrecover.Options{OwnerKey: owner, Out: out})
 	if err != nil {
@@ -68,7 +40,7 @@ func TestFromDir(t *testing.T) {
 // TestFromDirOutcomes: each way a recovery can fall short gets its error
 // and a report that says why.
 func TestFromDirOutcomes(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	other, _, _ := keys.Generate(true)
 	t.Run("nothing there", func(t *testing.T) {
 		_, err := lzrecover.FromDir(context.Background(), t.TempDir(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir()})
@@ -108,7 +80,7 @@ func TestFromDirOutcomes(t *testing.T) {
 // TestStopsWhenComplete: recovery fetches the root page first and stops as
 // soon as the newest generation is complete, not after every capture.
 func TestStopsWhenComplete(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
 		OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{source.DirSource{Dir: site}},
@@ -135,7 +107,7 @@ func (b brokenSource) Fetch(context.Context, lzrecover.Capture) (io.ReadCloser, 
 // TestResumeFromJournal: a second run with the same state directory needs
 // neither the listing nor the captures again.
 func TestResumeFromJournal(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	state := t.TempDir()
 	o := lzrecover.Options{OwnerKey: owner, SiteURL: "https://example.org/", StateDir: state, Out: t.TempDir(),
 		Sources: []lzrecover.Source{source.DirSource{Dir: site}}}
@@ -167,7 +139,7 @@ func (c countingSource) Fetch(ctx context.Context, cp lzrecover.Capture) (io.Rea
 // TestKillAndResume: a run killed after three captures leaves a journal;
 // the next run does not fetch those three again.
 func TestKillAndResume(t *testing.T) {
-	site, owner := injectedSite(t)
+	site, owner := sitetest.Injected(t)
 	state, fetches := t.TempDir(), 0
 	src := countingSource{source.DirSource{Dir: site}, &fetches}
 	ctx, kill := context.WithCancel(context.Background())

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
+
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
@@ -21,58 +23,6 @@ import (
 
 // revisitAt is when the second crawl found every page unchanged.
 var revisitAt = siteAt.Add(7 * 24 * time.Hour)
-
-// crawlWARC writes caps as response records to path, each with a record
-// id made from its URL, and returns the ids by URL.
-func crawlWARC(t *testing.T, path string, caps []archivetest.Capture) map[string]string {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := warc.NewWriter(f, true)
-	ids := map[string]string{}
-	for i, c := range caps {
-		ids[c.URL] = fmt.Sprintf("<urn:uuid:00000000-0000-4000-8000-%012d>", i+1)
-		msg := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s", len(c.Body), c.Body)
-		h := warc.Header{{Name: "WARC-Type", Value: "response"}, {Name: "WARC-Record-ID", Value: ids[c.URL]}, {Name: "WARC-Target-URI", Value: c.URL},
-			{Name: "WARC-Date", Value: c.Time.UTC().Format(time.RFC3339)}, {Name: "Content-Type", Value: "application/http; msgtype=response"},
-			{Name: "WARC-Payload-Digest", Value: "sha1:" + archivetest.Digest(c.Body)}}
-		if err := w.WriteRecord(h, []byte(msg)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return ids
-}
-
-// revisitWARC writes, for each capture, a revisit record at revisitAt of
-// url(c) naming c as its original the way how says: "id" (WARC-Refers-To),
-// "uri" (-Target-URI and -Date) or "digest" (the payload digest alone).
-func revisitWARC(t *testing.T, path string, caps []archivetest.Capture, ids map[string]string, how string, url func(archivetest.Capture) string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := warc.NewWriter(f, true)
-	for _, c := range caps {
-		h := warc.Header{{Name: "WARC-Type", Value: "revisit"}, {Name: "WARC-Target-URI", Value: url(c)}, {Name: "WARC-Date", Value: revisitAt.UTC().Format(time.RFC3339)},
-			{Name: "WARC-Profile", Value: "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"},
-			{Name: "Content-Type", Value: "application/http; msgtype=response"}, {Name: "WARC-Payload-Digest", Value: "sha1:" + archivetest.Digest(c.Body)}}
-		switch how {
-		case "id":
-			h = append(h, warc.Field{Name: "WARC-Refers-To", Value: ids[c.URL]})
-		case "uri":
-			h = append(h, warc.Field{Name: "WARC-Refers-To-Target-URI", Value: c.URL}, warc.Field{Name: "WARC-Refers-To-Date", Value: c.Time.UTC().Format(time.RFC3339)})
-		}
-		msg := "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n" // headers only
-		if err := w.WriteRecord(h, []byte(msg)); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // streamed reads a WARC source through and returns its captures with
 // their pages.
@@ -96,8 +46,8 @@ func streamed(t *testing.T, src source.WARCSource) (caps []lzrecover.Capture, pa
 // Expected: each revisit is a capture of its own URL and date, delivered
 // after its original and naming it, so its bytes are the original's.
 func TestRevisitsAreCaptures(t *testing.T) {
-	site, _ := injectedSite(t)
-	caps := capturesOf(t, site, siteAt)
+	site, _ := sitetest.Injected(t)
+	caps := sitetest.CapturesOf(t, site, siteAt)
 	same := func(c archivetest.Capture) string { return c.URL }
 	for _, tc := range []struct {
 		name, how, originals, revisits string
@@ -115,8 +65,8 @@ func TestRevisitsAreCaptures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			ids := crawlWARC(t, filepath.Join(dir, tc.originals), caps)
-			revisitWARC(t, filepath.Join(dir, tc.revisits), caps, ids, tc.how, tc.url)
+			ids := sitetest.ResponseWARC(t, filepath.Join(dir, tc.originals), caps)
+			sitetest.RevisitWARC(t, filepath.Join(dir, tc.revisits), caps, ids, tc.how, revisitAt, tc.url)
 			got, pages := streamed(t, source.WARCSource{Path: dir})
 			body := map[string][]byte{}
 			for _, c := range caps {
@@ -147,11 +97,11 @@ func TestRevisitsAreCaptures(t *testing.T) {
 // source (as status does when it reads a page again) gives its
 // original's bytes.
 func TestFetchOfRevisitGivesOriginal(t *testing.T) {
-	site, _ := injectedSite(t)
-	caps := capturesOf(t, site, siteAt)
+	site, _ := sitetest.Injected(t)
+	caps := sitetest.CapturesOf(t, site, siteAt)
 	dir := t.TempDir()
-	ids := crawlWARC(t, filepath.Join(dir, "a.warc.gz"), caps)
-	revisitWARC(t, filepath.Join(dir, "b.warc.gz"), caps, ids, "id", func(c archivetest.Capture) string { return c.URL })
+	ids := sitetest.ResponseWARC(t, filepath.Join(dir, "a.warc.gz"), caps)
+	sitetest.RevisitWARC(t, filepath.Join(dir, "b.warc.gz"), caps, ids, "id", revisitAt, func(c archivetest.Capture) string { return c.URL })
 	src := source.WARCSource{Path: dir}
 	got, _ := streamed(t, src)
 	c := got[len(got)-1]
@@ -172,34 +122,16 @@ func TestFetchOfRevisitGivesOriginal(t *testing.T) {
 // revisits, whose originals are in a file nobody gave. Expected: each is
 // named, with the capture it refers to, and recovery says so.
 func TestUnresolvableRevisitIsReported(t *testing.T) {
-	site, owner := injectedSite(t)
-	caps := capturesOf(t, site, siteAt)
+	site, owner := sitetest.Injected(t)
+	caps := sitetest.CapturesOf(t, site, siteAt)
 	dir := t.TempDir()
-	revisitWARC(t, filepath.Join(dir, "later.warc.gz"), caps, nil, "uri", func(c archivetest.Capture) string { return c.URL })
+	sitetest.RevisitWARC(t, filepath.Join(dir, "later.warc.gz"), caps, nil, "uri", revisitAt, func(c archivetest.Capture) string { return c.URL })
 	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(),
 		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
 	want := fmt.Sprintf("revisit https://example.org/p3.html of %s refers to a capture of https://example.org/p3.html of %s, which the source does not hold",
 		revisitAt.UTC().Format(time.RFC3339), siteAt.UTC().Format(time.RFC3339))
 	if err == nil || !strings.Contains(strings.Join(rep.Problems, "\n"), want) || rep.Captures != len(caps) {
 		t.Fatalf("err %v, %d captures; problems:\n%s", err, rep.Captures, strings.Join(rep.Problems, "\n"))
-	}
-}
-
-// TestStatusCountsRevisits: status over a WARC of two crawls, the second
-// all revisits. Expected: 24 captures, not the 12 responses alone.
-func TestStatusCountsRevisits(t *testing.T) {
-	site, owner := injectedSite(t)
-	caps := capturesOf(t, site, siteAt)
-	dir := t.TempDir()
-	ids := crawlWARC(t, filepath.Join(dir, "a.warc.gz"), caps)
-	revisitWARC(t, filepath.Join(dir, "b.warc.gz"), caps, ids, "id", func(c archivetest.Capture) string { return c.URL })
-	rep, err := lzrecover.Status(context.Background(), lzrecover.StatusOptions{OwnerKey: owner, SiteURL: "https://example.org/",
-		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}, Now: revisitAt.Add(time.Hour)})
-	if err != nil && rep == nil {
-		t.Fatal(err)
-	}
-	if got := rep.Sources[0].Captures; got != 2*len(caps) {
-		t.Fatalf("%d captures counted, want %d", got, 2*len(caps))
 	}
 }
 
@@ -262,9 +194,9 @@ func TestRevisitBookkeepingIsBounded(t *testing.T) {
 func TestFetchResolvesRevisitAsListed(t *testing.T) {
 	dir := t.TempDir()
 	mine := []archivetest.Capture{{URL: "https://example.org/a", Time: siteAt, Body: []byte("<html>page A of example.org</html>")}}
-	crawlWARC(t, filepath.Join(dir, "a.warc.gz"), mine)
+	sitetest.ResponseWARC(t, filepath.Join(dir, "a.warc.gz"), mine)
 	other := []archivetest.Capture{{URL: "https://other.example/x", Time: siteAt, Body: []byte("<html>other site</html>")}}
-	otherIDs := crawlWARC(t, filepath.Join(dir, "b.warc.gz"), other)
+	otherIDs := sitetest.ResponseWARC(t, filepath.Join(dir, "b.warc.gz"), other)
 	f, _ := os.Create(filepath.Join(dir, "c.warc.gz"))
 	w := warc.NewWriter(f, true)
 	w.WriteRecord(warc.Header{{Name: "WARC-Type", Value: "revisit"}, {Name: "WARC-Target-URI", Value: "https://example.org/r"},

@@ -238,18 +238,13 @@ func (s *session) drain(ctx context.Context) error {
 	return nil
 }
 
-// maxTriesPerKey bounds the captures of one key (one digest) fetched
-// after failures: a flaky replay of one capture must not hide the same
-// bytes archived in another.
-const maxTriesPerKey = 3
-
 // retryLater forgets that a capture's key was seen after its fetch
 // failed, so another capture with the same key is tried, up to
 // maxTriesPerKey captures.
 func (s *session) retryLater(c source.Capture) {
 	key := source.Key(c)
 	s.failed[key]++
-	if s.failed[key] < maxTriesPerKey {
+	if s.failed[key] < source.MaxTriesPerKey {
 		delete(s.seen, key)
 	}
 }

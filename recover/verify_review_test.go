@@ -18,6 +18,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -103,7 +104,7 @@ func TestVerifyF4MissingSegmentWithoutManifest(t *testing.T) {
 		// crawler (one archive allowed would keep it: see
 		// TestVerifyRobotsPerArchive).
 		removeComments(t, s.site, map[string]bool{"p1.html": true}, func(k htmlblock.Kind, _ string) bool { return k == htmlblock.KindManifest })
-		writeFile(t, s.site, "robots.txt", []byte("User-agent: *\nDisallow: /p1.html\n"))
+		sitetest.WriteFile(t, s.site, "robots.txt", []byte("User-agent: *\nDisallow: /p1.html\n"))
 		rep, err := verify(t, s.verifyOpts(s.server, false))
 		if !errors.Is(err, lzrecover.ErrShort) || rep.Rebuildable || !strings.Contains(err.Error(), want) {
 			t.Fatalf("got %v; want ErrShort saying %q", err, want)

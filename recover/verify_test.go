@@ -20,6 +20,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -44,11 +45,11 @@ func servedInjected(t *testing.T, wrap func(dir string, h http.Handler) http.Han
 func serveInjected(tb testing.TB, pages, size, blockBytes int, wrap func(dir string, h http.Handler) http.Handler) liveSite {
 	tb.Helper()
 	dir := tb.TempDir()
-	linkedSite(tb, dir, pages)
+	sitetest.Linked(tb, dir, pages)
 	noise := make([]byte, size) // incompressible, so the segment needs many blocks
 	rand.Read(noise)
-	writeFile(tb, dir, "src/app/index.php", noise)
-	writeFile(tb, dir, "src/etc/app.conf", []byte("secret = 1\n"))
+	sitetest.WriteFile(tb, dir, "src/app/index.php", noise)
+	sitetest.WriteFile(tb, dir, "src/etc/app.conf", []byte("secret = 1\n"))
 	site := filepath.Join(dir, "site")
 	var h http.Handler = http.FileServer(http.Dir(site))
 	if wrap != nil {
@@ -256,14 +257,14 @@ func TestVerifyExcluded(t *testing.T) {
 		if !bytes.Contains(page, []byte(old)) {
 			t.Fatalf("%s has no %q", name, old)
 		}
-		writeFile(t, s.site, name, bytes.Replace(page, []byte(old), []byte(new), 1))
+		sitetest.WriteFile(t, s.site, name, bytes.Replace(page, []byte(old), []byte(new), 1))
 		return page
 	}
 	// p1 is disallowed for both archives (ia_archiver's group, and "*"
 	// for CCBot; archive.org_bot is allowed, but the Internet Archive
 	// heeds ia_archiver too), p6 for CCBot only: the Internet Archive
 	// keeps p6, so its blocks count.
-	writeFile(t, s.site, "robots.txt", []byte("User-agent: ia_archiver\nDisallow: /p1.html\n\nUser-agent: *\nDisallow: /p1.html\nDisallow: /p6.html\n\nUser-agent: archive.org_bot\nAllow: /\n"))
+	sitetest.WriteFile(t, s.site, "robots.txt", []byte("User-agent: ia_archiver\nDisallow: /p1.html\n\nUser-agent: *\nDisallow: /p1.html\nDisallow: /p6.html\n\nUser-agent: archive.org_bot\nAllow: /\n"))
 	edit("p2.html", "<body>", `<body><meta name="robots" content="noarchive">`)
 	edit("index.html", `<a href="p4.html">4</a>`, "")
 	edit("p5.html", "<body>", "<body><p>"+strings.Repeat("lorem ipsum ", 100_000)+"</p>")
@@ -327,7 +328,7 @@ func TestVerifyRedirectsAndQueries(t *testing.T) {
 	}
 	root = bytes.Replace(root, []byte(`href="p0.html"`), []byte(`href="old.html"`), 1)
 	root = bytes.Replace(root, []byte(`href="p1.html"`), []byte(`href="p1.html?from=home"`), 1)
-	writeFile(t, s.site, "index.html", root)
+	sitetest.WriteFile(t, s.site, "index.html", root)
 	rep, err := verify(t, s.verifyOpts(s.server, false))
 	if err != nil || rep.Crawl.Pages != 12 || rep.Crawl.Requests != 13 || rep.Crawl.Queries != 0 {
 		t.Fatalf("%v, crawl %+v", err, rep.Crawl)

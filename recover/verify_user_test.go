@@ -11,6 +11,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -45,7 +46,7 @@ func TestVerifyIndexAlias(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, s.site, "p0.html", []byte(strings.Replace(string(page), "<body>", `<body><a href="index.html">home</a>`, 1)))
+	sitetest.WriteFile(t, s.site, "p0.html", []byte(strings.Replace(string(page), "<body>", `<body><a href="index.html">home</a>`, 1)))
 	rep, err := verify(t, s.verifyOpts(s.server, false))
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +92,7 @@ func TestVerifyRobotsPerArchive(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			writeFile(t, s.site, "robots.txt", []byte(c.robots))
+			sitetest.WriteFile(t, s.site, "robots.txt", []byte(c.robots))
 			rep, err := verify(t, s.verifyOpts(s.server, false))
 			if c.short != errors.Is(err, lzrecover.ErrShort) || !c.short && err != nil {
 				t.Fatalf("err %v, want short %v", err, c.short)
@@ -111,7 +112,7 @@ func TestVerifyRobotsPerArchive(t *testing.T) {
 		})
 	}
 	t.Run("note", func(t *testing.T) {
-		writeFile(t, s.site, "robots.txt", []byte("User-agent: CCBot\nDisallow: /p1.html\n"))
+		sitetest.WriteFile(t, s.site, "robots.txt", []byte("User-agent: CCBot\nDisallow: /p1.html\n"))
 		rep, err := verify(t, s.verifyOpts(s.server, false))
 		if err != nil {
 			t.Fatal(err)

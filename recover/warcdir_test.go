@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -36,8 +37,8 @@ func injectLight(tb testing.TB, dir string, server *keys.Server, at time.Time, n
 	tb.Helper()
 	noise := make([]byte, 6000)
 	rand.Read(noise)
-	writeFile(tb, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", n)))
-	writeFile(tb, dir, "src/app/blob.bin", noise)
+	sitetest.WriteFile(tb, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", n)))
+	sitetest.WriteFile(tb, dir, "src/app/blob.bin", noise)
 	o := injector.DefaultOptions()
 	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
 	o.ServerKey, o.SiteURL = server.Marshal(), "https://example.org/"
@@ -91,7 +92,7 @@ func writeCrawl(tb testing.TB, file string, g lightGen, at time.Time, names ...s
 // makes the restore of the older one exit 3, never a silent rollback.
 func TestWARCDirectoryNewest(t *testing.T) {
 	dir := t.TempDir()
-	linkedSite(t, dir, 6)
+	sitetest.Linked(t, dir, 6)
 	owner, server, err := keys.Generate(true)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +136,7 @@ func TestWARCDirectoryNewest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writeFile(t, d, filepath.Base(f), raw)
+			sitetest.WriteFile(t, d, filepath.Base(f), raw)
 		}
 		return d
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/spn"
@@ -136,7 +138,7 @@ func (c *captureCmd) options(stderr io.Writer) (lzrecover.CaptureRequestOptions,
 
 // statusOptions builds the audit's sources and histories, as lazarus
 // status does.
-func (c *captureCmd) statusOptions(o *lzrecover.StatusOptions, stderr io.Writer) error {
+func (c *captureCmd) statusOptions(o *status.Options, stderr io.Writer) error {
 	if err := auditSources(o, c.sources.vals, c.archiveRate, c.contact); err != nil {
 		return err
 	}

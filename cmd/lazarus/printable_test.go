@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -37,8 +39,8 @@ const hostile = "https://example.org/\x1b[2J\x1b]0;pwned\a\u202e"
 // control character from an archive's listing (source errors, problems,
 // notes) to the terminal.
 func TestStatusPrintEscapesF9(t *testing.T) {
-	rep := &lzrecover.StatusReport{Site: "https://example.org/", Now: time.Now(),
-		Sources:  []lzrecover.StatusSource{{Name: "cdx=" + hostile, Error: "GET " + hostile + ": HTTP 503"}},
+	rep := &status.Report{Site: "https://example.org/", Now: time.Now(),
+		Sources:  []status.SourceReport{{Name: "cdx=" + hostile, Error: "GET " + hostile + ": HTTP 503"}},
 		Problems: []string{"wayback " + hostile + ": truncated"}, Notes: []string{"note " + hostile}}
 	var buf bytes.Buffer
 	printStatus(&buf, rep)

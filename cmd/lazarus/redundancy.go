@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // redundancyFlag is --redundancy: auto, max or a ratio
@@ -91,10 +92,10 @@ func readStatus(path string, o *injector.Options, stderr io.Writer) error {
 		return fmt.Errorf("--status: %w", err)
 	case !info.Mode().IsRegular():
 		return fmt.Errorf("--status %s: not a regular file (save one with lazarus status --json > FILE)", path)
-	case info.Size() > lzrecover.MaxStatusReport:
-		return fmt.Errorf("--status %s: %d bytes, more than a status report's %d MiB", path, info.Size(), lzrecover.MaxStatusReport>>20)
+	case info.Size() > status.MaxReportBytes:
+		return fmt.Errorf("--status %s: %d bytes, more than a status report's %d MiB", path, info.Size(), status.MaxReportBytes>>20)
 	}
-	rep, err := lzrecover.ReadStatusReport(f)
+	rep, err := status.ReadReport(f)
 	if err != nil {
 		return fmt.Errorf("--status %s: %w (save one with lazarus status --json > FILE)", path, err)
 	}

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -67,8 +69,8 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.asOf, "as-of", "", "audit the archives as they stood at `TIME` (2026-01-31, 2026-01-31T12:00:00Z or 20260131120000; default now)")
 	fs.Float64Var(&c.rate, "rate", 0, "requests per minute to every archive host (default: 24 for the Internet Archive, 30 elsewhere)")
 	fs.StringVar(&c.contact, "contact", "", "an `EMAIL` added to the User-Agent, so archives can reach you")
-	fs.IntVar(&c.spotChecks, "spot-checks", lzrecover.DefaultSpotChecks, "history-known captures fetched at random, per archive and per generation the verdict depends on, to check the archive's listed digests (0 trusts the listings: the fewest requests)")
-	fs.IntVar(&c.maxFetches, "max-fetches", lzrecover.DefaultMaxFetches, "at most `N` requests for captures whose contents are unknown (the root page's and the carriers' newest first); --state goes on from there next run")
+	fs.IntVar(&c.spotChecks, "spot-checks", status.DefaultSpotChecks, "history-known captures fetched at random, per archive and per generation the verdict depends on, to check the archive's listed digests (0 trusts the listings: the fewest requests)")
+	fs.IntVar(&c.maxFetches, "max-fetches", status.DefaultMaxFetches, "at most `N` requests for captures whose contents are unknown (the root page's and the carriers' newest first); --state goes on from there next run")
 	fs.BoolVar(&c.noLive, "no-live", false, "without a serve history, do not read the live site's root page to learn the generation it serves")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the report as JSON")
 	fs.StringVar(&c.htmlOut, "html", "", "write the report as one self-contained HTML page to `FILE`")
@@ -93,7 +95,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	if !c.jsonOut {
 		o.Progress = statusProgress(stderr)
 	}
-	rep, err := lzrecover.Status(sig.ctx, o)
+	rep, err := status.Run(sig.ctx, o)
 	switch {
 	case err != nil && sig.stopped():
 		errorf(stderr, "interrupted (%v); no report was written", context.Cause(sig.ctx))
@@ -106,15 +108,15 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 }
 
 // options checks the flags and builds Status's options.
-func (c *statusCmd) options() (lzrecover.StatusOptions, error) {
-	o := lzrecover.StatusOptions{SiteURL: c.site, StateDir: c.state, NoLive: c.noLive, MaxFetches: c.maxFetches, SpotChecks: c.spotChecks}
+func (c *statusCmd) options() (status.Options, error) {
+	o := status.Options{SiteURL: c.site, StateDir: c.state, NoLive: c.noLive, MaxFetches: c.maxFetches, SpotChecks: c.spotChecks}
 	switch {
 	case c.spotChecks < 0:
 		return o, fmt.Errorf("--spot-checks %d: want 0 or more", c.spotChecks)
 	case c.maxFetches < 1:
 		return o, fmt.Errorf("--max-fetches %d: want 1 or more", c.maxFetches)
 	case c.spotChecks == 0:
-		o.SpotChecks = lzrecover.NoSpotChecks
+		o.SpotChecks = status.NoSpotChecks
 	}
 	if err := c.check("status"); err != nil {
 		return o, err
@@ -187,7 +189,7 @@ func (c *statusCmd) historyDirs() ([]string, error) {
 // auditSources sets the archives an audit lists (--source SPECs, by
 // default the Wayback Machine and Common Crawl) and the client it reads
 // them and the live site with, at rate requests a minute per host.
-func auditSources(o *lzrecover.StatusOptions, specs []string, rate float64, contact string) error {
+func auditSources(o *status.Options, specs []string, rate float64, contact string) error {
 	if !(rate >= 0) || math.IsInf(rate, 0) {
 		return fmt.Errorf("archive request rate %v: want requests per minute, or 0 for each archive's default", rate)
 	}
@@ -264,7 +266,7 @@ func unwrapPath(err error) error {
 }
 
 // finish writes the outputs and maps the report to the exit code.
-func (c *statusCmd) finish(rep *lzrecover.StatusReport, stdout, stderr io.Writer) int {
+func (c *statusCmd) finish(rep *status.Report, stdout, stderr io.Writer) int {
 	if c.htmlOut != "" {
 		if err := writeStatusHTML(c.htmlOut, rep); err != nil {
 			errorf(stderr, "--html %s: %v", c.htmlOut, unwrapPath(err))
@@ -283,11 +285,11 @@ func (c *statusCmd) finish(rep *lzrecover.StatusReport, stdout, stderr io.Writer
 	}
 	rp := rep.RestorePoint
 	switch rep.Outcome() {
-	case lzrecover.OlderRecoverable:
+	case status.OlderRecoverable:
 		if !c.jsonOut {
 			hintf(stderr, "only generation %s (%s old) is recoverable from the archives%s; the newest, %s, is not yet", rp.Generation, humane.Duration(rp.Age), asOf(rep), rep.Newest)
 		}
-	case lzrecover.NothingRecoverable:
+	case status.NothingRecoverable:
 		if c.jsonOut {
 			break
 		}
@@ -317,7 +319,7 @@ func replaceableFile(path string) error {
 }
 
 // writeStatusHTML writes the report page atomically.
-func writeStatusHTML(path string, rep *lzrecover.StatusReport) error {
+func writeStatusHTML(path string, rep *status.Report) error {
 	if err := replaceableFile(path); err != nil {
 		return err
 	}
@@ -346,9 +348,9 @@ func writeStatusHTML(path string, rep *lzrecover.StatusReport) error {
 }
 
 // statusProgress shows listing and fetching on stderr.
-func statusProgress(w io.Writer) func(lzrecover.StatusProgress) {
+func statusProgress(w io.Writer) func(status.Progress) {
 	pl := newProgressLine(w)
-	return func(p lzrecover.StatusProgress) {
+	return func(p status.Progress) {
 		switch p.Phase {
 		case "list":
 			pl.show(fmt.Sprintf("lazarus: listing %s (%d captures so far)", p.Source, p.Listed), false)

@@ -8,20 +8,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/internal/humane"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // statusGenerationsShown bounds the generations the text summary lists.
 const statusGenerationsShown = 5
 
 // printStatus writes the human summary of a status report.
-func printStatus(w io.Writer, r *lzrecover.StatusReport) {
+func printStatus(w io.Writer, r *status.Report) {
 	fmt.Fprintf(w, "Site %s, archives as of %s\n", printable(r.Site), r.Now.Format(time.RFC3339))
 	for _, s := range r.Sources {
 		printStatusSource(w, s)
 	}
-	if r.Cause != nil && r.Cause.Kind == lzrecover.CauseSourcesFailed {
+	if r.Cause != nil && r.Cause.Kind == status.CauseSourcesFailed {
 		// Nothing was read: no generation, outlook or note says anything.
 		fmt.Fprintln(w, "Restore point: none, and not for what the archives hold: "+printable(r.Cause.Message))
 		return
@@ -68,7 +69,7 @@ func printStatus(w io.Writer, r *lzrecover.StatusReport) {
 
 // printStatusSource writes one source's line: what was listed, known,
 // fetched and checked.
-func printStatusSource(w io.Writer, s lzrecover.StatusSource) {
+func printStatusSource(w io.Writer, s status.SourceReport) {
 	line := fmt.Sprintf("  %-14s %s: %d known from the history, %d from the cache, %d fetched", printable(s.Name), humane.Count(s.Captures, "capture"), s.Known, s.Cached, s.Fetched)
 	if s.SpotChecked > 0 {
 		line += fmt.Sprintf(", %d spot-checked", s.SpotChecked)
@@ -90,12 +91,12 @@ func printStatusSource(w io.Writer, s lzrecover.StatusSource) {
 
 // printGeneration writes one generation's segments: complete stripes and
 // the weakest stripe per segment.
-func printGeneration(w io.Writer, g lzrecover.StatusGeneration) {
+func printGeneration(w io.Writer, g status.Generation) {
 	state := "recoverable"
 	switch {
 	case g.Recoverable:
 	case g.SegmentsRebuildable && !g.ManifestArchived:
-		state = lzrecover.ManifestMissingRebuildable
+		state = status.ManifestMissingRebuildable
 	default:
 		state = "NOT recoverable"
 	}
@@ -118,8 +119,8 @@ func printGeneration(w io.Writer, g lzrecover.StatusGeneration) {
 }
 
 // weakestStripe is the stripe with the fewest blocks combined.
-func weakestStripe(s lzrecover.StatusSegment) lzrecover.StatusStripe {
-	var weak lzrecover.StatusStripe
+func weakestStripe(s status.Segment) status.Stripe {
+	var weak status.Stripe
 	for i, st := range s.PerStripe {
 		if i == 0 || st.Combined < weak.Combined {
 			weak = st
@@ -143,11 +144,11 @@ func haveList(have map[string]int) string {
 }
 
 // printAssessment writes P_rec of the newest generation in both views.
-func printAssessment(w io.Writer, a *lzrecover.StatusAssessment) {
+func printAssessment(w io.Writer, a *status.Assessment) {
 	if a == nil {
 		return
 	}
-	if a.Reason == lzrecover.AssessCarriersUnknown {
+	if a.Reason == status.AssessCarriersUnknown {
 		fmt.Fprintf(w, "Outlook unavailable: %s\n", printable(a.Error))
 		return
 	}
@@ -179,7 +180,7 @@ func printAssessment(w io.Writer, a *lzrecover.StatusAssessment) {
 
 // nowOrAsOf is "now", or "as of TIME" for an audit as of a given time
 // (--as-of).
-func nowOrAsOf(r *lzrecover.StatusReport) string {
+func nowOrAsOf(r *status.Report) string {
 	if r.AsOf {
 		return "as of " + r.Now.Format(time.RFC3339)
 	}
@@ -187,7 +188,7 @@ func nowOrAsOf(r *lzrecover.StatusReport) string {
 }
 
 // asOf is " as of TIME" for an audit as of a given time, else "".
-func asOf(r *lzrecover.StatusReport) string {
+func asOf(r *status.Report) string {
 	if r.AsOf {
 		return " " + nowOrAsOf(r)
 	}
@@ -197,13 +198,13 @@ func asOf(r *lzrecover.StatusReport) string {
 func percent(p float64) string { return fmt.Sprintf("%g%%", 100*p) }
 
 // statusShownAfter are the model times the text shows (of
-// recover.StatusModelTimes, which the HTML chart shows all of).
+// status.ModelTimes, which the HTML chart shows all of).
 var statusShownAfter = []time.Duration{0, 7 * 24 * time.Hour, 30 * 24 * time.Hour}
 
 // shownAfter reports whether the text shows P_rec at d: one of
 // statusShownAfter, or any time when the model was asked for none of
 // them.
-func shownAfter(d time.Duration, at []lzrecover.StatusProbability) bool {
+func shownAfter(d time.Duration, at []status.Probability) bool {
 	given := false
 	for _, p := range at {
 		given = given || slices.Contains(statusShownAfter, p.After)

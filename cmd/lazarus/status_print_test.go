@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // TestPrintStatusWording: the text summary words durations as people do
@@ -16,19 +16,19 @@ import (
 // are not to blame.
 func TestPrintStatusWording(t *testing.T) {
 	now := time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC)
-	var at []lzrecover.StatusProbability
-	for _, d := range lzrecover.StatusModelTimes() {
-		at = append(at, lzrecover.StatusProbability{After: d, P: 0.5})
+	var at []status.Probability
+	for _, d := range status.ModelTimes() {
+		at = append(at, status.Probability{After: d, P: 0.5})
 	}
-	r := &lzrecover.StatusReport{Site: "https://example.org/", Now: now, Newest: "g2",
-		Sources:      []lzrecover.StatusSource{{Name: "wayback", Captures: 1, Known: 1}},
-		RestorePoint: &lzrecover.StatusRestorePoint{Generation: "g1", Time: now.Add(-90 * time.Second), Age: 90 * time.Second},
-		Generations: []lzrecover.StatusGeneration{
-			{ID: "g2", Time: now, SegmentsRebuildable: true, Short: []string{lzrecover.ManifestMissingRebuildable},
-				Segments: []lzrecover.StatusSegment{{Name: "app", K: 1, Stripes: 1, Complete: 1, PerStripe: []lzrecover.StatusStripe{{Need: 1, Combined: 8}}}}},
+	r := &status.Report{Site: "https://example.org/", Now: now, Newest: "g2",
+		Sources:      []status.SourceReport{{Name: "wayback", Captures: 1, Known: 1}},
+		RestorePoint: &status.RestorePoint{Generation: "g1", Time: now.Add(-90 * time.Second), Age: 90 * time.Second},
+		Generations: []status.Generation{
+			{ID: "g2", Time: now, SegmentsRebuildable: true, Short: []string{status.ManifestMissingRebuildable},
+				Segments: []status.Segment{{Name: "app", K: 1, Stripes: 1, Complete: 1, PerStripe: []status.Stripe{{Need: 1, Combined: 8}}}}},
 		},
-		Assessment: &lzrecover.StatusAssessment{Generation: "g2", Target: 0.99, Pages: 1, Carriers: 1, DepthKnown: 0,
-			Views: []lzrecover.StatusModelView{{Name: "sweep", At: at, Reached: true, ReachIn: 66 * time.Second}}},
+		Assessment: &status.Assessment{Generation: "g2", Target: 0.99, Pages: 1, Carriers: 1, DepthKnown: 0,
+			Views: []status.ModelView{{Name: "sweep", At: at, Reached: true, ReachIn: 66 * time.Second}}},
 		Problems: make([]string, 7)}
 	var out bytes.Buffer
 	printStatus(&out, r)
@@ -37,7 +37,7 @@ func TestPrintStatusWording(t *testing.T) {
 		"Restore point: generation g1 of 2026-11-25T14:58:30Z, 1 minute old",
 		"wayback        1 capture: 1 known",
 		"segment app          1/1 stripe with k=1 block;",
-		"Generation g2 of 2026-11-25T15:00:00Z: " + lzrecover.ManifestMissingRebuildable + "\n",
+		"Generation g2 of 2026-11-25T15:00:00Z: " + status.ManifestMissingRebuildable + "\n",
 		"(1 page, 1 carrier; link depth unknown for 1, modelled one hop from the root)",
 		"now 50.0%, +7d 50.0%, +30d 50.0%; reaches 99% in 1 minute\n",
 		"… 2 more problems",
@@ -52,7 +52,7 @@ func TestPrintStatusWording(t *testing.T) {
 		}
 	}
 	r.RestorePoint, r.Generations, r.Assessment = nil, nil, nil
-	r.Cause = &lzrecover.StatusCause{Kind: lzrecover.CauseWrongKey, Message: "found 3 Lazarus blocks or manifests, but none signed by this key"}
+	r.Cause = &status.Cause{Kind: status.CauseWrongKey, Message: "found 3 Lazarus blocks or manifests, but none signed by this key"}
 	out.Reset()
 	printStatus(&out, r)
 	if !strings.Contains(out.String(), "Restore point: none, and not for what the archives hold: found 3 Lazarus blocks") {
@@ -65,8 +65,8 @@ func TestPrintStatusWording(t *testing.T) {
 // newest archived", not "the newest".
 func TestPrintStatusNewestUnconfirmed(t *testing.T) {
 	now := time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC)
-	r := &lzrecover.StatusReport{Site: "https://example.org/", Now: now, Newest: "g1", NewestUnconfirmed: true,
-		RestorePoint: &lzrecover.StatusRestorePoint{Generation: "g1", Time: now.Add(-time.Hour), Age: time.Hour, Newest: true}}
+	r := &status.Report{Site: "https://example.org/", Now: now, Newest: "g1", NewestUnconfirmed: true,
+		RestorePoint: &status.RestorePoint{Generation: "g1", Time: now.Add(-time.Hour), Age: time.Hour, Newest: true}}
 	var out bytes.Buffer
 	printStatus(&out, r)
 	if want := "1 hour old, the newest archived (the live site was not read: a newer one may exist)"; !strings.Contains(out.String(), want) {

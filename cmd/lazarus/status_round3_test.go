@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/internal/keys"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // Regression tests for a new user's second trial of lazarus status, one
@@ -91,11 +92,11 @@ func TestStatusN9SourcesFailedText(t *testing.T) {
 		t.Errorf("sources or cause missing:\n%s", stdout)
 	}
 	code, stdout, _ = runStatusArgs(t, "--url", "https://example.org/", "--key", key, "--source", missing, "--no-live", "--json")
-	var rep lzrecover.StatusReport
+	var rep status.Report
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != exitError {
 		t.Fatalf("--json: exit %d, %v", code, err)
 	}
-	if rep.Cause == nil || rep.Cause.Kind != lzrecover.CauseSourcesFailed || len(rep.Notes) == 0 || len(rep.Problems) == 0 {
+	if rep.Cause == nil || rep.Cause.Kind != status.CauseSourcesFailed || len(rep.Notes) == 0 || len(rep.Problems) == 0 {
 		t.Fatalf("--json is not whole: cause %+v, notes %q, problems %q", rep.Cause, rep.Notes, rep.Problems)
 	}
 }
@@ -117,12 +118,12 @@ func TestStatusN10AsOfSaid(t *testing.T) {
 // needed)"; a cause of none yet is named.
 func TestPrintStatusN4N13(t *testing.T) {
 	now := time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC)
-	r := &lzrecover.StatusReport{Site: "https://example.org/", Now: now, Newest: "g2", Live: "g2",
-		Sources: []lzrecover.StatusSource{{Name: "dir=crawl1", Captures: 8, Known: 8}},
-		Generations: []lzrecover.StatusGeneration{{ID: "g1", Time: now, Recoverable: true, SegmentsRebuildable: true, ManifestArchived: true,
-			Segments: []lzrecover.StatusSegment{{Name: "app", K: 1, Stripes: 1, Complete: 1,
-				PerStripe: []lzrecover.StatusStripe{{Need: 1, Combined: 8, Have: map[string]int{"dir=crawl1": 8}}}}}}},
-		Assessment: &lzrecover.StatusAssessment{Generation: "g2", Reason: lzrecover.AssessCarriersUnknown,
+	r := &status.Report{Site: "https://example.org/", Now: now, Newest: "g2", Live: "g2",
+		Sources: []status.SourceReport{{Name: "dir=crawl1", Captures: 8, Known: 8}},
+		Generations: []status.Generation{{ID: "g1", Time: now, Recoverable: true, SegmentsRebuildable: true, ManifestArchived: true,
+			Segments: []status.Segment{{Name: "app", K: 1, Stripes: 1, Complete: 1,
+				PerStripe: []status.Stripe{{Need: 1, Combined: 8, Have: map[string]int{"dir=crawl1": 8}}}}}}},
+		Assessment: &status.Assessment{Generation: "g2", Reason: status.AssessCarriersUnknown,
 			Error: "which pages carry generation g2 is unknown without the serve history (--history)"}}
 	var out bytes.Buffer
 	printStatus(&out, r)

@@ -73,3 +73,8 @@ func readBounded(r io.Reader, limit, hint int64) ([]byte, error) {
 		}
 	}
 }
+
+// MaxTriesPerKey bounds the captures of one key (one digest) fetched
+// after failures: a flaky replay of one capture must not hide the same
+// bytes archived in another.
+const MaxTriesPerKey = 3

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // TestNotTheArchives: when the report's Cause says nothing is
@@ -12,33 +12,33 @@ import (
 // instead of blaming the archives; without a Cause, or when something is
 // recoverable, it does not.
 func TestNotTheArchives(t *testing.T) {
-	wrongKey := func() *lzrecover.StatusReport {
-		return &lzrecover.StatusReport{Now: sampleNow,
-			Sources:  []lzrecover.StatusSource{{Name: "wayback", Captures: 9, Fetched: 9}},
-			Captures: []lzrecover.StatusCapture{{Source: "wayback", URL: "https://example.org/", Rejected: 4}},
-			Cause: &lzrecover.StatusCause{Kind: lzrecover.CauseWrongKey,
+	wrongKey := func() *status.Report {
+		return &status.Report{Now: sampleNow,
+			Sources:  []status.SourceReport{{Name: "wayback", Captures: 9, Fetched: 9}},
+			Captures: []status.Capture{{Source: "wayback", URL: "https://example.org/", Rejected: 4}},
+			Cause: &status.Cause{Kind: status.CauseWrongKey,
 				Message: "found 4 Lazarus blocks or manifests, but none signed by this key: another site's data, or the wrong key"}}
 	}
-	unlisted := func() *lzrecover.StatusReport {
-		return &lzrecover.StatusReport{Now: sampleNow, Sources: []lzrecover.StatusSource{
+	unlisted := func() *status.Report {
+		return &status.Report{Now: sampleNow, Sources: []status.SourceReport{
 			{Name: "wayback", Error: "listing: connection refused"}, {Name: "commoncrawl", Error: "listing: 503"}},
-			Cause: &lzrecover.StatusCause{Kind: lzrecover.CauseSourcesFailed,
+			Cause: &status.Cause{Kind: status.CauseSourcesFailed,
 				Message: "every source failed: source wayback: cannot be read: listing: connection refused; source commoncrawl: cannot be read: listing: 503"}}
 	}
 	for _, tc := range []struct {
 		name string
-		r    *lzrecover.StatusReport
+		r    *status.Report
 		want string // in the headline; "" for the usual one
 	}{
 		{"wrong key", wrongKey(), "none signed by this key"},
 		{"wrong key, headline", wrongKey(), "No generation is recoverable with this key."},
 		{"every source failed to list", unlisted(), "source commoncrawl: cannot be read: listing: 503"},
 		{"every source failed, headline", unlisted(), "Nothing could be read from the archives."},
-		{"other kind", func() *lzrecover.StatusReport { r := unlisted(); r.Cause.Kind = "future"; return r }(), "the archives are not to blame"},
-		{"no cause", func() *lzrecover.StatusReport { r := wrongKey(); r.Cause = nil; return r }(), ""},
-		{"recoverable", func() *lzrecover.StatusReport {
+		{"other kind", func() *status.Report { r := unlisted(); r.Cause.Kind = "future"; return r }(), "the archives are not to blame"},
+		{"no cause", func() *status.Report { r := wrongKey(); r.Cause = nil; return r }(), ""},
+		{"recoverable", func() *status.Report {
 			r := wrongKey()
-			r.RestorePoint = &lzrecover.StatusRestorePoint{Generation: "g", Newest: true}
+			r.RestorePoint = &status.RestorePoint{Generation: "g", Newest: true}
 			return r
 		}(), ""},
 	} {
@@ -60,7 +60,7 @@ func TestNotTheArchives(t *testing.T) {
 func TestOutlookUnavailable(t *testing.T) {
 	r := sampleReport()
 	r.Assessment.Views = nil
-	r.Assessment.Reason = lzrecover.AssessCarriersUnknown
+	r.Assessment.Reason = status.AssessCarriersUnknown
 	r.Assessment.Error = "which pages carry generation x is unknown without the serve history (--history)"
 	raw, _ := render(t, r)
 	if !strings.Contains(raw, "Outlook unavailable: which pages carry generation x") {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // Limits of the blocks-over-time charts.
@@ -58,15 +58,15 @@ type span struct{ From, To, End time.Time }
 // newest generation, the restore point's and the next newest ones, at
 // most maxBlockCharts, and returns how many timelines' segment versions
 // were left out.
-func makeBlockCharts(r *lzrecover.StatusReport, pal palette, sp span) ([]blocksChart, int) {
+func makeBlockCharts(r *status.Report, pal palette, sp span) ([]blocksChart, int) {
 	type key struct{ gen, seg string }
-	groups := map[key][]lzrecover.StatusTimeline{}
+	groups := map[key][]status.Timeline{}
 	for _, t := range r.Timelines {
 		k := key{t.Generation, t.Segment}
 		groups[k] = append(groups[k], t)
 	}
 	var keys []key
-	add := func(g lzrecover.StatusGeneration) {
+	add := func(g status.Generation) {
 		for _, s := range g.Segments {
 			k := key{cmp.Or(s.Version, g.ID), s.Name}
 			if !s.Listing && groups[k] != nil && !slices.Contains(keys, k) && len(keys) < maxBlockCharts {
@@ -87,8 +87,8 @@ func makeBlockCharts(r *lzrecover.StatusReport, pal palette, sp span) ([]blocksC
 // chartedGenerations are the generations whose segment versions the
 // blocks charts draw, in order: the newest, the restore point, the first
 // maxGenerationsRun (repeats allowed).
-func chartedGenerations(r *lzrecover.StatusReport) []lzrecover.StatusGeneration {
-	var out []lzrecover.StatusGeneration
+func chartedGenerations(r *status.Report) []status.Generation {
+	var out []status.Generation
 	if g := findGeneration(r, r.Newest); g != nil {
 		out = append(out, *g)
 	}
@@ -101,7 +101,7 @@ func chartedGenerations(r *lzrecover.StatusReport) []lzrecover.StatusGeneration 
 }
 
 // makeBlocksChart draws one (generation, segment) pair's timelines.
-func makeBlocksChart(r *lzrecover.StatusReport, gen, seg string, ts []lzrecover.StatusTimeline, pal palette, sp span) blocksChart {
+func makeBlocksChart(r *status.Report, gen, seg string, ts []status.Timeline, pal palette, sp span) blocksChart {
 	c := blocksChart{Generation: gen, Segment: seg, K: ts[0].K, Stripes: ts[0].Stripes, Width: blocksWidth, Height: blocksHeight}
 	c.Title = fmt.Sprintf("%s · generation %s · k = %d", shorten(seg, 22), shorten(gen, 12), c.K)
 	top := max(c.K+segmentM(r, gen, seg), 1)
@@ -116,7 +116,7 @@ func makeBlocksChart(r *lzrecover.StatusReport, gen, seg string, ts []lzrecover.
 	c.Left, c.Right, c.Top, c.Bottom = num(x.r0), num(x.r1), num(y.r1), num(y.r0)
 	c.KY = num(y.at(float64(c.K)))
 	c.XTicks, c.YTicks = timeTicks(sp.From, sp.To, x, 5), intTicks(top, y)
-	slices.SortStableFunc(ts, func(a, b lzrecover.StatusTimeline) int {
+	slices.SortStableFunc(ts, func(a, b status.Timeline) int {
 		return cmp.Compare(seriesRank(a.Source, pal), seriesRank(b.Source, pal))
 	})
 	for _, t := range ts {
@@ -127,7 +127,7 @@ func makeBlocksChart(r *lzrecover.StatusReport, gen, seg string, ts []lzrecover.
 
 // seriesRank draws the archives combined first, under the sources.
 func seriesRank(source string, pal palette) int {
-	if source == lzrecover.StatusCombined {
+	if source == status.Combined {
 		return -1
 	}
 	if i, ok := pal.index[source]; ok {
@@ -140,10 +140,10 @@ func seriesRank(source string, pal palette) int {
 // axis's start to its last value at the audit time. Points that fall in one
 // pixel column are drawn once, as the last of them: a chart of a large
 // segment stays as small as the chart, however many captures added blocks.
-func makeBlockSeries(t lzrecover.StatusTimeline, pal palette, sp span, x, y scale, top int) blockSeries {
-	s := blockSeries{Source: t.Source, Colour: pal.colour(t.Source), Combined: t.Source == lzrecover.StatusCombined}
+func makeBlockSeries(t status.Timeline, pal palette, sp span, x, y scale, top int) blockSeries {
+	s := blockSeries{Source: t.Source, Colour: pal.colour(t.Source), Combined: t.Source == status.Combined}
 	pts := slices.Clone(t.Points)
-	slices.SortStableFunc(pts, func(a, b lzrecover.StatusTimelinePoint) int { return a.Time.Compare(b.Time) })
+	slices.SortStableFunc(pts, func(a, b status.TimelinePoint) int { return a.Time.Compare(b.Time) })
 	var path strings.Builder
 	fmt.Fprintf(&path, "M%s,%s", num(x.r0), num(y.at(0)))
 	column := math.NaN()
@@ -168,7 +168,7 @@ func makeBlockSeries(t lzrecover.StatusTimeline, pal palette, sp span, x, y scal
 
 // segmentM is the parity count of a segment of a generation (or a
 // generation whose segment version it is), 0 if unknown.
-func segmentM(r *lzrecover.StatusReport, gen, seg string) int {
+func segmentM(r *status.Report, gen, seg string) int {
 	for _, g := range r.Generations {
 		for _, s := range g.Segments {
 			if s.Name == seg && (g.ID == gen || s.Version == gen) {

@@ -7,8 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/internal/humane"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // Layout and limits of the per-page capture timeline.
@@ -53,12 +54,12 @@ type pageDot struct {
 
 // makePagesChart draws the first MaxPagesShown pages (carriers first, then
 // by depth and URL), nil if there are none.
-func makePagesChart(r *lzrecover.StatusReport, pal palette, sp span) *pagesChart {
+func makePagesChart(r *status.Report, pal palette, sp span) *pagesChart {
 	if len(r.Pages) == 0 {
 		return nil
 	}
 	pages := slices.Clone(r.Pages)
-	slices.SortStableFunc(pages, func(a, b lzrecover.StatusPage) int {
+	slices.SortStableFunc(pages, func(a, b status.Page) int {
 		if a.Carrier != b.Carrier {
 			if a.Carrier {
 				return -1
@@ -90,7 +91,7 @@ func makePagesChart(r *lzrecover.StatusReport, pal palette, sp span) *pagesChart
 }
 
 // makePageRow draws one page's captures within the span.
-func makePageRow(p lzrecover.StatusPage, i int, pal palette, sp span, x scale) pageRow {
+func makePageRow(p status.Page, i int, pal palette, sp span, x scale) pageRow {
 	y := float64(pagesTop + i*rowHeight + rowHeight/2)
 	row := pageRow{Y: num(y), TextY: num(y + 3.5), URL: shorten(p.URL, urlShown), Carrier: p.Carrier, Depth: p.Depth}
 	type px struct {
@@ -126,7 +127,7 @@ func makePageRow(p lzrecover.StatusPage, i int, pal palette, sp span, x scale) p
 		kind = "carries blocks of the newest generation"
 	}
 	depth := "depth unknown"
-	if p.Depth != lzrecover.DepthUnknown {
+	if p.Depth != status.DepthUnknown {
 		depth = fmt.Sprintf("depth %d", p.Depth)
 	}
 	row.Title = fmt.Sprintf("%s\n%s, %s\n%s: %s", shorten(p.URL, urlTitle), depth, kind,
@@ -137,7 +138,7 @@ func makePageRow(p lzrecover.StatusPage, i int, pal palette, sp span, x scale) p
 // depthOrder sorts pages of unknown depth (recover.DepthUnknown) after
 // those of known depth.
 func depthOrder(d int) int {
-	if d == lzrecover.DepthUnknown {
+	if d == status.DepthUnknown {
 		return math.MaxInt
 	}
 	return d

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // precHeight is the height of the recoverability chart.
@@ -58,7 +58,7 @@ type precDot struct {
 
 // makePrecChart draws the assessment's views at every time the model
 // computed, nil if there is nothing to draw.
-func makePrecChart(a *lzrecover.StatusAssessment) *precChart {
+func makePrecChart(a *status.Assessment) *precChart {
 	if a == nil || len(a.Views) == 0 {
 		return nil
 	}
@@ -98,7 +98,7 @@ func makePrecChart(a *lzrecover.StatusAssessment) *precChart {
 // that rebuilt the generation by then), so the steps are a lower bound
 // and never show a value the model did not give. The reach marker is the
 // view's own reach time, on the target line.
-func makePrecLine(v lzrecover.StatusModelView, i, n int, target float64, x afterScale, y scale) precLine {
+func makePrecLine(v status.ModelView, i, n int, target float64, x afterScale, y scale) precLine {
 	l := precLine{View: v.Name, Label: v.Name, Colour: viewColours[v.Name], Reached: v.Reached, ReachNS: int64(v.ReachIn),
 		ReachText: reachText(v)}
 	if l.Colour == "" {
@@ -114,7 +114,7 @@ func makePrecLine(v lzrecover.StatusModelView, i, n int, target float64, x after
 		l.Dash = "7 4"
 	}
 	type known struct {
-		lzrecover.StatusProbability
+		status.Probability
 		reach bool // the reach time: a vertex, not a dot
 	}
 	var at []known
@@ -125,7 +125,7 @@ func makePrecLine(v lzrecover.StatusModelView, i, n int, target float64, x after
 	}
 	if v.Reached && v.ReachIn > 0 && !math.IsNaN(target) &&
 		!slices.ContainsFunc(at, func(p known) bool { return p.After == v.ReachIn }) {
-		at = append(at, known{lzrecover.StatusProbability{After: v.ReachIn, P: target}, true})
+		at = append(at, known{status.Probability{After: v.ReachIn, P: target}, true})
 	}
 	slices.SortStableFunc(at, func(a, b known) int { return cmp.Compare(a.After, b.After) })
 	var path strings.Builder

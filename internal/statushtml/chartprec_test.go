@@ -7,32 +7,32 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/html"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"golang.org/x/net/html"
 )
 
 // denseTimes are the times the status command asks the model for.
 var denseTimes = []time.Duration{0, time.Hour, 6 * time.Hour, day, 2 * day, 3 * day, 5 * day, 7 * day, 10 * day, 14 * day, 21 * day, 30 * day}
 
 // curve is P_rec at the given times: 0 now, 1 from an hour on.
-func curve(times []time.Duration) []lzrecover.StatusProbability {
-	var out []lzrecover.StatusProbability
+func curve(times []time.Duration) []status.Probability {
+	var out []status.Probability
 	for _, t := range times {
 		p := 0.0
 		if t >= time.Hour {
 			p = 1
 		}
-		out = append(out, lzrecover.StatusProbability{After: t, P: p})
+		out = append(out, status.Probability{After: t, P: p})
 	}
 	return out
 }
 
 // withViews is the sample report whose views both follow curve(times)
 // and reach the target in reach.
-func withViews(times []time.Duration, reach time.Duration) *lzrecover.StatusReport {
+func withViews(times []time.Duration, reach time.Duration) *status.Report {
 	r := sampleReport()
-	r.Assessment.Views = []lzrecover.StatusModelView{
+	r.Assessment.Views = []status.ModelView{
 		{Name: "independent", Reached: true, ReachIn: reach, At: curve(times), Exact: true},
 		{Name: "sweep", Reached: true, ReachIn: reach, At: curve(times), Exact: true},
 	}

@@ -1,6 +1,6 @@
 // Package statushtml writes the report of `lazarus status --html FILE`: one
 // self-contained HTML page (inline CSS and SVG, no script, nothing fetched)
-// drawn from a recover.StatusReport.
+// drawn from a status.Report.
 //
 // Where things live:
 //

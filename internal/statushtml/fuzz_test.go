@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/html"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"golang.org/x/net/html"
 )
 
 // FuzzWrite: whatever names, URLs and figures a report holds, Write makes
@@ -24,7 +24,7 @@ func FuzzWrite(f *testing.F) {
 		// the same report with every string replaced by a plain token
 		// (equal strings by equal tokens) has the same elements and
 		// attributes: no string changed the page's structure
-		tokens := map[string]string{"": "", lzrecover.StatusCombined: lzrecover.StatusCombined}
+		tokens := map[string]string{"": "", status.Combined: status.Combined}
 		tok := func(s string) string {
 			if _, ok := tokens[s]; !ok {
 				tokens[s] = fmt.Sprintf("token%d", len(tokens))
@@ -41,20 +41,20 @@ func FuzzWrite(f *testing.F) {
 // fuzzPage renders a small report holding the given strings and figures.
 func fuzzPage(t *testing.T, site, segment, source, url, problem string, k, m, weakest int, p, se float64, age, after, secs int64) *html.Node {
 	at := sampleNow.Add(time.Duration(secs) * time.Second)
-	r := &lzrecover.StatusReport{Site: site, Now: sampleNow, Newest: segment, Problems: []string{problem}, Notes: []string{url},
-		Sources:      []lzrecover.StatusSource{{Name: source, Error: problem}},
-		Captures:     []lzrecover.StatusCapture{{Source: source, URL: url, Time: at}},
-		RestorePoint: &lzrecover.StatusRestorePoint{Generation: segment, Time: at, Age: time.Duration(age)},
-		Generations: []lzrecover.StatusGeneration{{ID: segment, Time: at, Short: []string{problem}, Segments: []lzrecover.StatusSegment{{
+	r := &status.Report{Site: site, Now: sampleNow, Newest: segment, Problems: []string{problem}, Notes: []string{url},
+		Sources:      []status.SourceReport{{Name: source, Error: problem}},
+		Captures:     []status.Capture{{Source: source, URL: url, Time: at}},
+		RestorePoint: &status.RestorePoint{Generation: segment, Time: at, Age: time.Duration(age)},
+		Generations: []status.Generation{{ID: segment, Time: at, Short: []string{problem}, Segments: []status.Segment{{
 			Name: segment, Version: site, K: k, M: m, Stripes: 1,
-			PerStripe: []lzrecover.StatusStripe{{Need: k, Have: map[string]int{source: weakest}, Combined: weakest}}}}}},
-		Timelines: []lzrecover.StatusTimeline{{Generation: segment, Segment: segment, Source: source, K: k, Stripes: m,
-			Points: []lzrecover.StatusTimelinePoint{{Time: at, Weakest: weakest, Blocks: m}}}},
-		Assessment: &lzrecover.StatusAssessment{Generation: segment, Target: p, Error: problem, Views: []lzrecover.StatusModelView{{
+			PerStripe: []status.Stripe{{Need: k, Have: map[string]int{source: weakest}, Combined: weakest}}}}}},
+		Timelines: []status.Timeline{{Generation: segment, Segment: segment, Source: source, K: k, Stripes: m,
+			Points: []status.TimelinePoint{{Time: at, Weakest: weakest, Blocks: m}}}},
+		Assessment: &status.Assessment{Generation: segment, Target: p, Error: problem, Views: []status.ModelView{{
 			Name: source, Reached: true, ReachIn: time.Duration(after),
-			At:       []lzrecover.StatusProbability{{After: time.Duration(after), P: p, StdErr: se}},
-			Segments: []lzrecover.StatusSegmentOutlook{{Name: segment, At: []lzrecover.StatusProbability{{P: se}}}}}}},
-		Pages: []lzrecover.StatusPage{{URL: url, Depth: k, Carrier: true, Captures: map[string][]time.Time{source: {at, sampleNow}}}},
+			At:       []status.Probability{{After: time.Duration(after), P: p, StdErr: se}},
+			Segments: []status.SegmentOutlook{{Name: segment, At: []status.Probability{{P: se}}}}}}},
+		Pages: []status.Page{{URL: url, Depth: k, Carrier: true, Captures: map[string][]time.Time{source: {at, sampleNow}}}},
 	}
 	_, doc := render(t, r)
 	return doc

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/html"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"golang.org/x/net/html"
 )
 
 // Hostile strings planted in the sample report where archives, sites or
@@ -33,15 +33,15 @@ const samplePages = MaxPagesShown + 37
 // sampleReport is a report like the one Status gives for a site whose
 // newest generation g3 is short of one segment while g2 is recoverable
 // (exit 3), audited in three archives, one with a hostile name.
-func sampleReport() *lzrecover.StatusReport {
+func sampleReport() *status.Report {
 	ago := func(days float64) time.Time { return sampleNow.Add(-time.Duration(days * float64(day))) }
 	sources := []string{"wayback", "commoncrawl", hostileSource}
-	r := &lzrecover.StatusReport{Site: hostileSite, Now: sampleNow, Newest: "g3",
-		History:  lzrecover.StatusHistory{Stores: 1, Records: 812, Manifests: 3},
+	r := &status.Report{Site: hostileSite, Now: sampleNow, Newest: "g3",
+		History:  status.History{Stores: 1, Records: 812, Manifests: 3},
 		Notes:    []string{"Captures after the audit time are not counted."},
 		Problems: []string{hostileProblem, "wayback: 2 captures could not be fetched"}}
 	for i, s := range sources {
-		r.Sources = append(r.Sources, lzrecover.StatusSource{Name: s, Captures: 100 - 30*i, Known: 80 - 30*i, Fetched: 18, Failed: 2})
+		r.Sources = append(r.Sources, status.SourceReport{Name: s, Captures: 100 - 30*i, Known: 80 - 30*i, Fetched: 18, Failed: 2})
 	}
 	segs := []struct {
 		name        string
@@ -51,9 +51,9 @@ func sampleReport() *lzrecover.StatusReport {
 		id   string
 		made float64
 	}{{"g3", 10}, {"g2", 40}, {"g1", 80}} {
-		gen := lzrecover.StatusGeneration{ID: g.id, Time: ago(g.made), Recoverable: gi > 0}
+		gen := status.Generation{ID: g.id, Time: ago(g.made), Recoverable: gi > 0}
 		for si, s := range segs {
-			seg := lzrecover.StatusSegment{Name: s.name, Version: g.id, K: s.k, M: s.m, Stripes: s.strip, Recoverable: true}
+			seg := status.Segment{Name: s.name, Version: g.id, K: s.k, M: s.m, Stripes: s.strip, Recoverable: true}
 			if gi == 0 && si == 0 {
 				seg.Version = "g2" // unchanged since g2
 			}
@@ -63,7 +63,7 @@ func sampleReport() *lzrecover.StatusReport {
 					have = map[string]int{"wayback": 6 + st%3, hostileSource: 1}
 				}
 				comb := min(s.k+s.m, have["wayback"]+have["commoncrawl"]+have[hostileSource])
-				seg.PerStripe = append(seg.PerStripe, lzrecover.StatusStripe{Index: st, Need: s.k, Have: have, Combined: comb})
+				seg.PerStripe = append(seg.PerStripe, status.Stripe{Index: st, Need: s.k, Have: have, Combined: comb})
 				if comb >= s.k {
 					seg.Complete++
 				} else {
@@ -72,7 +72,7 @@ func sampleReport() *lzrecover.StatusReport {
 			}
 			gen.Segments = append(gen.Segments, seg)
 			if seg.Version == g.id { // Status gives each segment version's timelines once
-				r.Timelines = append(r.Timelines, sampleTimelines(g.id, seg, ago(g.made-0.5), append(sources[:2:2], lzrecover.StatusCombined))...)
+				r.Timelines = append(r.Timelines, sampleTimelines(g.id, seg, ago(g.made-0.5), append(sources[:2:2], status.Combined))...)
 			}
 		}
 		if !gen.Recoverable {
@@ -80,25 +80,25 @@ func sampleReport() *lzrecover.StatusReport {
 		}
 		r.Generations = append(r.Generations, gen)
 	}
-	r.RestorePoint = &lzrecover.StatusRestorePoint{Generation: "g2", Time: ago(40), Age: 40 * day}
-	r.Assessment = &lzrecover.StatusAssessment{Generation: "g3", Target: 0.99, Pages: 24, Carriers: 8,
-		Views: []lzrecover.StatusModelView{
+	r.RestorePoint = &status.RestorePoint{Generation: "g2", Time: ago(40), Age: 40 * day}
+	r.Assessment = &status.Assessment{Generation: "g3", Target: 0.99, Pages: 24, Carriers: 8,
+		Views: []status.ModelView{
 			{Name: "independent", Reached: true, ReachIn: 12*day + 5*time.Hour, At: probs(0.62, 0.954, 0.9987, 0)},
 			{Name: "sweep", Reached: true, ReachIn: 41 * day, At: probs(0.55, 0.83, 0.97, 0.0031)},
 		}}
 	for i := range r.Assessment.Views {
 		v := &r.Assessment.Views[i]
-		v.Segments = []lzrecover.StatusSegmentOutlook{{Name: "db", At: v.At}, {Name: hostileSegment, At: probs(1, 1, 1, 0)}}
+		v.Segments = []status.SegmentOutlook{{Name: "db", At: v.At}, {Name: hostileSegment, At: probs(1, 1, 1, 0)}}
 	}
 	for i := range samplePages {
-		p := lzrecover.StatusPage{URL: fmt.Sprintf("https://example.org/p/%03d.html", i), Depth: 1 + i%4, Carrier: i%3 == 0,
+		p := status.Page{URL: fmt.Sprintf("https://example.org/p/%03d.html", i), Depth: 1 + i%4, Carrier: i%3 == 0,
 			Captures: map[string][]time.Time{}}
 		if i == 0 {
 			p.URL, p.Depth = hostileURL, 0
 		}
 		for c := range i % 7 {
 			p.Captures["wayback"] = append(p.Captures["wayback"], ago(float64(2+c*11+i%5)))
-			r.Captures = append(r.Captures, lzrecover.StatusCapture{Source: "wayback", URL: p.URL, Time: ago(float64(2 + c*11 + i%5)), How: lzrecover.HowHistory})
+			r.Captures = append(r.Captures, status.Capture{Source: "wayback", URL: p.URL, Time: ago(float64(2 + c*11 + i%5)), How: status.HowHistory})
 		}
 		if i%5 == 0 {
 			p.Captures["commoncrawl"] = []time.Time{ago(20), ago(50)}
@@ -110,23 +110,23 @@ func sampleReport() *lzrecover.StatusReport {
 
 // sampleTimelines are the segment's timelines per source, rising in four
 // captures two days apart from start to the weakest stripe's final count.
-func sampleTimelines(gen string, seg lzrecover.StatusSegment, start time.Time, sources []string) []lzrecover.StatusTimeline {
-	var out []lzrecover.StatusTimeline
+func sampleTimelines(gen string, seg status.Segment, start time.Time, sources []string) []status.Timeline {
+	var out []status.Timeline
 	for j, src := range sources {
 		final := -1
 		for _, st := range seg.PerStripe {
 			n := st.Have[src]
-			if src == lzrecover.StatusCombined {
+			if src == status.Combined {
 				n = st.Combined
 			}
 			if final < 0 || n < final {
 				final = n
 			}
 		}
-		tl := lzrecover.StatusTimeline{Generation: gen, Segment: seg.Name, Source: src, K: seg.K, Stripes: seg.Stripes}
+		tl := status.Timeline{Generation: gen, Segment: seg.Name, Source: src, K: seg.K, Stripes: seg.Stripes}
 		for step := 1; step <= 4; step++ {
 			w := final * step / 4
-			tl.Points = append(tl.Points, lzrecover.StatusTimelinePoint{Time: start.Add(time.Duration(2*step+j) * day),
+			tl.Points = append(tl.Points, status.TimelinePoint{Time: start.Add(time.Duration(2*step+j) * day),
 				Weakest: w, Blocks: w*seg.Stripes + step%2})
 		}
 		out = append(out, tl)
@@ -136,23 +136,23 @@ func sampleTimelines(gen string, seg lzrecover.StatusSegment, start time.Time, s
 
 // probs are P_rec at the times the status command asks for (denseTimes):
 // now, in 7 and in 30 days as given, rising between them.
-func probs(now, week, month, se float64) []lzrecover.StatusProbability {
+func probs(now, week, month, se float64) []status.Probability {
 	rise := func(from, to float64, d, span time.Duration) float64 {
 		return from + (to-from)*math.Log1p(d.Hours())/math.Log1p(span.Hours())
 	}
-	var out []lzrecover.StatusProbability
+	var out []status.Probability
 	for _, t := range denseTimes {
 		p := rise(week, month, t-7*day, 23*day)
 		if t <= 7*day {
 			p = rise(now, week, t, 7*day)
 		}
-		out = append(out, lzrecover.StatusProbability{After: t, P: p, StdErr: se})
+		out = append(out, status.Probability{After: t, P: p, StdErr: se})
 	}
 	return out
 }
 
 // render writes r and parses the page.
-func render(t testing.TB, r *lzrecover.StatusReport) (string, *html.Node) {
+func render(t testing.TB, r *status.Report) (string, *html.Node) {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := Write(&buf, r); err != nil {

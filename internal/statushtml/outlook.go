@@ -4,8 +4,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/internal/humane"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // correlationNote is the plain sentence issue 10 asks for beside the two
@@ -24,7 +25,7 @@ type outlook struct {
 	Carriers   int    // of which carry blocks
 	Error      string
 	// Unavailable: the model was not run because the generation's
-	// carriers are unknown (lzrecover.AssessCarriersUnknown); Error says
+	// carriers are unknown (status.AssessCarriersUnknown); Error says
 	// why.
 	Unavailable bool
 	Times       []column
@@ -70,12 +71,12 @@ var viewLabels = map[string]string{
 }
 
 // makeOutlook lays out r's assessment, nil if there is none.
-func makeOutlook(a *lzrecover.StatusAssessment) *outlook {
+func makeOutlook(a *status.Assessment) *outlook {
 	if a == nil {
 		return nil
 	}
 	o := &outlook{Generation: a.Generation, Target: fmtPercent(a.Target), TargetP: machine(a.Target),
-		Pages: a.Pages, Carriers: a.Carriers, Error: a.Error, Unavailable: a.Reason == lzrecover.AssessCarriersUnknown}
+		Pages: a.Pages, Carriers: a.Carriers, Error: a.Error, Unavailable: a.Reason == status.AssessCarriersUnknown}
 	var times []time.Duration
 	for _, v := range a.Views {
 		for _, p := range v.At {
@@ -120,10 +121,10 @@ func tableTimes(times []time.Duration) []time.Duration {
 }
 
 // cells lays out the probabilities at the given times.
-func cells(times []time.Duration, at []lzrecover.StatusProbability) []probCell {
+func cells(times []time.Duration, at []status.Probability) []probCell {
 	out := make([]probCell, len(times))
 	for i, t := range times {
-		j := slices.IndexFunc(at, func(p lzrecover.StatusProbability) bool { return p.After == t })
+		j := slices.IndexFunc(at, func(p status.Probability) bool { return p.After == t })
 		if j < 0 {
 			out[i] = probCell{Missing: true, AfterNS: int64(t), Text: "—"}
 			continue
@@ -139,7 +140,7 @@ func cells(times []time.Duration, at []lzrecover.StatusProbability) []probCell {
 }
 
 // reachText says when a view reaches the target.
-func reachText(v lzrecover.StatusModelView) string {
+func reachText(v status.ModelView) string {
 	switch {
 	case !v.Reached:
 		return "not within the horizon"

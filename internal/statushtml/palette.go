@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // colours are the sources' colours (Okabe–Ito, distinguishable with the
@@ -29,8 +29,8 @@ type palette struct {
 }
 
 // makePalette collects the source names of r.
-func makePalette(r *lzrecover.StatusReport) palette {
-	seen := map[string]bool{lzrecover.StatusCombined: true}
+func makePalette(r *status.Report) palette {
+	seen := map[string]bool{status.Combined: true}
 	var names []string
 	add := func(n string) {
 		if !seen[n] {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // maxGenerationTables bounds the generations tabulated, newest first.
@@ -37,7 +37,7 @@ type segRow struct {
 
 // makeGenTables tabulates the first maxGenerationTables generations and
 // returns how many were left out.
-func makeGenTables(r *lzrecover.StatusReport, pal palette) ([]genTable, int) {
+func makeGenTables(r *status.Report, pal palette) ([]genTable, int) {
 	var out []genTable
 	for i, g := range r.Generations {
 		if i == maxGenerationTables {
@@ -72,7 +72,7 @@ func makeGenTables(r *lzrecover.StatusReport, pal palette) ([]genTable, int) {
 }
 
 // makeSegRow summarizes one segment's stripes.
-func makeSegRow(gen string, s lzrecover.StatusSegment, sources []legendItem) segRow {
+func makeSegRow(gen string, s status.Segment, sources []legendItem) segRow {
 	row := segRow{Name: s.Name, Version: s.Version, Listing: s.Listing, K: s.K, M: s.M, Stripes: s.Stripes,
 		Complete: s.Complete, Recoverable: s.Recoverable, Reported: len(s.PerStripe),
 		Unchanged: s.Version != "" && s.Version != gen, PerSource: make([]int, len(sources))}

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/net/html"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"golang.org/x/net/html"
 )
 
 // TestSentencesWhole: the project's own sentences are shown whole, in
@@ -22,7 +22,7 @@ func TestSentencesWhole(t *testing.T) {
 	g := &r.Generations[0]
 	r.Newest, g.Recoverable = g.ID, false
 	r.RestorePoint = nil
-	g.Short = []string{long, `segment "` + hostile + `" is 2 blocks short (stripe 0 has 1 of 3)`, lzrecover.ManifestMissingRebuildable, "d", "e", "f"}
+	g.Short = []string{long, `segment "` + hostile + `" is 2 blocks short (stripe 0 has 1 of 3)`, status.ManifestMissingRebuildable, "d", "e", "f"}
 	_, doc := render(t, r)
 	gen := find(doc, func(n *html.Node) bool { v, _ := attr(n, "data-generation"); return n.Data == "table" && v == g.ID })
 	if len(gen) != 1 {
@@ -30,7 +30,7 @@ func TestSentencesWhole(t *testing.T) {
 	}
 	for part, n := range map[string]*html.Node{"headline": byID(t, doc, "verdict"), "table": gen[0].PrevSibling.PrevSibling} {
 		all := strings.Join(strings.Fields(text(n)), " ")
-		if !strings.Contains(all, long) || !strings.Contains(all, lzrecover.ManifestMissingRebuildable) {
+		if !strings.Contains(all, long) || !strings.Contains(all, status.ManifestMissingRebuildable) {
 			t.Errorf("%s: a sentence is cut: %q", part, all)
 		}
 		if strings.Contains(all, hostile) || !strings.Contains(all, `segment "xxxx`) || !strings.Contains(all, `xxx" is 2 blocks short (stripe 0 has 1 of 3)`) || !strings.Contains(all, "…") {
@@ -66,10 +66,10 @@ func TestShortenWords(t *testing.T) {
 // none were found.
 func TestWrongKeyWording(t *testing.T) {
 	msg := "found 17 Lazarus blocks or manifests, but none signed by this key: another site's data, or the wrong key"
-	r := &lzrecover.StatusReport{Now: sampleNow,
-		Sources:  []lzrecover.StatusSource{{Name: "wayback", Captures: 9, Fetched: 9}},
-		Captures: []lzrecover.StatusCapture{{Source: "wayback", URL: "https://example.org/", Rejected: 17}},
-		Cause:    &lzrecover.StatusCause{Kind: lzrecover.CauseWrongKey, Message: msg}}
+	r := &status.Report{Now: sampleNow,
+		Sources:  []status.SourceReport{{Name: "wayback", Captures: 9, Fetched: 9}},
+		Captures: []status.Capture{{Source: "wayback", URL: "https://example.org/", Rejected: 17}},
+		Cause:    &status.Cause{Kind: status.CauseWrongKey, Message: msg}}
 	_, doc := render(t, r)
 	head := strings.Join(strings.Fields(text(byID(t, doc, "verdict"))), " ")
 	if want := "Found 17 Lazarus blocks or manifests, but none signed by this key: another site's data, or the wrong key (see Problems)."; !strings.Contains(head, want) {
@@ -82,7 +82,7 @@ func TestWrongKeyWording(t *testing.T) {
 	if !strings.Contains(nb, "none verified with this key") || strings.Contains(nb, "No blocks") {
 		t.Errorf("the block section says %q", nb)
 	}
-	r.Cause = &lzrecover.StatusCause{Kind: lzrecover.CauseSourcesFailed, Message: "source wayback: cannot be read: listing: 503"}
+	r.Cause = &status.Cause{Kind: status.CauseSourcesFailed, Message: "source wayback: cannot be read: listing: 503"}
 	_, doc = render(t, r)
 	if nb := text(byID(t, doc, "no-blocks")); !strings.Contains(nb, "Nothing could be read") {
 		t.Errorf("sources failed: the block section says %q", nb)

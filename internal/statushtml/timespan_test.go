@@ -6,29 +6,29 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/html"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"golang.org/x/net/html"
 )
 
 // recentReport is a site first published two minutes before the audit:
 // every capture and the generation are from the last two minutes.
-func recentReport() *lzrecover.StatusReport {
+func recentReport() *status.Report {
 	made := sampleNow.Add(-2 * time.Minute)
-	r := &lzrecover.StatusReport{Site: "https://example.org/", Now: sampleNow, Newest: "g1",
-		RestorePoint: &lzrecover.StatusRestorePoint{Generation: "g1", Time: made, Age: 2 * time.Minute, Newest: true},
-		Generations: []lzrecover.StatusGeneration{{ID: "g1", Time: made, Recoverable: true, Segments: []lzrecover.StatusSegment{{
+	r := &status.Report{Site: "https://example.org/", Now: sampleNow, Newest: "g1",
+		RestorePoint: &status.RestorePoint{Generation: "g1", Time: made, Age: 2 * time.Minute, Newest: true},
+		Generations: []status.Generation{{ID: "g1", Time: made, Recoverable: true, Segments: []status.Segment{{
 			Name: "app", Version: "g1", K: 1, M: 7, Stripes: 1, Complete: 1, Recoverable: true,
-			PerStripe: []lzrecover.StatusStripe{{Need: 1, Have: map[string]int{"wayback": 8}, Combined: 8}}}}}}}
+			PerStripe: []status.Stripe{{Need: 1, Have: map[string]int{"wayback": 8}, Combined: 8}}}}}}}
 	for i := range 9 {
 		at := made.Add(time.Duration(i) * 15 * time.Second)
 		url := "https://example.org/p" + strconv.Itoa(i)
-		r.Captures = append(r.Captures, lzrecover.StatusCapture{Source: "wayback", URL: url, Time: at})
-		r.Pages = append(r.Pages, lzrecover.StatusPage{URL: url, Captures: map[string][]time.Time{"wayback": {at}}})
+		r.Captures = append(r.Captures, status.Capture{Source: "wayback", URL: url, Time: at})
+		r.Pages = append(r.Pages, status.Page{URL: url, Captures: map[string][]time.Time{"wayback": {at}}})
 	}
-	for _, src := range []string{"wayback", lzrecover.StatusCombined} {
-		r.Timelines = append(r.Timelines, lzrecover.StatusTimeline{Generation: "g1", Segment: "app", Source: src, K: 1, Stripes: 1,
-			Points: []lzrecover.StatusTimelinePoint{{Time: made.Add(10 * time.Second), Blocks: 3, Weakest: 3}, {Time: made.Add(80 * time.Second), Blocks: 8, Weakest: 8}}})
+	for _, src := range []string{"wayback", status.Combined} {
+		r.Timelines = append(r.Timelines, status.Timeline{Generation: "g1", Segment: "app", Source: src, K: 1, Stripes: 1,
+			Points: []status.TimelinePoint{{Time: made.Add(10 * time.Second), Blocks: 3, Weakest: 3}, {Time: made.Add(80 * time.Second), Blocks: 8, Weakest: 8}}})
 	}
 	return r
 }
@@ -76,7 +76,7 @@ func TestTimeAxisSpansData(t *testing.T) {
 // TestTimeSpanOneInstant: data at a single instant still gives an axis
 // some minutes wide, the instant inside it.
 func TestTimeSpanOneInstant(t *testing.T) {
-	r := &lzrecover.StatusReport{Now: sampleNow, Captures: []lzrecover.StatusCapture{{Time: sampleNow}}}
+	r := &status.Report{Now: sampleNow, Captures: []status.Capture{{Time: sampleNow}}}
 	sp := timeSpan(r)
 	if !sp.From.Before(sampleNow) || !sp.To.After(sampleNow) || sp.To.Sub(sp.From) > time.Hour || !sp.End.Equal(sampleNow) {
 		t.Errorf("span %+v around %v", sp, sampleNow)

@@ -3,8 +3,9 @@ package statushtml
 import (
 	"fmt"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/internal/humane"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // verdict is the page's headline.
@@ -28,16 +29,16 @@ type restorePoint struct {
 
 // makeVerdict says whether the newest generation is recoverable now, what
 // the restore point is, and what the exit code means.
-func makeVerdict(r *lzrecover.StatusReport) verdict {
+func makeVerdict(r *status.Report) verdict {
 	v := verdict{Exit: r.Outcome().ExitCode(), Newest: r.Newest}
 	if rp := r.RestorePoint; rp != nil {
 		v.Point = &restorePoint{Generation: rp.Generation, Time: fmtTime(rp.Time), Age: humane.Duration(rp.Age),
 			TimeRFC: rfc3339(rp.Time), AgeNS: int64(rp.Age), Newest: rp.Newest}
 	}
 	switch r.Outcome() {
-	case lzrecover.NewestRecoverable:
+	case status.NewestRecoverable:
 		v.Class, v.Title = "ok", "The newest generation is recoverable from the archives now."
-	case lzrecover.OlderRecoverable:
+	case status.OlderRecoverable:
 		v.Class, v.Title = "warn", "Only an older generation is recoverable from the archives now."
 	default:
 		v.Class, v.Title = "bad", "Nothing is recoverable from the archives now."
@@ -82,7 +83,7 @@ func joinShort(short []string) string {
 }
 
 // findGeneration returns the generation with the given id, nil if none.
-func findGeneration(r *lzrecover.StatusReport, id string) *lzrecover.StatusGeneration {
+func findGeneration(r *status.Report, id string) *status.Generation {
 	for i := range r.Generations {
 		if id != "" && r.Generations[i].ID == id {
 			return &r.Generations[i]

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/net/html"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"golang.org/x/net/html"
 )
 
 // TestSingulars: counts of one read in the singular everywhere on the
@@ -15,9 +15,9 @@ import (
 func TestSingulars(t *testing.T) {
 	r := recentReport()
 	r.Captures = r.Captures[:1]
-	r.History = lzrecover.StatusHistory{Stores: 1, Records: 1, Manifests: 1, Skipped: 1}
-	r.Assessment = &lzrecover.StatusAssessment{Generation: "g1", Target: 0.99, Pages: 1, Carriers: 1,
-		Views: []lzrecover.StatusModelView{{Name: "sweep", Reached: true, At: curve(denseTimes)}}}
+	r.History = status.History{Stores: 1, Records: 1, Manifests: 1, Skipped: 1}
+	r.Assessment = &status.Assessment{Generation: "g1", Target: 0.99, Pages: 1, Carriers: 1,
+		Views: []status.ModelView{{Name: "sweep", Reached: true, At: curve(denseTimes)}}}
 	_, doc := render(t, r)
 	all := strings.Join(strings.Fields(text(doc)), " ")
 	if bad := regexp.MustCompile(`\b1 (store|page version|manifest|damaged entrie|capture|carrier page|page|generation|block|segment|stripe)s\b`).FindAllString(all, -1); bad != nil {
@@ -32,7 +32,7 @@ func TestSingulars(t *testing.T) {
 	if cells := find(row, func(n *html.Node) bool { return n.Data == "td" }); text(cells[3]) != "8 (1 needed)" {
 		t.Errorf("the fewest blocks in a stripe read %q, want \"8 (1 needed)\"", text(cells[3]))
 	}
-	r.History = lzrecover.StatusHistory{Stores: 2, Skipped: 3}
+	r.History = status.History{Stores: 2, Skipped: 3}
 	if _, doc := render(t, r); !strings.Contains(text(doc), "2 stores, 0 page versions, 0 manifests, 3 damaged entries skipped") {
 		t.Errorf("plurals are wrong: %q", text(doc))
 	}

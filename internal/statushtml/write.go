@@ -9,8 +9,9 @@ import (
 	"io"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
 	"github.com/lazarus-preserve/lazarus/internal/humane"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // maxProblemsShown bounds the report's problems listed on the page.
@@ -38,7 +39,7 @@ type page struct {
 	GenerationsOmitted int
 	Sources            []sourceRow
 	Unfetched          int // captures left unfetched, over the sources
-	History            lzrecover.StatusHistory
+	History            status.History
 	Captures           int
 	Notes              []string
 	Problems           []string
@@ -50,14 +51,14 @@ type page struct {
 
 // sourceRow is one source's line in the sources table.
 type sourceRow struct {
-	lzrecover.StatusSource
+	status.SourceReport
 	Colour string
 }
 
 // Write writes r as one self-contained HTML page: no script, nothing
 // fetched from the network, every value from the report escaped. It
 // writes nothing if the page cannot be made.
-func Write(w io.Writer, r *lzrecover.StatusReport) error {
+func Write(w io.Writer, r *status.Report) error {
 	if r == nil {
 		return errors.New("writing the status page: no report")
 	}
@@ -72,14 +73,14 @@ func Write(w io.Writer, r *lzrecover.StatusReport) error {
 }
 
 // makePage lays out r.
-func makePage(r *lzrecover.StatusReport) page {
+func makePage(r *status.Report) page {
 	pal := makePalette(r)
 	sp := timeSpan(r)
 	p := page{Site: shorten(r.Site, urlTitle), Now: fmtTime(r.Now), NowRFC: rfc3339(r.Now),
 		Verdict: makeVerdict(r), Outlook: makeOutlook(r.Assessment), CorrelationNote: correlationNote,
 		Prec: makePrecChart(r.Assessment), Pages: makePagesChart(r, pal, sp), History: r.History,
 		Captures: len(r.Captures), ProblemsOmitted: r.ProblemsOmitted,
-		Combined: legendItem{lzrecover.StatusCombined, combinedColour}, MaxPagesShown: MaxPagesShown,
+		Combined: legendItem{status.Combined, combinedColour}, MaxPagesShown: MaxPagesShown,
 		NoBlocks: noBlocks(r)}
 	p.Blocks, p.BlocksOmitted = makeBlockCharts(r, pal, sp)
 	p.BlocksLegend = pal.used(func(yield func(string) bool) {
@@ -113,7 +114,7 @@ func makePage(r *lzrecover.StatusReport) page {
 // the report's time (the latest seen if it has none), with a margin of a
 // twenty-fifth of it (five minutes for an instant) on either side so no point sits
 // on an edge. Ticks are fitted to it by timeTicks.
-func timeSpan(r *lzrecover.StatusReport) span {
+func timeSpan(r *status.Report) span {
 	var from, last time.Time
 	see := func(t time.Time) {
 		if t.IsZero() {

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/net/html"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"golang.org/x/net/html"
 )
 
 // TestSelfContained: the page loads nothing: no script, no element or
@@ -81,13 +81,13 @@ func TestHostileStringsEscaped(t *testing.T) {
 }
 
 // roundTrip is r as a consumer of `lazarus status --json` reads it.
-func roundTrip(t *testing.T, r *lzrecover.StatusReport) *lzrecover.StatusReport {
+func roundTrip(t *testing.T, r *status.Report) *status.Report {
 	t.Helper()
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out lzrecover.StatusReport
+	var out status.Report
 	if err := json.Unmarshal(b, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestFiguresMatchJSON(t *testing.T) {
 }
 
 // checkOutlook compares the P_rec table with the assessment.
-func checkOutlook(t *testing.T, doc *html.Node, a *lzrecover.StatusAssessment) {
+func checkOutlook(t *testing.T, doc *html.Node, a *status.Assessment) {
 	table := byID(t, doc, "outlook")
 	if got := mustAttr(t, table, "data-target"); got != strconv.FormatFloat(a.Target, 'g', -1, 64) {
 		t.Errorf("target %s, want %v", got, a.Target)
@@ -160,7 +160,7 @@ func checkOutlook(t *testing.T, doc *html.Node, a *lzrecover.StatusAssessment) {
 			t.Errorf("row %d is view %s, want %s", i, got, view.Name)
 		}
 		cells := find(row, func(n *html.Node) bool { return hasClass(n, "p") })
-		var shown []lzrecover.StatusProbability // the table's times: now, +7 d, +30 d when computed
+		var shown []status.Probability // the table's times: now, +7 d, +30 d when computed
 		for _, p := range view.At {
 			if len(view.At) == len(tableMarks) || slices.Contains(tableMarks, p.After) {
 				shown = append(shown, p)
@@ -192,7 +192,7 @@ func checkOutlook(t *testing.T, doc *html.Node, a *lzrecover.StatusAssessment) {
 }
 
 // checkSegments compares the per-segment tables with the generations.
-func checkSegments(t *testing.T, doc *html.Node, r *lzrecover.StatusReport) {
+func checkSegments(t *testing.T, doc *html.Node, r *status.Report) {
 	tables := find(doc, func(n *html.Node) bool { return n.Data == "table" && hasClass(n, "segments") })
 	if len(tables) != len(r.Generations) {
 		t.Fatalf("%d generation tables, want %d", len(tables), len(r.Generations))
@@ -222,7 +222,7 @@ func checkSegments(t *testing.T, doc *html.Node, r *lzrecover.StatusReport) {
 // checkTimelines compares the points of the blocks charts with the
 // timelines of the segment versions charted: all eight of the sample (g3
 // keeps g2's app segment).
-func checkTimelines(t *testing.T, doc *html.Node, r *lzrecover.StatusReport) {
+func checkTimelines(t *testing.T, doc *html.Node, r *status.Report) {
 	charts := find(doc, func(n *html.Node) bool { return hasClass(n, "chart-blocks") })
 	if len(charts) != 8 {
 		t.Fatalf("%d blocks charts, want 8 (3 generations × 3 segments, one unchanged)", len(charts))
@@ -252,7 +252,7 @@ func checkTimelines(t *testing.T, doc *html.Node, r *lzrecover.StatusReport) {
 }
 
 // checkPrecChart compares the recoverability chart's dots with the views.
-func checkPrecChart(t *testing.T, doc *html.Node, a *lzrecover.StatusAssessment) {
+func checkPrecChart(t *testing.T, doc *html.Node, a *status.Assessment) {
 	chart := byID(t, doc, "chart-prec")
 	views := find(chart, func(n *html.Node) bool { return hasClass(n, "view") })
 	if len(views) != len(a.Views) {
@@ -351,14 +351,14 @@ func TestPagesTimeline(t *testing.T) {
 func TestVerdicts(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		rp    *lzrecover.StatusRestorePoint
+		rp    *status.RestorePoint
 		gens  bool
 		exit  string
 		class string
 		title string
 	}{
-		{"newest recoverable", &lzrecover.StatusRestorePoint{Generation: "g3", Newest: true}, true, "0", "ok", "The newest generation is recoverable"},
-		{"only older", &lzrecover.StatusRestorePoint{Generation: "g2", Age: 40 * day}, true, "3", "warn", "Only an older generation"},
+		{"newest recoverable", &status.RestorePoint{Generation: "g3", Newest: true}, true, "0", "ok", "The newest generation is recoverable"},
+		{"only older", &status.RestorePoint{Generation: "g2", Age: 40 * day}, true, "3", "warn", "Only an older generation"},
 		{"nothing", nil, true, "1", "bad", "Nothing is recoverable"},
 		{"no generation", nil, false, "1", "bad", "No generation of this site was found"},
 	} {
@@ -388,13 +388,13 @@ func TestVerdicts(t *testing.T) {
 func TestSparseReports(t *testing.T) {
 	nan := sampleReport()
 	nan.Assessment.Views[1].At[0].P = nanValue()
-	for name, r := range map[string]*lzrecover.StatusReport{
+	for name, r := range map[string]*status.Report{
 		"empty":       {},
-		"model error": {Newest: "g1", Assessment: &lzrecover.StatusAssessment{Generation: "g1", Error: "no carrier page has captures"}},
+		"model error": {Newest: "g1", Assessment: &status.Assessment{Generation: "g1", Error: "no carrier page has captures"}},
 		"NaN":         nan,
-		"no pages":    func() *lzrecover.StatusReport { r := sampleReport(); r.Pages = nil; return r }(),
-		"one instant": {Now: sampleNow, Captures: []lzrecover.StatusCapture{{Time: sampleNow}},
-			Timelines: []lzrecover.StatusTimeline{{Generation: "g", Segment: "s", Source: "combined", K: 0, Points: []lzrecover.StatusTimelinePoint{{Time: sampleNow.Add(time.Hour), Weakest: -1}}}}},
+		"no pages":    func() *status.Report { r := sampleReport(); r.Pages = nil; return r }(),
+		"one instant": {Now: sampleNow, Captures: []status.Capture{{Time: sampleNow}},
+			Timelines: []status.Timeline{{Generation: "g", Segment: "s", Source: "combined", K: 0, Points: []status.TimelinePoint{{Time: sampleNow.Add(time.Hour), Weakest: -1}}}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			raw, doc := render(t, r)
@@ -458,11 +458,11 @@ func TestBlockChartsChosen(t *testing.T) {
 		g.ID, g.Segments = id, slices.Clone(g.Segments)
 		for i := range g.Segments {
 			g.Segments[i].Version = id
-			r.Timelines = append(r.Timelines, sampleTimelines(id, g.Segments[i], sampleNow.Add(-100*day), []string{"wayback", lzrecover.StatusCombined})...)
+			r.Timelines = append(r.Timelines, sampleTimelines(id, g.Segments[i], sampleNow.Add(-100*day), []string{"wayback", status.Combined})...)
 		}
 		r.Generations = append(r.Generations, g)
 	}
-	r.RestorePoint = &lzrecover.StatusRestorePoint{Generation: "old6", Age: 100 * day}
+	r.RestorePoint = &status.RestorePoint{Generation: "old6", Age: 100 * day}
 	_, doc := render(t, r)
 	drawn := map[string]int{}
 	for _, c := range find(doc, func(n *html.Node) bool { return hasClass(n, "chart-blocks") }) {
@@ -487,7 +487,7 @@ func TestBlockSeriesThinned(t *testing.T) {
 	tl := &r.Timelines[len(r.Timelines)-1] // g1's db, combined
 	tl.Points = nil
 	for i := range 20000 {
-		tl.Points = append(tl.Points, lzrecover.StatusTimelinePoint{Time: sampleNow.Add(-time.Duration(20000-i) * time.Minute), Weakest: i / 1000, Blocks: i})
+		tl.Points = append(tl.Points, status.TimelinePoint{Time: sampleNow.Add(-time.Duration(20000-i) * time.Minute), Weakest: i / 1000, Blocks: i})
 	}
 	raw, doc := render(t, r)
 	var series *html.Node
@@ -520,7 +520,7 @@ func TestFormatCharactersReplaced(t *testing.T) {
 	r.Problems = append(r.Problems, "fetching https://example.org/\u202egpj.exe: 404")
 	r.Notes = append(r.Notes, "note \u2067isolated\u2069")
 	r.Sources[0].Error = "fetching https://example.org/\u202emth.x: timeout"
-	r.Pages = append(r.Pages, lzrecover.StatusPage{URL: "https://example.org/\u202ecod.exe", Carrier: true})
+	r.Pages = append(r.Pages, status.Page{URL: "https://example.org/\u202ecod.exe", Carrier: true})
 	raw, doc := render(t, r)
 	for _, c := range []string{"\u202e", "\u2067", "\u2069"} {
 		if strings.Contains(raw, c) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -31,6 +32,19 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.log)
+}
+
+// RequestsTo counts the logged requests whose URI starts with prefix.
+func (s *Server) RequestsTo(prefix string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, r := range s.log {
+		if strings.HasPrefix(r.URI, prefix) {
+			n++
+		}
+	}
+	return n
 }
 
 // MaxRequestsIn returns the largest number of logged requests that arrived

@@ -1,0 +1,209 @@
+package status_test
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
+	"github.com/lazarus-preserve/lazarus/internal/status"
+
+	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
+	"github.com/lazarus-preserve/lazarus/internal/block"
+	"github.com/lazarus-preserve/lazarus/internal/history"
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+)
+
+// statusSite is a small injected site whose generations are kept page by
+// page, with the serve history of every version in hist.
+type statusSite struct {
+	// siteURL is the site URL inject records; "" means
+	// https://example.org/ (pages are keyed by that URL either way).
+	siteURL string
+	dir     string
+	owner   *keys.Owner
+	server  *keys.Server
+	hist    history.Dir
+	gens    []statusGen
+}
+
+// statusGen is one generation: its id, time and every page's bytes by
+// URL (https://example.org/…).
+type statusGen struct {
+	id    string
+	time  time.Time
+	pages map[string][]byte
+}
+
+// newStatusSite writes a site of n linked pages and makes keys.
+func newStatusSite(tb testing.TB, n int) *statusSite {
+	tb.Helper()
+	dir := tb.TempDir()
+	sitetest.Linked(tb, dir, n)
+	owner, server, err := keys.Generate(true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &statusSite{dir: dir, owner: owner, server: server, hist: history.Dir(filepath.Join(dir, "history"))}
+}
+
+// inject makes the next generation at time at (the "app" segment
+// changes every time), keeps its pages and records them in the history.
+func (s *statusSite) inject(tb testing.TB, at time.Time) statusGen {
+	tb.Helper()
+	noise := make([]byte, 6000)
+	rand.Read(noise)
+	sitetest.WriteFile(tb, s.dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", len(s.gens)+1)))
+	sitetest.WriteFile(tb, s.dir, "src/app/blob.bin", noise)
+	o := injector.DefaultOptions()
+	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
+	o.Includes = []injector.Include{{Path: filepath.Join(s.dir, "src/app")}}
+	o.ServerKey, o.SiteURL, o.MaxBlockBytes = s.server.Marshal(), "https://example.org/", 1024
+	if s.siteURL != "" {
+		o.SiteURL = s.siteURL
+	}
+	o.SiteDir, o.StateDir = filepath.Join(s.dir, "site"), filepath.Join(s.dir, "state")
+	o.Now = func() time.Time { return at }
+	res, err := injector.Run(context.Background(), o)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	g := statusGen{id: res.Generation, time: at, pages: map[string][]byte{}}
+	files, _ := filepath.Glob(filepath.Join(s.dir, "site", "*.html"))
+	var recs []history.Record
+	for _, f := range files {
+		body, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		name := strings.TrimSuffix(filepath.Base(f), "index.html")
+		g.pages["https://example.org/"+name] = body
+		recs = append(recs, s.record(tb, "/"+name, at, body))
+	}
+	if _, err := history.AddBatch(context.Background(), s.hist, g.id, recs...); err != nil {
+		tb.Fatal(err)
+	}
+	s.gens = append(s.gens, g)
+	return g
+}
+
+// record is the history record of one page version, and adds the
+// manifests it carries to the history.
+func (s *statusSite) record(tb testing.TB, path string, at time.Time, body []byte) history.Record {
+	tb.Helper()
+	sums := history.SumsOf(body)
+	rec := history.Record{Digest: sums.SHA1, SHA256: sums.SHA256, URL: path, Time: at, Blocks: map[string][]string{}}
+	for f := range htmlblock.All(body) {
+		switch f.Kind {
+		case htmlblock.KindManifest:
+			m, err := manifest.Parse(f.Payload)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			rec.Manifest = m.Manifest.Generation.String()
+			if err := history.AddManifest(context.Background(), s.hist, rec.Manifest, f.Payload); err != nil {
+				tb.Fatal(err)
+			}
+		case htmlblock.KindBlock:
+			b, err := block.Parse(f.Payload)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			gen := manifest.ID(b.Generation).String()
+			rec.Blocks[gen] = append(rec.Blocks[gen], fmt.Sprintf("%s/%d/%d", b.Name, b.Stripe, b.Shard))
+		}
+	}
+	return rec
+}
+
+// plant returns captures of the named pages (URL suffixes, "" the root)
+// of a generation at time at.
+func (g statusGen) plant(at time.Time, crawl string, names ...string) []archivetest.Capture {
+	var out []archivetest.Capture
+	for _, n := range names {
+		out = append(out, archivetest.Capture{URL: "https://example.org/" + n, Time: at, Body: g.pages["https://example.org/"+n], Crawl: crawl})
+	}
+	return out
+}
+
+// names returns the page names of a generation (URL suffixes), sorted.
+func (g statusGen) names() []string {
+	var out []string
+	for u := range g.pages {
+		out = append(out, strings.TrimPrefix(u, "https://example.org/"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// expectShards is the test's own count of what captures hold: per
+// segment ID and name, stripe, the distinct shards (signatures are not
+// checked: only the site's own key made these pages). Damaged comments
+// (truncation) do not count.
+func expectShards(tb testing.TB, caps ...[]archivetest.Capture) map[string]map[uint32]map[uint16]bool {
+	tb.Helper()
+	out := map[string]map[uint32]map[uint16]bool{}
+	for _, cs := range caps {
+		for _, c := range cs {
+			for f := range htmlblock.All(c.Body) {
+				if f.Err != nil || f.Kind != htmlblock.KindBlock {
+					continue
+				}
+				b, err := block.Parse(f.Payload)
+				if err != nil {
+					continue
+				}
+				k := fmt.Sprintf("%x/%s", b.SegmentID, b.Name)
+				if out[k] == nil {
+					out[k] = map[uint32]map[uint16]bool{}
+				}
+				if out[k][b.Stripe] == nil {
+					out[k][b.Stripe] = map[uint16]bool{}
+				}
+				out[k][b.Stripe][b.Shard] = true
+			}
+		}
+	}
+	return out
+}
+
+// liveNewerWorld is a world without a history in which only generation 1
+// is archived (by the Wayback Machine, a day after it was made) while the
+// live site serves generation 2. n counts the live requests.
+func liveNewerWorld(t *testing.T) (w *statusWorld, o status.Options, n *int) {
+	t.Helper()
+	w = newStatusWorld(t, func(w *statusWorld) {
+		w.wayback = w.g1.plant(statusT1.Add(day), "", w.g1.names()...)
+	})
+	n = new(int)
+	o = w.statusOpts(false, "")
+	o.NoLive, o.Client = false, liveDoer{pages: w.g2.pages, n: n}
+	return w, o, n
+}
+
+// checkDepths fails unless the report's pages are exactly want's, each
+// at its link depth. why explains want, for the failure message.
+func checkDepths(t *testing.T, rep *status.Report, want map[string]int, why string) {
+	t.Helper()
+	got := map[string]int{}
+	for _, p := range rep.Pages {
+		got[p.URL] = p.Depth
+	}
+	if len(got) != len(want) {
+		t.Fatalf("pages %v, want %v %s", got, want, why)
+	}
+	for u, d := range want {
+		if got[u] != d {
+			t.Errorf("%s: depth %d, want %d", u, got[u], d)
+		}
+	}
+}

@@ -1,0 +1,257 @@
+package status
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"sort"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/assure"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/siteurl"
+)
+
+// statusPageInfo is one page path while Status models the site.
+type statusPageInfo struct {
+	path string
+	// captures are the captures the model counts, per source: aliases
+	// captured in one visit are one (foldAliases).
+	captures map[string][]assure.Capture
+	// times are every capture's time, per source (the report's timeline).
+	times   map[string][]time.Time
+	aliases map[string][]aliasCapture
+	blocks  map[manifest.BlockRef]bool // blocks of the newest generation it carries
+}
+
+// statusPath is the page path a capture URL or history record names:
+// "/about/" for "https://example.org/about/", with "?query" kept.
+func statusPath(u string) string {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	p := pu.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	if pu.RawQuery != "" {
+		p += "?" + pu.RawQuery
+	}
+	return p
+}
+
+// pages gathers every page from the listings and the history (one per
+// canonicalPage: "/" and "/index.html" are one page, and their captures
+// in one visit one capture), with its captures per source and the newest generation's blocks it carries, and fills the
+// report's page timeline.
+func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
+	out := map[string]*statusPageInfo{}
+	get := func(p string) *statusPageInfo {
+		pi := out[p]
+		if pi == nil {
+			pi = &statusPageInfo{path: p, captures: map[string][]assure.Capture{}, times: map[string][]time.Time{},
+				aliases: map[string][]aliasCapture{}, blocks: map[manifest.BlockRef]bool{}}
+			out[p] = pi
+		}
+		return pi
+	}
+	newest := r.sortedManifests()
+	var segs map[SegKey]string
+	var gen string
+	if len(newest) > 0 {
+		gen = newest[0].m.Manifest.Generation.String()
+		segs = map[SegKey]string{}
+		for _, s := range newest[0].m.Manifest.Segments {
+			segs[SegKey{ID: s.ID, Name: s.Name}] = s.Name
+		}
+	}
+	for _, c := range r.caps {
+		raw := statusPath(c.c.URL)
+		pi := get(siteurl.CanonicalPage(raw))
+		name := r.srcs[c.src].Name()
+		pi.aliases[name] = append(pi.aliases[name], aliasCapture{c: assure.Capture{Time: c.c.Time, Digest: c.c.Digest}, path: raw})
+		pi.times[name] = append(pi.times[name], c.c.Time)
+		if c.held == nil {
+			continue
+		}
+		for _, h := range c.held.shards {
+			if n, ok := segs[h.seg]; ok {
+				pi.blocks[manifest.BlockRef{Segment: n, Stripe: h.stripe, Shard: h.shard}] = true
+			}
+		}
+	}
+	for _, p := range r.hist.paths() {
+		pi := get(siteurl.CanonicalPage(p))
+		for _, rec := range r.hist.urls[p] {
+			for _, s := range rec.Blocks[gen] {
+				var ref manifest.BlockRef
+				if ref.UnmarshalText([]byte(s)) == nil {
+					pi.blocks[ref] = true
+				}
+			}
+		}
+	}
+	paths := make([]string, 0, len(out))
+	for p, pi := range out {
+		paths = append(paths, p)
+		for name, cs := range pi.aliases {
+			pi.captures[name] = foldAliases(cs, r.statusSweepGap())
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		pi := out[p]
+		d, ok := depths[p]
+		if !ok {
+			d = DepthUnknown
+		}
+		r.rep.Pages = append(r.rep.Pages, Page{URL: p, Depth: d, Carrier: len(pi.blocks) > 0, Captures: pi.times})
+	}
+	return out
+}
+
+// assess runs the recoverability model for the newest generation,
+// unless it is known only from the live site (Report.Live): then
+// which pages carry it is unknown, and the assessment says so
+// (AssessCarriersUnknown) instead.
+//
+// A page whose depth is unknown (depths leaves it out) is modelled at
+// depth 1, with the pages one hop from the root: the pooling's fallback.
+func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageInfo, depths map[string]int, t *statusTally) *Assessment {
+	m := newest.m.Manifest
+	out := &Assessment{Generation: m.Generation.String()}
+	if r.rep.Live == out.Generation {
+		// Learned from the live root page alone: no history records
+		// which pages carry it, and modelling none would forecast 0%.
+		out.Reason = AssessCarriersUnknown
+		out.Error = fmt.Sprintf("which pages carry generation %s is unknown without the serve history (--history)", out.Generation)
+		return out
+	}
+	site := assure.Site{Now: r.o.Now, Archived: map[string][]manifest.BlockRef{}}
+	for _, s := range m.Segments {
+		site.Segments = append(site.Segments, assure.SegmentOf(s))
+		st := t.segs[SegKey{ID: s.ID, Name: s.Name}]
+		if st == nil {
+			continue
+		}
+		for stripe, shards := range st.shards {
+			for shard, bits := range shards {
+				for i := range r.srcs {
+					if bits&(1<<i) != 0 {
+						name := r.srcs[i].Name()
+						site.Archived[name] = append(site.Archived[name], manifest.BlockRef{Segment: s.Name, Stripe: stripe, Shard: shard})
+					}
+				}
+			}
+		}
+	}
+	for _, refs := range site.Archived {
+		sort.Slice(refs, func(i, j int) bool { return refs[i].String() < refs[j].String() })
+	}
+	for _, sm := range r.manifests {
+		site.Rotations = append(site.Rotations, sm.m.Manifest.Time)
+	}
+	sort.Slice(site.Rotations, func(i, j int) bool { return site.Rotations[i].Before(site.Rotations[j]) })
+	paths := make([]string, 0, len(pages))
+	for p := range pages {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		pi := pages[p]
+		d, ok := depths[p]
+		if ok {
+			out.DepthKnown++
+		} else {
+			d = 1
+		}
+		pg := assure.Page{URL: p, Depth: d, Captures: pi.captures, Since: r.since(p, pi)}
+		for ref := range pi.blocks {
+			pg.Blocks = append(pg.Blocks, ref)
+		}
+		sort.Slice(pg.Blocks, func(i, j int) bool { return pg.Blocks[i].String() < pg.Blocks[j].String() })
+		if len(pg.Blocks) > 0 {
+			out.Carriers++
+		}
+		site.Pages = append(site.Pages, pg)
+	}
+	out.Pages = len(site.Pages)
+	a, err := assure.Assess(site, r.o.Assess)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	out.Target = a.Target
+	out.Evidence = statusEvidence(a.Evidence)
+	out.Views = []ModelView{modelView("independent", a.At, a.Independent), modelView("sweep", a.At, a.Sweep)}
+	for _, pr := range a.Rates {
+		if pr.Pooled {
+			out.Pooled++
+		}
+	}
+	out.Capture = captureProbabilities(a.Rates)
+	return out
+}
+
+// since is when a page started being served, as far as the history says:
+// its first recorded version (under any path naming the page), unless an
+// archive captured it earlier (a capture the history records never does:
+// clampTimes; nor does a dir= source's, whose times are file times).
+func (r *statusRun) since(p string, pi *statusPageInfo) time.Time {
+	var first time.Time
+	for u, recs := range r.hist.urls {
+		if siteurl.CanonicalPage(u) == p && len(recs) > 0 && (first.IsZero() || recs[0].Time.Before(first)) {
+			first = recs[0].Time
+		}
+	}
+	if first.IsZero() {
+		return time.Time{}
+	}
+	for _, src := range r.srcs {
+		if fileTimes(src) {
+			continue // a file's time is not when it was captured
+		}
+		for _, c := range pi.captures[src.Name()] {
+			if c.Time.Before(first) {
+				return time.Time{}
+			}
+		}
+	}
+	return first
+}
+
+// modelView converts one view of the model.
+func modelView(name string, at []time.Duration, v assure.View) ModelView {
+	out := ModelView{Name: name, At: probabilities(at, v.Generation), Exact: v.Generation.Exact,
+		Reached: v.Generation.Reached, ReachIn: v.Generation.Reach}
+	for _, s := range v.Segments {
+		out.Segments = append(out.Segments, SegmentOutlook{Name: s.Name, Listing: s.Listing, At: probabilities(at, s.Curve),
+			Reached: s.Reached, ReachIn: s.Reach, Weakest: s.Weakest})
+	}
+	return out
+}
+
+func probabilities(at []time.Duration, c assure.Curve) []Probability {
+	out := make([]Probability, 0, len(at))
+	for i, d := range at {
+		p := Probability{After: d}
+		if i < len(c.P) {
+			p.P = finite(c.P[i])
+		}
+		if i < len(c.StdErr) {
+			p.StdErr = finite(c.StdErr[i])
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// finite keeps a NaN or an infinity out of the JSON report (which cannot
+// hold one): it becomes 0.
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
+}
