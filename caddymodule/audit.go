@@ -23,7 +23,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 	"go.uber.org/zap"
 )
 
@@ -127,7 +126,7 @@ func absHTTPURL(s string) bool {
 // auditSource parses one audit_source spec as `lazarus status --source`
 // (recover.ParseArchiveSource, its error worded for the option): the
 // live site is not an archive.
-func auditSource(spec string, client lzrecover.Doer) (lzrecover.Source, error) {
+func auditSource(spec string, client source.Doer) (source.Source, error) {
 	src, err := source.ParseArchive(spec, client)
 	if err != nil {
 		return nil, fmt.Errorf("audit_%w", err)
@@ -142,7 +141,7 @@ type auditor struct {
 	every time.Duration
 	// firstDelay is auditFirstDelay (tests shorten it).
 	firstDelay time.Duration
-	client     lzrecover.Doer
+	client     source.Doer
 	mu         sync.Mutex
 	cancel     context.CancelFunc
 	done       chan struct{}
@@ -158,7 +157,7 @@ func newAuditor(h *Handler) *auditor {
 	if a.every == 0 {
 		a.every = DefaultAuditEvery
 	}
-	a.client = lzrecover.NewClient(lzrecover.ClientOptions{Contact: h.Audit.Contact})
+	a.client = source.NewClient(source.ClientOptions{Contact: h.Audit.Contact})
 	if h.Audit.CaptureRequests != nil {
 		a.capturer = newCapturer(a)
 	}

@@ -3,10 +3,11 @@ package caddymodule
 import (
 	"strconv"
 
+	"github.com/lazarus-preserve/lazarus/internal/capture"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/lazarus-preserve/lazarus/internal/spn"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // unmarshalAuditOption reads the audit options and the capture request
@@ -81,7 +82,7 @@ func unmarshalCaptureOption(d *caddyfile.Dispenser, a *Audit) error {
 		}
 		c.Margin = n
 		if n == 0 {
-			c.Margin = lzrecover.NoCaptureMargin
+			c.Margin = capture.NoMargin
 		}
 		return nil
 	})

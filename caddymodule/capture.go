@@ -9,10 +9,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/capture"
+
+	"github.com/lazarus-preserve/lazarus/internal/verify"
+
 	lzfetch "github.com/lazarus-preserve/lazarus/internal/fetch"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/spn"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 	"go.uber.org/zap"
 )
 
@@ -63,7 +66,7 @@ func (c *CaptureRequests) validate() error {
 			errs = append(errs, fmt.Errorf("lazarus: capture_%w", err))
 		}
 	}
-	if c.Margin < lzrecover.NoCaptureMargin {
+	if c.Margin < capture.NoMargin {
 		errs = append(errs, fmt.Errorf("lazarus: capture_margin %d: want 0 or more", c.Margin))
 	}
 	return errors.Join(errs...)
@@ -266,7 +269,7 @@ func (c *capturer) request(ctx context.Context, g *generation, last bool) (*capt
 // run makes the requests for g: RequestCaptures with the audit's site,
 // sources and key. It stops before sending anything when the live site
 // serves another generation than g (errOtherGeneration).
-func (c *capturer) run(ctx context.Context, g *generation) (*lzrecover.CaptureRequestReport, error) {
+func (c *capturer) run(ctx context.Context, g *generation) (*capture.Report, error) {
 	o, err := c.options(ctx)
 	if err != nil {
 		return nil, err
@@ -274,7 +277,7 @@ func (c *capturer) run(ctx context.Context, g *generation) (*lzrecover.CaptureRe
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var other error
-	o.Progress = func(p lzrecover.CaptureRequestProgress) {
+	o.Progress = func(p capture.Progress) {
 		switch {
 		case p.Phase == "plan" && p.Report.Generation != g.id:
 			other = fmt.Errorf("%w (%s, not %s)", errOtherGeneration, p.Report.Generation, g.id)
@@ -283,7 +286,7 @@ func (c *capturer) run(ctx context.Context, g *generation) (*lzrecover.CaptureRe
 			c.a.h.metrics.capturePages.WithLabelValues(c.a.h.Name, p.Job.State).Inc()
 		}
 	}
-	rep, err := lzrecover.RequestCaptures(ctx, o)
+	rep, err := capture.Run(ctx, o)
 	if other != nil {
 		return rep, other
 	}
@@ -296,8 +299,8 @@ func (c *capturer) run(ctx context.Context, g *generation) (*lzrecover.CaptureRe
 // options are RequestCaptures's options: the audit's (sources, history,
 // key, site URL), the live site crawled at that URL, and the Save Page
 // Now client.
-func (c *capturer) options(ctx context.Context) (lzrecover.CaptureRequestOptions, error) {
-	var o lzrecover.CaptureRequestOptions
+func (c *capturer) options(ctx context.Context) (capture.Options, error) {
+	var o capture.Options
 	st, _, err := c.a.options()
 	if err != nil {
 		return o, err
@@ -306,7 +309,7 @@ func (c *capturer) options(ctx context.Context) (lzrecover.CaptureRequestOptions
 		return o, err
 	}
 	o.Status, o.Margin = st, c.cfg.Margin
-	o.Verify = lzrecover.VerifyOptions{SiteURL: st.SiteURL, ServerKey: st.ServerKey, Passphrase: st.Passphrase,
+	o.Verify = verify.Options{SiteURL: st.SiteURL, ServerKey: st.ServerKey, Passphrase: st.Passphrase,
 		Rate: c.siteRate, Contact: c.a.cfg.Contact, HygienePages: -1}
 	o.SPN, err = c.client()
 	return o, err
@@ -336,7 +339,7 @@ func (c *capturer) client() (*spn.Client, error) {
 }
 
 // outcome is what is recorded of a run.
-func (c *capturer) outcome(g *generation, rep *lzrecover.CaptureRequestReport, err error) *captureRecord {
+func (c *capturer) outcome(g *generation, rep *capture.Report, err error) *captureRecord {
 	r := &captureRecord{Generation: g.id, Time: c.a.h.now().UTC(), Result: captureResult(rep, err)}
 	if rep != nil {
 		r.Carriers, r.Planned, r.Sent = rep.Carriers, len(rep.Plan), rep.Sent
@@ -353,7 +356,7 @@ func (c *capturer) outcome(g *generation, rep *lzrecover.CaptureRequestReport, e
 // (the archive's daily limit, or crawling of the host paused), refused
 // (the access key) or failed (anything else: the site unreachable, the
 // key file unreadable).
-func captureResult(rep *lzrecover.CaptureRequestReport, err error) string {
+func captureResult(rep *capture.Report, err error) string {
 	switch {
 	case err == nil && rep != nil && rep.Safe:
 		return "safe"
@@ -361,7 +364,7 @@ func captureResult(rep *lzrecover.CaptureRequestReport, err error) string {
 		return "refused"
 	case errors.Is(err, spn.ErrDailyLimit), errors.Is(err, spn.ErrHostPaused), errors.Is(err, spn.ErrWaitTooLong):
 		return "limited"
-	case errors.Is(err, lzrecover.ErrCaptureShort):
+	case errors.Is(err, capture.ErrShort):
 		return "requested"
 	}
 	return "failed"

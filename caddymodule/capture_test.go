@@ -12,11 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/capture"
+
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 )
@@ -244,7 +245,7 @@ func TestCaptureCaddyfile(t *testing.T) {
 	}{
 		{"defaults", "lazarus /b {\n audit_key /k\n capture_requests /ia.keys\n}", &CaptureRequests{AccessKeyFile: "/ia.keys"}, ""},
 		{"all", "lazarus /b {\n audit_key /k\n capture_requests /ia.keys\n capture_spn http://127.0.0.1:9\n capture_rate 6/min\n capture_margin 0\n}",
-			&CaptureRequests{AccessKeyFile: "/ia.keys", SPN: "http://127.0.0.1:9", Rate: "6/min", Margin: lzrecover.NoCaptureMargin}, ""},
+			&CaptureRequests{AccessKeyFile: "/ia.keys", SPN: "http://127.0.0.1:9", Rate: "6/min", Margin: capture.NoMargin}, ""},
 		{"margin", "lazarus /b {\n audit_key /k\n capture_requests /ia.keys\n capture_margin 3\n}", &CaptureRequests{AccessKeyFile: "/ia.keys", Margin: 3}, ""},
 		{"no key file", "lazarus /b {\n audit_key /k\n capture_rate 6/min\n}", nil, "capture_requests <access-key-file>"},
 		{"bad rate", "lazarus /b {\n audit_key /k\n capture_requests /ia.keys\n capture_rate fast\n}", nil, "bad capture_rate"},

@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/verify"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/contentcoding/codingtest"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // TestVerifyCodingsThroughCaddy: a static site injected in place and
@@ -57,17 +58,17 @@ func TestVerifyCodingsThroughCaddy(t *testing.T) {
 			map[string]any{"handler": "file_server", "root": site, "precompressed": map[string]any{"br": map[string]any{}}, "precompressed_order": []string{"br"}},
 		}
 	})
-	verifyOnce := func() (*lzrecover.VerifyReport, error) {
+	verifyOnce := func() (*verify.Report, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		rep, err := lzrecover.Verify(ctx, lzrecover.VerifyOptions{SiteURL: base, ServerKey: server.Marshal(), Rate: 600000})
+		rep, err := verify.Run(ctx, verify.Options{SiteURL: base, ServerKey: server.Marshal(), Rate: 600000})
 		if rep == nil {
 			t.Fatalf("verify: %v", err)
 		}
 		return rep, err
 	}
 	rep, err := verifyOnce()
-	if !errors.Is(err, lzrecover.ErrShort) {
+	if !errors.Is(err, verify.ErrShort) {
 		t.Fatalf("verify with a stale .br: %v, want ErrShort", err)
 	}
 	for _, e := range rep.Encodings {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
@@ -173,13 +175,13 @@ func needPages(t *testing.T, dir string, want int) {
 }
 
 // recoverInto rebuilds the server side from src into a new directory.
-func recoverInto(t *testing.T, owner []byte, src lzrecover.Source) string {
+func recoverInto(t *testing.T, owner []byte, src source.Source) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	rep, err := lzrecover.Recover(ctx, lzrecover.Options{OwnerKey: owner, Out: out, TempDir: t.TempDir(), Sources: []lzrecover.Source{src}})
+	rep, err := lzrecover.Recover(ctx, lzrecover.Options{OwnerKey: owner, Out: out, TempDir: t.TempDir(), Sources: []source.Source{src}})
 	if err != nil {
 		t.Fatalf("recover: %v\n%s", err, strings.Join(rep.Problems, "\n"))
 	}

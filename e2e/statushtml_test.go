@@ -24,7 +24,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/statushtml"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // statusKeepEnv names a directory to keep the page (status.html) and its
@@ -134,14 +133,14 @@ func auditedManual(t *testing.T) *status.Report {
 			cc = append(cc, archivetest.Capture{URL: "http://127.0.0.1" + u, Time: at(t2.Add(48 * time.Hour)), Body: g2[u]})
 		}
 	}
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
-	var sources []lzrecover.Source
+	client := source.NewClient(source.ClientOptions{Rate: 600000})
+	var sources []source.Source
 	for _, p := range []struct {
 		caps []archivetest.Capture
-		src  func(base string) lzrecover.Source
+		src  func(base string) source.Source
 	}{
-		{wayback, func(b string) lzrecover.Source { return source.CDXSource{Base: b, Label: "wayback", Client: client} }},
-		{cc, func(b string) lzrecover.Source {
+		{wayback, func(b string) source.Source { return source.CDXSource{Base: b, Label: "wayback", Client: client} }},
+		{cc, func(b string) source.Source {
 			return source.CommonCrawlSource{IndexBase: b, DataBase: b, Client: client}
 		}},
 	} {

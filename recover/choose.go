@@ -26,7 +26,7 @@ type plan struct {
 // version known from manifests or block headers, and for names with none,
 // the newest incomplete version with why.
 func choose(manifests []*manifest.Signed, status []codec.SegmentStatus, o *Options) plan {
-	done := statusByLayout(status)
+	done := codec.ByLayout(status)
 	sort.SliceStable(manifests, func(i, j int) bool { return manifests[i].Manifest.Time.After(manifests[j].Manifest.Time) })
 	other := o.otherSites(manifests)
 	for _, m := range manifests {
@@ -38,14 +38,6 @@ func choose(manifests []*manifest.Signed, status []codec.SegmentStatus, o *Optio
 		}
 	}
 	return plan{targets: perSegment(manifests, status, o)}
-}
-
-func statusByLayout(status []codec.SegmentStatus) map[block.Layout]codec.SegmentStatus {
-	done := map[block.Layout]codec.SegmentStatus{}
-	for _, st := range status {
-		done[st.Layout] = st
-	}
-	return done
 }
 
 // complete returns the targets of m if all its data segments are rebuilt.
@@ -156,7 +148,7 @@ func newerSeen(manifests []*manifest.Signed, status []codec.SegmentStatus, o *Op
 		seen[id] = true
 		out = append(out, GenerationSeen{Generation: id.String(), Time: time.Unix(at, 0).UTC(), Detail: detail()})
 	}
-	done := statusByLayout(status)
+	done := codec.ByLayout(status)
 	other := o.otherSites(manifests)
 	for _, m := range manifests {
 		if o.wants(m) && !other[m.Manifest.Generation] {

@@ -21,16 +21,6 @@ import (
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
-// encoded applies codings to b with the real encoders.
-func encoded(tb testing.TB, b []byte, codings ...string) []byte {
-	tb.Helper()
-	out, err := codingtest.Encode(b, codings...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return out
-}
-
 // encodedWARC writes the injected site's pages into dir/crawl.warc.gz as
 // a crawler stores what a server answered in codings: the encoded body
 // under "Content-Encoding: codings".
@@ -45,7 +35,7 @@ func encodedWARC(t *testing.T, site, dir string, codings ...string) {
 	for _, c := range sitetest.CapturesOf(t, site, siteAt) {
 		body := c.Body
 		if codings[0] != "xz" {
-			body = encoded(t, c.Body, codings...)
+			body = codingtest.MustEncode(t, c.Body, codings...)
 		} else {
 			body = append([]byte("\xfd7zXZ\x00"), body...) // no encoder: only its name and magic
 		}
@@ -135,15 +125,15 @@ func TestRecoverFromEncodedReplay(t *testing.T) {
 	for name, serve := range map[string]func(w http.ResponseWriter, body []byte){
 		"zstd": func(w http.ResponseWriter, body []byte) {
 			w.Header().Set("Content-Encoding", "zstd")
-			w.Write(encoded(t, body, "zstd"))
+			w.Write(codingtest.MustEncode(t, body, "zstd"))
 		},
 		"br under the original's header only": func(w http.ResponseWriter, body []byte) {
 			w.Header().Set("X-Archive-Orig-Content-Encoding", "br")
-			w.Write(encoded(t, body, "br"))
+			w.Write(codingtest.MustEncode(t, body, "br"))
 		},
 		"stacked": func(w http.ResponseWriter, body []byte) {
 			w.Header().Set("Content-Encoding", "br, gzip")
-			w.Write(encoded(t, body, "br", "gzip"))
+			w.Write(codingtest.MustEncode(t, body, "br", "gzip"))
 		},
 		"double-chunked": func(w http.ResponseWriter, body []byte) {
 			w.Header().Set("Transfer-Encoding", "chunked")
@@ -151,7 +141,7 @@ func TestRecoverFromEncodedReplay(t *testing.T) {
 		},
 		"chunked inside Content-Length": func(w http.ResponseWriter, body []byte) {
 			w.Header().Set("X-Archive-Orig-Transfer-Encoding", "chunked")
-			framed := chunked(encoded(t, body, "zstd"), 700)
+			framed := chunked(codingtest.MustEncode(t, body, "zstd"), 700)
 			w.Header().Set("X-Archive-Orig-Content-Encoding", "zstd")
 			w.Header().Set("Content-Length", fmt.Sprint(len(framed)))
 			w.Write(framed)
@@ -190,7 +180,7 @@ func TestRecoverFromCompressedMirror(t *testing.T) {
 	for i, f := range files {
 		b, _ := os.ReadFile(f)
 		coding := []string{"gzip", "zstd"}[i%2]
-		sitetest.WriteFile(t, mirror, filepath.Base(f), encoded(t, b, coding))
+		sitetest.WriteFile(t, mirror, filepath.Base(f), codingtest.MustEncode(t, b, coding))
 	}
 	out := t.TempDir()
 	rep, err := lzrecover.FromDir(context.Background(), mirror, lzrecover.Options{OwnerKey: owner, Out: out})

@@ -74,21 +74,11 @@ type Options struct {
 }
 
 func (o *Options) opener() (*keys.Opener, error) {
-	switch {
-	case len(o.OwnerKey) > 0 && len(o.Passphrase) > 0:
-		return nil, errors.New("give an owner key or a passphrase, not both")
-	case len(o.OwnerKey) > 0:
-		owner, err := keys.ParseOwner(o.OwnerKey)
-		if err != nil {
-			return nil, err
-		}
-		return owner.Opener(), nil
-	case len(o.Passphrase) > 0:
-		return keys.PassphraseOpener(o.Passphrase, nil)
-	case o.AllowUnsigned:
-		return &keys.Opener{}, nil
+	op, err := keys.OpenerFor(o.OwnerKey, o.Passphrase, o.AllowUnsigned)
+	if errors.Is(err, keys.ErrNoOwnerKey) {
+		return nil, errors.New("recovery needs the owner key or the passphrase (or AllowUnsigned for public data)")
 	}
-	return nil, errors.New("recovery needs the owner key or the passphrase (or AllowUnsigned for public data)")
+	return op, err
 }
 
 func (o *Options) assembler() (*codec.Assembler, error) {

@@ -2,7 +2,6 @@ package recover_test
 
 import (
 	"context"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,34 +59,3 @@ func TestRecoverFromPywbCollection(t *testing.T) {
 // with the Wayback's captures served by a pywb collection instead, each
 // also revisited a day later (same payload), and the Common Crawl
 // source as before. The pywb source is labelled "wayback" so that
-// TestVerifyPywbReplay: the root page's newest capture, as the pywb
-// collection lists it (a revisit), is crawled through the collection's
-// raw replay like a live site: the archived copy is rebuildable and
-// restores.
-func TestVerifyPywbReplay(t *testing.T) {
-	site, owner := sitetest.Injected(t)
-	srv := sitetest.PywbOf(t, site, archivetest.PywbConfig{})
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
-	src, err := source.Parse("cdx="+srv.CDXEndpoint(), client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var root lzrecover.Capture
-	siteURL, _ := url.Parse("https://example.org/")
-	err = src.List(context.Background(), siteURL, func(c lzrecover.Capture) error {
-		if c.URL == "https://example.org/" && c.Time.After(root.Time) {
-			root = c
-		}
-		return nil
-	})
-	if err != nil || root.Locator == "" {
-		t.Fatalf("listing: %v, root capture %+v", err, root)
-	}
-	rep, err := verify(t, lzrecover.VerifyOptions{SiteURL: root.Locator, OwnerKey: owner, Rate: 600000})
-	if err != nil {
-		t.Fatalf("%v\n%+v", err, rep)
-	}
-	if !rep.Rebuildable || rep.Restore == nil || rep.Crawl.Pages != 12 {
-		t.Fatalf("verified %s: rebuildable %v, restore %+v, crawl %+v", root.Locator, rep.Rebuildable, rep.Restore, rep.Crawl)
-	}
-}

@@ -10,12 +10,15 @@ import (
 	"os"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/capture"
+
+	"github.com/lazarus-preserve/lazarus/internal/verify"
+
 	"github.com/lazarus-preserve/lazarus/internal/status"
 
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/spn"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // capturePollStart and capturePollMax, when set, replace the Save Page
@@ -74,11 +77,11 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.siteDir, "site", "", "the static site `DIR` inject writes: its default state directory's history is used when no --history is given")
 	fs.StringVar(&c.rate, "rate", spn.DefaultRate.String(), "at most `N/min` submissions (also N/s, N/h)")
 	fs.IntVar(&c.pending, "pending", spn.DefaultMaxPending, "at most `N` capture jobs pending at once")
-	fs.IntVar(&c.margin, "margin", lzrecover.DefaultCaptureMargin, "blocks wanted beyond k in every stripe")
+	fs.IntVar(&c.margin, "margin", capture.DefaultMargin, "blocks wanted beyond k in every stripe")
 	fs.IntVar(&c.max, "max", 0, "at most `N` capture requests (0: no bound beyond the carrier pages)")
 	fs.DurationVar(&c.wait, "wait", 0, "after the jobs, keep auditing the archives up to `D` (e.g. 30m) until they hold the generation")
-	fs.DurationVar(&c.waitEvery, "wait-every", lzrecover.DefaultCaptureWaitEvery, "audit the archives every `D` while waiting")
-	fs.Float64Var(&c.siteRate, "site-rate", lzrecover.DefaultVerifyRate, "`N` requests per minute to the site while crawling it")
+	fs.DurationVar(&c.waitEvery, "wait-every", capture.DefaultWaitEvery, "audit the archives every `D` while waiting")
+	fs.Float64Var(&c.siteRate, "site-rate", verify.DefaultRate, "`N` requests per minute to the site while crawling it")
 	fs.Float64Var(&c.archiveRate, "archive-rate", 0, "`N` requests per minute to every archive host while auditing (default: 24 for the Internet Archive, 30 elsewhere)")
 	fs.StringVar(&c.contact, "contact", "", "an `EMAIL` added to the User-Agent, so archives can reach you")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "print the plan and send nothing")
@@ -96,13 +99,13 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if !c.jsonOut {
 		o.Progress = captureProgress(stdout, stderr)
 	}
-	rep, err := lzrecover.RequestCaptures(sig.ctx, o)
+	rep, err := capture.Run(sig.ctx, o)
 	return c.finish(rep, err, sig, stdout, stderr)
 }
 
 // options checks the flags and builds RequestCaptures's options.
-func (c *captureCmd) options(stderr io.Writer) (lzrecover.CaptureRequestOptions, error) {
-	var o lzrecover.CaptureRequestOptions
+func (c *captureCmd) options(stderr io.Writer) (capture.Options, error) {
+	var o capture.Options
 	if err := c.check("capture"); err != nil {
 		return o, err
 	}
@@ -117,9 +120,9 @@ func (c *captureCmd) options(stderr io.Writer) (lzrecover.CaptureRequestOptions,
 	}
 	o.Margin, o.Max, o.Wait, o.WaitEvery = c.margin, c.max, c.wait, c.waitEvery
 	if c.margin == 0 {
-		o.Margin = lzrecover.NoCaptureMargin
+		o.Margin = capture.NoMargin
 	}
-	o.Verify = lzrecover.VerifyOptions{SiteURL: c.site, Rate: c.siteRate, Contact: c.contact}
+	o.Verify = verify.Options{SiteURL: c.site, Rate: c.siteRate, Contact: c.contact}
 	v := &o.Verify // the audit takes the same key
 	var err error
 	if v.ServerKey, v.OwnerKey, v.Passphrase, err = c.load(stderr); err != nil {
@@ -187,7 +190,7 @@ func readAccessKeys(path string, stderr io.Writer) (spn.Credentials, error) {
 }
 
 // finish prints the report and maps the outcome to the exit code.
-func (c *captureCmd) finish(rep *lzrecover.CaptureRequestReport, err error, sig *interrupt, stdout, stderr io.Writer) int {
+func (c *captureCmd) finish(rep *capture.Report, err error, sig *interrupt, stdout, stderr io.Writer) int {
 	if sig.stopped() && errors.Is(err, context.Canceled) {
 		errorf(stderr, "interrupted (%v); %s", context.Cause(sig.ctx), abandoned(rep))
 		return sig.code()
@@ -200,7 +203,7 @@ func (c *captureCmd) finish(rep *lzrecover.CaptureRequestReport, err error, sig 
 				errorf(stderr, "%v", err)
 				return exitError
 			}
-		} else if !errors.Is(err, lzrecover.ErrSourcesFailed) { // no plan was made: the error says why
+		} else if !errors.Is(err, capture.ErrSourcesFailed) { // no plan was made: the error says why
 			printCaptureEnd(stdout, rep)
 		}
 	}
@@ -217,7 +220,7 @@ func (c *captureCmd) finish(rep *lzrecover.CaptureRequestReport, err error, sig 
 		errorf(stderr, "%s", printable(err.Error()))
 		fmt.Fprintf(stderr, "lazarus: hint: check --spn (now %s): nothing was captured\n", printable(c.spnBase))
 		return exitError
-	case errors.Is(err, lzrecover.ErrCaptureShort):
+	case errors.Is(err, capture.ErrShort):
 		errorf(stderr, "%s", printable(err.Error()))
 		captureHints(stderr, rep, err)
 		return exitPartial

@@ -6,15 +6,16 @@ import (
 	"io"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/capture"
+
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/spn"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // captureProgress prints the plan when it is made and every job's
 // outcome as it is known on stdout, and the phases on stderr.
-func captureProgress(stdout, stderr io.Writer) func(lzrecover.CaptureRequestProgress) {
-	return func(p lzrecover.CaptureRequestProgress) {
+func captureProgress(stdout, stderr io.Writer) func(capture.Progress) {
+	return func(p capture.Progress) {
 		switch p.Phase {
 		case "crawl":
 			fmt.Fprintln(stderr, "lazarus: crawling the live site")
@@ -34,7 +35,7 @@ func captureProgress(stdout, stderr io.Writer) func(lzrecover.CaptureRequestProg
 }
 
 // printCaptureJob prints one job's outcome.
-func printCaptureJob(w io.Writer, j *lzrecover.CaptureJob) {
+func printCaptureJob(w io.Writer, j *capture.Job) {
 	u := printable(j.URL)
 	switch j.State {
 	case spn.StateSuccess:
@@ -50,7 +51,7 @@ func printCaptureJob(w io.Writer, j *lzrecover.CaptureJob) {
 
 // printCapturePlan prints the generation, what the archives hold and the
 // plan.
-func printCapturePlan(w io.Writer, rep *lzrecover.CaptureRequestReport) {
+func printCapturePlan(w io.Writer, rep *capture.Report) {
 	fmt.Fprintf(w, "Site %s, generation %s (made %s)\n", printable(rep.Site), rep.Generation, rep.Time.Format(time.RFC3339))
 	atNeed, capped := 0, 0
 	for _, s := range rep.Stripes {
@@ -82,7 +83,7 @@ func printCapturePlan(w io.Writer, rep *lzrecover.CaptureRequestReport) {
 	fmt.Fprintf(w, "%s %s:\n", verb, humane.Count(len(rep.Plan), "capture"))
 	for i, p := range rep.Plan {
 		why := fmt.Sprintf("+%s in %s", humane.Count(p.NewBlocks, "block"), humane.Count(p.Raises, "stripe"))
-		if p.Why == lzrecover.CaptureForManifest {
+		if p.Why == capture.ForManifest {
 			why = "the manifest, " + why
 		}
 		fmt.Fprintf(w, "  %2d. %s (%s)\n", i+1, printable(p.URL), why)
@@ -95,7 +96,7 @@ func printCapturePlan(w io.Writer, rep *lzrecover.CaptureRequestReport) {
 // printCaptureEnd prints the plan on a dry run or when nothing was sent
 // (otherwise it was printed before the jobs), and the last audit's
 // verdict.
-func printCaptureEnd(w io.Writer, rep *lzrecover.CaptureRequestReport) {
+func printCaptureEnd(w io.Writer, rep *capture.Report) {
 	if rep.DryRun {
 		return
 	}
@@ -110,7 +111,7 @@ func printCaptureEnd(w io.Writer, rep *lzrecover.CaptureRequestReport) {
 }
 
 // captureHints says what to do when the generation is not safe yet.
-func captureHints(w io.Writer, rep *lzrecover.CaptureRequestReport, err error) {
+func captureHints(w io.Writer, rep *capture.Report, err error) {
 	switch {
 	case errors.Is(err, spn.ErrDailyLimit):
 		hintf(w, "the daily capture limit is reached after %s; run again tomorrow", humane.Count(rep.Sent, "request"))
@@ -124,7 +125,7 @@ func captureHints(w io.Writer, rep *lzrecover.CaptureRequestReport, err error) {
 }
 
 // abandoned says what an interrupted run left behind.
-func abandoned(rep *lzrecover.CaptureRequestReport) string {
+func abandoned(rep *capture.Report) string {
 	if rep == nil {
 		return "no capture request was pending"
 	}

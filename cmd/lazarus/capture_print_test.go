@@ -5,16 +5,16 @@ import (
 	"testing"
 	"time"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"github.com/lazarus-preserve/lazarus/internal/capture"
 )
 
 // TestCapturePlanMarginCapped: a --margin beyond the parity of some
 // stripes is not printed as if it applied to them; the line says how many
 // need all their blocks instead.
 func TestCapturePlanMarginCapped(t *testing.T) {
-	rep := &lzrecover.CaptureRequestReport{
+	rep := &capture.Report{
 		Site: "https://example.org/", Generation: "g", Time: time.Unix(0, 0).UTC(), Margin: 5,
-		Stripes: []lzrecover.CaptureStripe{
+		Stripes: []capture.Stripe{
 			{Segment: "app", K: 2, Need: 7, Archived: 7}, // 2 + 5 fits
 			{Segment: "db", K: 2, Need: 4, Archived: 1},  // only 4 blocks exist
 			{Segment: "db", K: 2, Need: 4, Archived: 4},

@@ -134,7 +134,7 @@ func (c *recoverCmd) options() (lzrecover.Options, error) {
 			return o, fmt.Errorf("--source %s needs the site's --url", kind)
 		}
 	}
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: c.rate, Contact: c.contact})
+	client := source.NewClient(source.ClientOptions{Rate: c.rate, Contact: c.contact})
 	for _, spec := range specs {
 		src, err := sourceFor(spec, client)
 		if err != nil {
@@ -238,7 +238,7 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 
 // sourceFor parses one --source SPEC (recover.ParseSource, its error
 // worded for the flag).
-func sourceFor(spec string, client lzrecover.Doer) (lzrecover.Source, error) {
+func sourceFor(spec string, client source.Doer) (source.Source, error) {
 	src, err := source.Parse(spec, client)
 	if err != nil {
 		return nil, fmt.Errorf("--%w", err)

@@ -21,7 +21,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/statushtml"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 type statusCmd struct {
@@ -196,7 +195,7 @@ func auditSources(o *status.Options, specs []string, rate float64, contact strin
 	if len(specs) == 0 {
 		specs = []string{"wayback", "commoncrawl"}
 	}
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: rate, Contact: contact})
+	client := source.NewClient(source.ClientOptions{Rate: rate, Contact: contact})
 	o.Client = client
 	for _, spec := range specs {
 		src, err := source.ParseArchive(spec, client)

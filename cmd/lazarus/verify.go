@@ -12,14 +12,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/verify"
+
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/history"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // testHookVerify, if set, sees the options of a run just before it
 // starts (tests pause it at a phase).
-var testHookVerify func(*lzrecover.VerifyOptions)
+var testHookVerify func(*verify.Options)
 
 // verifyCmd holds the flags of lazarus verify.
 type verifyCmd struct {
@@ -69,9 +70,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.siteDir, "site", "", "the static site's `DIR`: its pages no link reaches are read too")
 	fs.StringVar(&c.stateDir, "state", "", "inject's state `DIR`, or the Caddy module's storage directory for the site (STORAGE/lazarus/NAME): its serve history says which page carries which block (default: inject's default state for --site, if it exists)")
 	fs.BoolVar(&c.skipQuery, "skip-query", false, "ignore links with a query string, as some crawlers do")
-	fs.IntVar(&c.maxPages, "max-pages", lzrecover.DefaultVerifyMaxPages, "stop the crawl after `N` pages")
-	fs.IntVar(&c.hygiene, "hygiene-pages", lzrecover.DefaultHygienePages, "check the signals of the root page and `N` carriers (-1: none)")
-	fs.Float64Var(&c.rate, "rate", lzrecover.DefaultVerifyRate, "`N` requests per minute to the site (it is your own)")
+	fs.IntVar(&c.maxPages, "max-pages", verify.DefaultMaxPages, "stop the crawl after `N` pages")
+	fs.IntVar(&c.hygiene, "hygiene-pages", verify.DefaultHygienePages, "check the signals of the root page and `N` carriers (-1: none)")
+	fs.Float64Var(&c.rate, "rate", verify.DefaultRate, "`N` requests per minute to the site (it is your own)")
 	fs.StringVar(&c.contact, "contact", "", "an `EMAIL` added to the User-Agent")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the report as JSON")
 	if code, ok := parseFlags(fs, args, stdout, stderr); !ok {
@@ -103,7 +104,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if testHookVerify != nil {
 		testHookVerify(&o)
 	}
-	rep, err := lzrecover.Verify(sig.ctx, o)
+	rep, err := verify.Run(sig.ctx, o)
 	done()
 	if sig.stopped() && errors.Is(err, context.Canceled) {
 		errorf(stderr, "interrupted (%v); the temporary directory was removed", context.Cause(sig.ctx))
@@ -125,12 +126,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 }
 
 // verifyExit maps Verify's error to an exit code, explaining it.
-func verifyExit(err error, rep *lzrecover.VerifyReport, stderr io.Writer) int {
+func verifyExit(err error, rep *verify.Report, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
 	errorf(stderr, "%s", printable(err.Error())) // it may quote the site's URLs
-	if errors.Is(err, lzrecover.ErrShort) {
+	if errors.Is(err, verify.ErrShort) {
 		for _, h := range shortHints(rep) {
 			hintf(stderr, "%s", h)
 		}
@@ -142,7 +143,7 @@ func verifyExit(err error, rep *lzrecover.VerifyReport, stderr io.Writer) int {
 // shortHints says what would make a short generation whole, from what
 // the report knows: pages archives would not keep, pages that lost their
 // blocks, or blocks lost from pages no plan names.
-func shortHints(rep *lzrecover.VerifyReport) []string {
+func shortHints(rep *verify.Report) []string {
 	if rep == nil {
 		return nil
 	}
@@ -171,7 +172,7 @@ func shortHints(rep *lzrecover.VerifyReport) []string {
 
 // blocksLost reports whether some short stripe lacks blocks even counting
 // those on pages archives would not keep: they are on no page.
-func blocksLost(rep *lzrecover.VerifyReport) bool {
+func blocksLost(rep *verify.Report) bool {
 	for _, s := range rep.Segments {
 		if s.ShortStripes > len(s.Short) {
 			return true // not all listed: assume so
@@ -188,13 +189,13 @@ func blocksLost(rep *lzrecover.VerifyReport) bool {
 // fullPlan reports whether the placement plan names the pages of every
 // block: the listing or the serve history, not only the manifest's
 // carriers of the listing segment.
-func fullPlan(rep *lzrecover.VerifyReport) bool {
+func fullPlan(rep *verify.Report) bool {
 	return strings.Contains(rep.Plan, "listing") || strings.Contains(rep.Plan, "serve history")
 }
 
 // options checks the flags and loads the key.
-func (c *verifyCmd) options(stderr io.Writer) (lzrecover.VerifyOptions, error) {
-	o := lzrecover.VerifyOptions{SiteURL: c.site, SiteDir: c.siteDir, SkipQuery: c.skipQuery, MaxPages: c.maxPages,
+func (c *verifyCmd) options(stderr io.Writer) (verify.Options, error) {
+	o := verify.Options{SiteURL: c.site, SiteDir: c.siteDir, SkipQuery: c.skipQuery, MaxPages: c.maxPages,
 		HygienePages: c.hygiene, Rate: c.rate, Contact: c.contact}
 	if err := c.check("verify"); err != nil {
 		return o, err
@@ -246,13 +247,13 @@ func (c *verifyCmd) history(stderr io.Writer) ([]history.Store, error) {
 // function that ends it once Verify returns. On a terminal one line is
 // rewritten as pages come; in a log a line comes at most every logEvery,
 // the first only after logEvery, so a short crawl prints none.
-func verifyProgress(w io.Writer) (func(lzrecover.VerifyProgress), func()) {
+func verifyProgress(w io.Writer) (func(verify.Progress), func()) {
 	return verifyProgressOn(newProgressLine(w))
 }
 
 // verifyProgressOn is verifyProgress on a given progress line.
-func verifyProgressOn(pl *progressLine) (func(lzrecover.VerifyProgress), func()) {
-	show := func(p lzrecover.VerifyProgress) {
+func verifyProgressOn(pl *progressLine) (func(verify.Progress), func()) {
+	show := func(p verify.Progress) {
 		if !pl.tty && time.Since(pl.start) < logEvery {
 			return
 		}

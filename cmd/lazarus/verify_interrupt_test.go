@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"github.com/lazarus-preserve/lazarus/internal/verify"
 )
 
 // init installs, in the lazarus the scripts run, a pause just before the
@@ -19,9 +19,9 @@ import (
 // DIR/ready and wait for DIR/go.
 func init() {
 	if dir := os.Getenv("LAZARUS_TEST_PAUSE_VERIFY"); dir != "" {
-		testHookVerify = func(o *lzrecover.VerifyOptions) {
+		testHookVerify = func(o *verify.Options) {
 			next := o.Progress
-			o.Progress = func(p lzrecover.VerifyProgress) {
+			o.Progress = func(p verify.Progress) {
 				next(p)
 				if p.Phase == "restore" {
 					pause(dir)

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"github.com/lazarus-preserve/lazarus/internal/verify"
 )
 
 // printVerify prints the report for people.
-func printVerify(w io.Writer, r *lzrecover.VerifyReport) {
+func printVerify(w io.Writer, r *verify.Report) {
 	if r.Generation != "" {
 		verdict := "every segment can be rebuilt from the pages archives would keep"
 		switch {
@@ -51,7 +51,7 @@ func printVerify(w io.Writer, r *lzrecover.VerifyReport) {
 // printVerifyPages prints what the crawl saw: pages archives would not
 // keep, signals, the trial restore and problems. Strings that come from
 // the site (URLs, headers, errors quoting them) are made printable.
-func printVerifyPages(w io.Writer, r *lzrecover.VerifyReport) {
+func printVerifyPages(w io.Writer, r *verify.Report) {
 	c := r.Crawl
 	pages := count(c.Pages, "HTML page", "HTML pages")
 	if c.Aliases > 0 {
@@ -125,7 +125,7 @@ func yesNo(b bool) string {
 
 // printVerifyArchives prints what robots.txt keeps from each archive
 // crawler, and the warnings.
-func printVerifyArchives(w io.Writer, r *lzrecover.VerifyReport) {
+func printVerifyArchives(w io.Writer, r *verify.Report) {
 	for _, a := range r.Archives {
 		if a.Disallowed == 0 {
 			continue
@@ -146,7 +146,7 @@ func printVerifyArchives(w io.Writer, r *lzrecover.VerifyReport) {
 // printVerifyEncodings prints, per Accept-Encoding crawlers send, the
 // codings pages came in and whether they carry the same blocks (problems
 // are among the warnings).
-func printVerifyEncodings(w io.Writer, checks []lzrecover.EncodingCheck) {
+func printVerifyEncodings(w io.Writer, checks []verify.EncodingCheck) {
 	for _, e := range checks {
 		codings := make([]string, 0, len(e.Codings))
 		for c, n := range e.Codings {
@@ -160,7 +160,7 @@ func printVerifyEncodings(w io.Writer, checks []lzrecover.EncodingCheck) {
 
 // printVerifyMissing prints the pages that lost the blocks the placement
 // plan puts on them, or says no plan was known.
-func printVerifyMissing(w io.Writer, r *lzrecover.VerifyReport) {
+func printVerifyMissing(w io.Writer, r *verify.Report) {
 	if r.Generation == "" {
 		return
 	}

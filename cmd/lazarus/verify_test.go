@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/verify"
+
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // TestVerifyScripts runs lazarus verify end to end against sites served
@@ -120,9 +121,9 @@ func cmdCaddyHistory(ts *testscript.TestScript, neg bool, args []string) {
 func TestVerifyProgress(t *testing.T) {
 	var tty bytes.Buffer
 	show, done := verifyProgressOn(&progressLine{w: &tty, tty: true, start: time.Now()})
-	show(lzrecover.VerifyProgress{Phase: "crawl", Fetched: 1, Queued: 0})
+	show(verify.Progress{Phase: "crawl", Fetched: 1, Queued: 0})
 	time.Sleep(ttyEvery + 10*time.Millisecond)
-	show(lzrecover.VerifyProgress{Phase: "crawl", Fetched: 12, Queued: 40})
+	show(verify.Progress{Phase: "crawl", Fetched: 12, Queued: 40})
 	done()
 	out := tty.String()
 	if !strings.Contains(out, "\rlazarus: crawling: 1 page, 0 queued…") || !strings.Contains(out, "\rlazarus: crawling: 12 pages, 40 queued…") {
@@ -134,14 +135,14 @@ func TestVerifyProgress(t *testing.T) {
 
 	var log bytes.Buffer
 	show, done = verifyProgressOn(&progressLine{w: &log, start: time.Now()})
-	show(lzrecover.VerifyProgress{Phase: "crawl", Fetched: 1})
+	show(verify.Progress{Phase: "crawl", Fetched: 1})
 	done()
 	if log.Len() != 0 {
 		t.Errorf("a short crawl logged %q", log.String())
 	}
 	show, done = verifyProgressOn(&progressLine{w: &log, start: time.Now().Add(-logEvery)})
-	show(lzrecover.VerifyProgress{Phase: "crawl", Fetched: 300, Queued: 2})
-	show(lzrecover.VerifyProgress{Phase: "crawl", Fetched: 301, Queued: 2}) // too soon after
+	show(verify.Progress{Phase: "crawl", Fetched: 300, Queued: 2})
+	show(verify.Progress{Phase: "crawl", Fetched: 301, Queued: 2}) // too soon after
 	done()
 	if log.String() != "lazarus: crawling: 300 pages, 2 queued…\n" {
 		t.Errorf("a long crawl logged %q", log.String())
@@ -152,27 +153,27 @@ func TestVerifyProgress(t *testing.T) {
 // when such pages are listed, at "missing blocks" when a plan named the
 // pages, and otherwise says what would name them and fix them.
 func TestShortHints(t *testing.T) {
-	short := func(reachable, elsewhere int) []lzrecover.VerifySegment {
-		return []lzrecover.VerifySegment{{Name: "app", K: 4, ShortStripes: 1,
-			Short: []lzrecover.ShortStripe{{Stripe: 0, Reachable: reachable, Need: 4, Elsewhere: elsewhere}}}}
+	short := func(reachable, elsewhere int) []verify.Segment {
+		return []verify.Segment{{Name: "app", K: 4, ShortStripes: 1,
+			Short: []verify.ShortStripe{{Stripe: 0, Reachable: reachable, Need: 4, Elsewhere: elsewhere}}}}
 	}
-	excluded := []lzrecover.ExcludedPage{{URL: "http://h/a.html", Reason: "noarchive", Blocks: 2}}
+	excluded := []verify.ExcludedPage{{URL: "http://h/a.html", Reason: "noarchive", Blocks: 2}}
 	cases := []struct {
 		name      string
-		rep       lzrecover.VerifyReport
+		rep       verify.Report
 		want, not []string
 	}{
-		{"blocks deleted, no plan", lzrecover.VerifyReport{Segments: short(2, 0)},
+		{"blocks deleted, no plan", verify.Report{Segments: short(2, 0)},
 			[]string{"without a placement plan", "--state DIR"}, []string{"not kept by archives", "missing blocks"}},
-		{"blocks deleted, manifest's plan only", lzrecover.VerifyReport{Segments: short(2, 0), Plan: "manifest"},
+		{"blocks deleted, manifest's plan only", verify.Report{Segments: short(2, 0), Plan: "manifest"},
 			[]string{"without a placement plan"}, []string{"not kept by archives"}},
-		{"blocks deleted, named", lzrecover.VerifyReport{Segments: short(2, 0), Plan: "serve history", MissingPages: 3},
+		{"blocks deleted, named", verify.Report{Segments: short(2, 0), Plan: "serve history", MissingPages: 3},
 			[]string{`pages listed under "missing blocks"`, "run lazarus inject again"}, []string{"not kept by archives", "without a placement plan"}},
-		{"blocks on a noarchive page", lzrecover.VerifyReport{Segments: short(2, 2), Excluded: excluded},
+		{"blocks on a noarchive page", verify.Report{Segments: short(2, 2), Excluded: excluded},
 			[]string{`"not kept by archives"`}, []string{"without a placement plan", "run lazarus inject"}},
-		{"both", lzrecover.VerifyReport{Segments: short(1, 2), Excluded: excluded},
+		{"both", verify.Report{Segments: short(1, 2), Excluded: excluded},
 			[]string{`"not kept by archives"`, "without a placement plan"}, nil},
-		{"manifest gone", lzrecover.VerifyReport{},
+		{"manifest gone", verify.Report{},
 			[]string{"run lazarus inject again"}, []string{"not kept by archives", "without a placement plan"}},
 	}
 	for _, c := range cases {
@@ -196,10 +197,10 @@ func TestShortHints(t *testing.T) {
 // mismatches as they were.
 func TestPrintVerifyFailuresAndRestore(t *testing.T) {
 	mism := []string{"m0", "m1", "m2", "m3", "m4", "m5", "m6"}
-	rep := lzrecover.VerifyReport{
-		Crawl: lzrecover.CrawlReport{Failures: 8, Failed: []string{"http://h/a\x1b[2J: HTTP 404", "http://h/b: HTTP 500",
+	rep := verify.Report{
+		Crawl: verify.CrawlReport{Failures: 8, Failed: []string{"http://h/a\x1b[2J: HTTP 404", "http://h/b: HTTP 500",
 			"http://h/c: HTTP 404", "http://h/d: HTTP 404", "http://h/e: HTTP 404", "http://h/f: HTTP 404"}},
-		Restore: &lzrecover.TrialRestore{Mismatches: slices.Clone(mism), Skipped: []string{"s0", "s1"}},
+		Restore: &verify.TrialRestore{Mismatches: slices.Clone(mism), Skipped: []string{"s0", "s1"}},
 	}
 	var out bytes.Buffer
 	printVerify(&out, &rep)
@@ -251,7 +252,7 @@ func TestVerifyKeyFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	load := func(key string) (lzrecover.VerifyOptions, string, error) {
+	load := func(key string) (verify.Options, string, error) {
 		var stderr bytes.Buffer
 		o, err := (&verifyCmd{siteKeyFlags: siteKeyFlags{site: "http://127.0.0.1/", key: key}, maxPages: 1, rate: 1, hygiene: -1}).options(&stderr)
 		return o, stderr.String(), err

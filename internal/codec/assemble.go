@@ -252,3 +252,12 @@ func (st SegmentStatus) Err() error {
 	}
 	return fmt.Errorf("%w: %s", ErrTooFewBlocks, msg)
 }
+
+// ByLayout indexes segment statuses by their layout.
+func ByLayout(status []SegmentStatus) map[block.Layout]SegmentStatus {
+	done := map[block.Layout]SegmentStatus{}
+	for _, st := range status {
+		done[st.Layout] = st
+	}
+	return done
+}

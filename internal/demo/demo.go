@@ -241,7 +241,7 @@ func (d *run) recover(ctx context.Context) error {
 	d.s.begin("Recover from the archive")
 	rep, err := lzrecover.Recover(ctx, lzrecover.Options{
 		OwnerKey: d.owner, Out: d.path("recovered"), StateDir: d.path("recover-state"),
-		Sources: []lzrecover.Source{source.WARCSource{Path: d.path("archive", "crawl.warc.gz")}},
+		Sources: []source.Source{source.WARCSource{Path: d.path("archive", "crawl.warc.gz")}},
 	})
 	if rep != nil {
 		for _, seg := range rep.Segments {

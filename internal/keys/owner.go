@@ -3,6 +3,7 @@ package keys
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -152,3 +153,29 @@ func (o *Owner) KeyID() [KeyIDSize]byte { return o.signer.KeyID() }
 // Created returns the creation time recorded in the key file, or the zero
 // time if none was.
 func (o *Owner) Created() time.Time { return o.created }
+
+// ErrNoOwnerKey means an opener was asked for with neither the owner key
+// nor a passphrase, and unsigned data was not allowed.
+var ErrNoOwnerKey = errors.New("the owner key or the passphrase is needed (or unsigned data allowed)")
+
+// OpenerFor is the opener of whichever is given: the owner key file's
+// contents (owner), a passphrase, or, with neither, an opener that only
+// takes unsigned data when allowUnsigned (else ErrNoOwnerKey). Giving
+// both is an error.
+func OpenerFor(owner, passphrase []byte, allowUnsigned bool) (*Opener, error) {
+	switch {
+	case len(owner) > 0 && len(passphrase) > 0:
+		return nil, errors.New("give an owner key or a passphrase, not both")
+	case len(owner) > 0:
+		o, err := ParseOwner(owner)
+		if err != nil {
+			return nil, err
+		}
+		return o.Opener(), nil
+	case len(passphrase) > 0:
+		return PassphraseOpener(passphrase, nil)
+	case allowUnsigned:
+		return &Opener{}, nil
+	}
+	return nil, ErrNoOwnerKey
+}

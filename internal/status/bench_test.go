@@ -12,7 +12,6 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/history"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // benchStatusWorld is a 1,000-page site, one generation, and a
@@ -48,9 +47,9 @@ func benchStatusWorld(b *testing.B) (*statusSite, *archivetest.Server, time.Time
 // serve history: listings only. It reports the requests sent per run.
 func BenchmarkStatus_1000pages_10000captures(b *testing.B) {
 	s, srv, now, _ := benchStatusWorld(b)
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6e6})
+	client := source.NewClient(source.ClientOptions{Rate: 6e6})
 	o := status.Options{SiteURL: "https://example.org/", ServerKey: s.server.Marshal(), Now: now,
-		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}},
+		Sources: []source.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}},
 		History: []history.Store{s.hist}}
 	before := len(srv.Requests())
 	b.ReportAllocs()
@@ -84,9 +83,9 @@ func BenchmarkStatus_1000pages_10000captures(b *testing.B) {
 // state directory).
 func BenchmarkStatus_1000pages_10000captures_NoHistory(b *testing.B) {
 	s, srv, now, distinct := benchStatusWorld(b)
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6e6})
+	client := source.NewClient(source.ClientOptions{Rate: 6e6})
 	o := status.Options{SiteURL: "https://example.org/", ServerKey: s.server.Marshal(), Now: now,
-		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}, NoLive: true}
+		Sources: []source.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}, NoLive: true}
 	before := len(srv.Requests())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

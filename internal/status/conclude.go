@@ -194,7 +194,7 @@ const ManifestMissingRebuildable = "segments rebuildable, but its manifest is in
 
 // segment reports one segment of a generation, stripe by stripe.
 func (r *statusRun) segment(seg manifest.Segment, t *statusTally) Segment {
-	st := t.segs[SegKey{ID: seg.ID, Name: seg.Name}]
+	st := t.segs[manifest.SegmentKey{ID: seg.ID, Name: seg.Name}]
 	ss := Segment{Name: seg.Name, Listing: seg.Kind == "listing", Version: seg.Generation.String(), ID: seg.ID.String(),
 		K: seg.K, M: seg.M, Stripes: seg.Stripes, PerStripe: make([]Stripe, 0, seg.Stripes)}
 	for i := 0; i < seg.Stripes; i++ {
@@ -239,10 +239,10 @@ func shortBy(ss Segment) string {
 // the generations name, each once.
 func (r *statusRun) timelines(gens []*statusManifest, t *statusTally) []Timeline {
 	var out []Timeline
-	done := map[SegKey]bool{}
+	done := map[manifest.SegmentKey]bool{}
 	for _, sm := range gens {
 		for _, seg := range sm.m.Manifest.Segments {
-			k := SegKey{ID: seg.ID, Name: seg.Name}
+			k := manifest.SegmentKey{ID: seg.ID, Name: seg.Name}
 			if seg.Kind != "data" || done[k] {
 				continue
 			}
@@ -269,10 +269,10 @@ func (r *statusRun) timelines(gens []*statusManifest, t *statusTally) []Timeline
 // manifest was seen nowhere: recover cannot make them a coherent restore
 // point.
 func (r *statusRun) orphans(t *statusTally) {
-	named := map[SegKey]bool{}
+	named := map[manifest.SegmentKey]bool{}
 	for _, sm := range r.manifests {
 		for _, s := range sm.m.Manifest.Segments {
-			named[SegKey{ID: s.ID, Name: s.Name}] = true
+			named[manifest.SegmentKey{ID: s.ID, Name: s.Name}] = true
 		}
 	}
 	gens := map[string]time.Time{}

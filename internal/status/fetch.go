@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/problems"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 )
@@ -239,7 +240,7 @@ func (r *statusRun) heldOf(sc *statusScan) *statusHeld {
 		if time.Unix(l.Time, 0).After(r.o.Now) {
 			continue
 		}
-		k := SegKey{ID: l.ID, Name: l.Name}
+		k := manifest.SegmentKey{ID: l.ID, Name: l.Name}
 		if _, ok := r.layouts[k]; !ok {
 			r.layouts[k] = l
 		}
@@ -263,7 +264,7 @@ func (r *statusRun) describe(c *statusCapture) Capture {
 		out.Manifest = c.held.manifests[0].String()
 	}
 	out.Blocks, out.Rejected = len(c.held.shards), c.held.rejected
-	seen := map[SegKey]bool{}
+	seen := map[manifest.SegmentKey]bool{}
 	gens := map[string]bool{}
 	for _, s := range c.held.shards {
 		if seen[s.seg] {

@@ -6,21 +6,13 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
-// ShardKey names one block of a segment version: its segment, stripe and
-// shard.
-type ShardKey struct {
-	Segment SegKey
-	Stripe  uint32
-	Shard   uint16
-}
-
 // Held is what the archived captures were found to hold, of every source
 // combined (as recover combines them): the verified manifests and the
 // blocks. Capture requests must know which blocks are archived, not only
 // how many per stripe, which is what the report counts.
 type Held struct {
 	Manifests map[manifest.ID]bool
-	Shards    map[ShardKey]bool
+	Shards    map[manifest.BlockKey]bool
 }
 
 // RunHeld is Status that also returns what the captures hold.
@@ -29,7 +21,7 @@ func RunHeld(ctx context.Context, o Options) (*Report, *Held, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	h := &Held{Manifests: map[manifest.ID]bool{}, Shards: map[ShardKey]bool{}}
+	h := &Held{Manifests: map[manifest.ID]bool{}, Shards: map[manifest.BlockKey]bool{}}
 	for _, c := range r.caps {
 		if c.held == nil {
 			continue
@@ -38,7 +30,7 @@ func RunHeld(ctx context.Context, o Options) (*Report, *Held, error) {
 			h.Manifests[m] = true
 		}
 		for _, s := range c.held.shards {
-			h.Shards[ShardKey{Segment: s.seg, Stripe: s.stripe, Shard: s.shard}] = true
+			h.Shards[manifest.BlockKey{Segment: s.seg, Stripe: s.stripe, Shard: s.shard}] = true
 		}
 	}
 	return r.rep, h, nil

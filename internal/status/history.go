@@ -151,7 +151,7 @@ func (h *statusHistory) held(digest string) (*statusHeld, bool) {
 			if seg == nil || int(ref.Stripe) >= seg.Stripes || int(ref.Shard) >= seg.K+seg.M {
 				return nil, false
 			}
-			out.shards = append(out.shards, heldShard{seg: SegKey{ID: seg.ID, Name: seg.Name}, stripe: ref.Stripe, shard: ref.Shard})
+			out.shards = append(out.shards, heldShard{seg: manifest.SegmentKey{ID: seg.ID, Name: seg.Name}, stripe: ref.Stripe, shard: ref.Shard})
 			out.minBytes += int64(seg.ShardSize)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/warc"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // TestStatusLocalCache: a mirror directory is read whole each run, but a
@@ -29,7 +28,7 @@ func TestStatusLocalCache(t *testing.T) {
 	dir := mirror(t, g.pages, statusT1.Add(time.Hour))
 	state := t.TempDir()
 	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
-		Sources: []lzrecover.Source{source.DirSource{Dir: dir}}, StateDir: state}
+		Sources: []source.Source{source.DirSource{Dir: dir}}, StateDir: state}
 	first := runStatus(t, o)
 	if first.RestorePoint == nil || first.RestorePoint.Generation != g.id {
 		t.Fatalf("restore point %+v, want generation %s", first.RestorePoint, g.id)
@@ -67,7 +66,7 @@ type countingWARC struct {
 	fetches *int
 }
 
-func (w countingWARC) Fetch(ctx context.Context, c lzrecover.Capture) (io.ReadCloser, error) {
+func (w countingWARC) Fetch(ctx context.Context, c source.Capture) (io.ReadCloser, error) {
 	*w.fetches++
 	return w.WARCSource.Fetch(ctx, c)
 }
@@ -96,7 +95,7 @@ func TestStatusStreamedBounded(t *testing.T) {
 	run := func() (*status.Report, int) {
 		n := 0
 		o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
-			Sources: []lzrecover.Source{countingWARC{source.WARCSource{Path: file}, &n}}}
+			Sources: []source.Source{countingWARC{source.WARCSource{Path: file}, &n}}}
 		return runStatus(t, o), n
 	}
 	free, reads := run()

@@ -57,13 +57,13 @@ func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
 		return pi
 	}
 	newest := r.sortedManifests()
-	var segs map[SegKey]string
+	var segs map[manifest.SegmentKey]string
 	var gen string
 	if len(newest) > 0 {
 		gen = newest[0].m.Manifest.Generation.String()
-		segs = map[SegKey]string{}
+		segs = map[manifest.SegmentKey]string{}
 		for _, s := range newest[0].m.Manifest.Segments {
-			segs[SegKey{ID: s.ID, Name: s.Name}] = s.Name
+			segs[manifest.SegmentKey{ID: s.ID, Name: s.Name}] = s.Name
 		}
 	}
 	for _, c := range r.caps {
@@ -131,7 +131,7 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 	site := assure.Site{Now: r.o.Now, Archived: map[string][]manifest.BlockRef{}}
 	for _, s := range m.Segments {
 		site.Segments = append(site.Segments, assure.SegmentOf(s))
-		st := t.segs[SegKey{ID: s.ID, Name: s.Name}]
+		st := t.segs[manifest.SegmentKey{ID: s.ID, Name: s.Name}]
 		if st == nil {
 			continue
 		}

@@ -67,7 +67,7 @@ func siteMirror(t *testing.T, g statusGen, host string) string {
 func TestStatusOtherSite(t *testing.T) {
 	w := newTwoSites(t)
 	audit := func(site string, dirs ...string) *status.Report {
-		var srcs []lzrecover.Source
+		var srcs []source.Source
 		for _, d := range dirs {
 			srcs = append(srcs, source.DirSource{Dir: d})
 		}
@@ -106,7 +106,7 @@ func TestRecoverOtherSite(t *testing.T) {
 	w := newTwoSites(t)
 	a, b := siteMirror(t, w.g1, ""), siteMirror(t, w.g2, "")
 	run := func(site, gen string, dirs ...string) (*lzrecover.Report, error) {
-		var srcs []lzrecover.Source
+		var srcs []source.Source
 		for _, d := range dirs {
 			srcs = append(srcs, source.DirSource{Dir: d})
 		}

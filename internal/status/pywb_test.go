@@ -6,7 +6,6 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // checkStripes applies.
@@ -23,13 +22,13 @@ func pywbStatusWorld(t *testing.T) (*statusWorld, *archivetest.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	src, err := source.ParseArchive("cdx="+srv.CDXEndpoint(), lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000}))
+	src, err := source.ParseArchive("cdx="+srv.CDXEndpoint(), source.NewClient(source.ClientOptions{Rate: 600000}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cdx := src.(source.CDXSource)
 	cdx.Label = "wayback"
-	w.sources = []lzrecover.Source{cdx, w.sources[1]}
+	w.sources = []source.Source{cdx, w.sources[1]}
 	return w, srv
 }
 

@@ -36,16 +36,16 @@ type downSource struct {
 
 func (downSource) Name() string { return "down" }
 
-func (s downSource) List(_ context.Context, _ *url.URL, fn func(lzrecover.Capture) error) error {
+func (s downSource) List(_ context.Context, _ *url.URL, fn func(source.Capture) error) error {
 	for _, c := range s.caps {
-		if err := fn(lzrecover.Capture{Source: "down", URL: c.URL, Time: c.Time, Digest: archivetest.Digest(c.Body), Locator: c.URL}); err != nil {
+		if err := fn(source.Capture{Source: "down", URL: c.URL, Time: c.Time, Digest: archivetest.Digest(c.Body), Locator: c.URL}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (downSource) Fetch(_ context.Context, c lzrecover.Capture) (io.ReadCloser, error) {
+func (downSource) Fetch(_ context.Context, c source.Capture) (io.ReadCloser, error) {
 	return nil, errors.New("GET " + c.Locator + ": HTTP 503")
 }
 
@@ -59,7 +59,7 @@ func TestStatusR1SpotCheckUnfetchable(t *testing.T) {
 	site.inject(t, statusT1)
 	g2 := site.inject(t, statusT2)
 	src := downSource{caps: g2.plant(statusT2.Add(day), "", g2.names()...)}
-	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []lzrecover.Source{src},
+	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{src},
 		ServerKey: site.server.Marshal(), History: []history.Store{site.hist}, Now: statusNow, NoLive: true})
 	if code := rep.Outcome().ExitCode(); code != 1 || rep.RestorePoint != nil {
 		t.Fatalf("exit %d, restore point %+v; want 1 (no copy can be fetched)", code, rep.RestorePoint)
@@ -73,7 +73,7 @@ func TestStatusR1SpotCheckUnfetchable(t *testing.T) {
 		}
 	}
 	rrep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: site.owner.Marshal(), Out: t.TempDir(),
-		SiteURL: "https://example.org/", Sources: []lzrecover.Source{src}})
+		SiteURL: "https://example.org/", Sources: []source.Source{src}})
 	if err == nil && rrep.Generation != "" {
 		t.Fatalf("recover restored generation %s from an archive none of whose copies can be fetched", rrep.Generation)
 	}
@@ -89,17 +89,17 @@ type linkySource struct {
 
 func (linkySource) Name() string { return "linky" }
 
-func (s linkySource) List(_ context.Context, _ *url.URL, fn func(lzrecover.Capture) error) error {
+func (s linkySource) List(_ context.Context, _ *url.URL, fn func(source.Capture) error) error {
 	for i := range s.pages {
 		u := fmt.Sprintf("https://example.org/p%d.html", i)
-		if err := fn(lzrecover.Capture{Source: "linky", URL: u, Time: statusT1.Add(time.Duration(i) * time.Hour), Locator: u}); err != nil {
+		if err := fn(source.Capture{Source: "linky", URL: u, Time: statusT1.Add(time.Duration(i) * time.Hour), Locator: u}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s linkySource) Fetch(_ context.Context, c lzrecover.Capture) (io.ReadCloser, error) {
+func (s linkySource) Fetch(_ context.Context, c source.Capture) (io.ReadCloser, error) {
 	return io.NopCloser(io.MultiReader(strings.NewReader("<html><!-- "+c.Locator+" -->"), bytes.NewReader(s.body))), nil
 }
 
@@ -125,7 +125,7 @@ func TestStatusR2LinksBounded(t *testing.T) {
 		most = max(most, ms.HeapAlloc)
 	}
 	state := t.TempDir()
-	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []lzrecover.Source{src},
+	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{src},
 		ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true, Progress: measure, StateDir: state})
 	if rep.Sources[0].Fetched != 40 {
 		t.Fatalf("fetched %d pages, want 40: %+v", rep.Sources[0].Fetched, rep.Sources[0])
@@ -175,7 +175,7 @@ func TestStatusR2WARCDepth(t *testing.T) {
 		}
 	}
 	f.Close()
-	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []lzrecover.Source{source.WARCSource{Path: dir}},
+	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{source.WARCSource{Path: dir}},
 		ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true})
 	checkDepths(t, rep, map[string]int{"/": 0, "/a.html": 1, "/b.html": 2, "/c.html": status.DepthUnknown}, "")
 }
@@ -211,7 +211,7 @@ func TestStatusR5OversizedWARCDigest(t *testing.T) {
 	// A local file's digests are computed from its bytes, so no spot
 	// check is needed to trust them: the verdict must not rest on one.
 	for _, spot := range []int{status.NoSpotChecks, 0} {
-		rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []lzrecover.Source{source.WARCSource{Path: dir}},
+		rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{source.WARCSource{Path: dir}},
 			ServerKey: site.server.Marshal(), History: []history.Store{site.hist}, Now: statusNow, NoLive: true, MaxCapture: maxCapture, SpotChecks: spot})
 		if code := rep.Outcome().ExitCode(); code != 1 {
 			t.Fatalf("spot checks %d: exit %d, restore point %+v; want 1 (the records hold no block)", spot, code, rep.RestorePoint)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/status"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
@@ -120,10 +122,10 @@ type flakySource struct {
 
 func (flakySource) Name() string { return "flaky" }
 
-func (s flakySource) List(_ context.Context, _ *url.URL, fn func(lzrecover.Capture) error) error {
+func (s flakySource) List(_ context.Context, _ *url.URL, fn func(source.Capture) error) error {
 	for _, c := range s.caps {
 		for i, which := range []string{"old", "new"} {
-			if err := fn(lzrecover.Capture{Source: "flaky", URL: c.URL, Time: c.Time.Add(time.Duration(i) * time.Hour),
+			if err := fn(source.Capture{Source: "flaky", URL: c.URL, Time: c.Time.Add(time.Duration(i) * time.Hour),
 				Digest: archivetest.Digest(c.Body), Locator: which + " " + c.URL}); err != nil {
 				return err
 			}
@@ -132,7 +134,7 @@ func (s flakySource) List(_ context.Context, _ *url.URL, fn func(lzrecover.Captu
 	return nil
 }
 
-func (s flakySource) Fetch(_ context.Context, c lzrecover.Capture) (io.ReadCloser, error) {
+func (s flakySource) Fetch(_ context.Context, c source.Capture) (io.ReadCloser, error) {
 	which, u, _ := strings.Cut(c.Locator, " ")
 	if which == "new" {
 		return nil, errors.New("GET " + u + ": HTTP 503")
@@ -154,12 +156,12 @@ func TestStatusF2FailedFetchRetried(t *testing.T) {
 	g2 := site.inject(t, statusT2)
 	src := flakySource{caps: g2.plant(statusT2.Add(day), "", g2.names()...)}
 	rep, err := status.Run(context.Background(), status.Options{SiteURL: "https://example.org/",
-		Sources: []lzrecover.Source{src}, ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true})
+		Sources: []source.Source{src}, ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true})
 	if err != nil || rep.RestorePoint == nil || rep.RestorePoint.Generation != g2.id {
 		t.Fatalf("status: %v, restore point %+v", err, rep.RestorePoint)
 	}
 	rrep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: site.owner.Marshal(), Out: t.TempDir(),
-		SiteURL: "https://example.org/", Sources: []lzrecover.Source{src}})
+		SiteURL: "https://example.org/", Sources: []source.Source{src}})
 	if err != nil || rrep.Generation != g2.id {
 		t.Fatalf("recover: %v, generation %q, want %s; problems %q", err, rrep.Generation, g2.id, rrep.Problems)
 	}

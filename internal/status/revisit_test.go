@@ -10,7 +10,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 	"github.com/lazarus-preserve/lazarus/internal/status"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // revisitAt is when a second crawl found every page unchanged.
@@ -25,7 +24,7 @@ func TestStatusCountsRevisits(t *testing.T) {
 	ids := sitetest.ResponseWARC(t, filepath.Join(dir, "a.warc.gz"), caps)
 	sitetest.RevisitWARC(t, filepath.Join(dir, "b.warc.gz"), caps, ids, "id", revisitAt, func(c archivetest.Capture) string { return c.URL })
 	rep, err := status.Run(context.Background(), status.Options{OwnerKey: owner, SiteURL: "https://example.org/",
-		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}, Now: revisitAt.Add(time.Hour)})
+		Sources: []source.Source{source.WARCSource{Path: dir}}, Now: revisitAt.Add(time.Hour)})
 	if err != nil && rep == nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/history"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // Regression tests for a new user's second trial of lazarus status, one
@@ -56,7 +55,7 @@ func TestStatusN5MirrorFileTimes(t *testing.T) {
 	dir := mirror(t, g.pages, statusT1.Add(-time.Second))
 	now := statusT1.Add(2 * time.Hour)
 	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: now, NoLive: true,
-		Sources: []lzrecover.Source{source.DirSource{Dir: dir}}, History: []history.Store{site.hist}, SpotChecks: status.NoSpotChecks}
+		Sources: []source.Source{source.DirSource{Dir: dir}}, History: []history.Store{site.hist}, SpotChecks: status.NoSpotChecks}
 	rep := runStatus(t, o)
 	for _, c := range rep.Captures {
 		if c.Time.Before(statusT1) {

@@ -15,16 +15,9 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/site"
 )
 
-// SegKey names one segment version: blocks of the same key rebuild the
-// same ciphertext, whichever generation's manifest names it.
-type SegKey struct {
-	ID   manifest.Digest
-	Name string
-}
-
 // statusShard is one verified block a capture holds.
 type statusShard struct {
-	Seg    SegKey
+	Seg    manifest.SegmentKey
 	Stripe uint32
 	Shard  uint16
 }
@@ -87,7 +80,7 @@ func pageLinks(page []byte, pageURL *url.URL) []string {
 // reports that the page was cut at the fetch limit.
 func scanStatus(page []byte, v *keys.Verifier, cut bool) *statusScan {
 	sc := &statusScan{Version: statusScanVersion, Truncated: cut}
-	layouts := map[SegKey]bool{}
+	layouts := map[manifest.SegmentKey]bool{}
 	for f := range htmlblock.All(page) {
 		var err error
 		switch {
@@ -148,7 +141,7 @@ func verifiedManifest(payload []byte, v *keys.Verifier) (*manifest.Signed, error
 }
 
 // block parses and verifies one block and keeps it.
-func (sc *statusScan) block(payload []byte, v *keys.Verifier, layouts map[SegKey]bool) error {
+func (sc *statusScan) block(payload []byte, v *keys.Verifier, layouts map[manifest.SegmentKey]bool) error {
 	b, err := block.Parse(payload)
 	if err != nil {
 		return err
@@ -156,7 +149,7 @@ func (sc *statusScan) block(payload []byte, v *keys.Verifier, layouts map[SegKey
 	if err := v.Verify(b.KeyID, b.Salt, "block", b.Digest[:], b.Signature[:]); err != nil {
 		return fmt.Errorf("block %s/%d/%d: %w", b.Name, b.Stripe, b.Shard, err)
 	}
-	k := SegKey{ID: b.SegmentID, Name: b.Name}
+	k := manifest.SegmentKey{ID: b.SegmentID, Name: b.Name}
 	if !layouts[k] {
 		layouts[k] = true
 		sc.Layouts = append(sc.Layouts, statusLayout{ID: b.SegmentID, Name: b.Name, Kind: b.Kind, Generation: b.Generation,
@@ -253,7 +246,7 @@ func (sc *statusScan) check(v *keys.Verifier) error {
 	}
 	raw := sc.Raw
 	sc.Raw, sc.Blocks, sc.Layouts = nil, nil, nil
-	layouts := map[SegKey]bool{}
+	layouts := map[manifest.SegmentKey]bool{}
 	for _, p := range raw {
 		if err := sc.block(p, v, layouts); err != nil {
 			return err

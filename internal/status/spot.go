@@ -111,11 +111,11 @@ func (r *statusRun) unreachable(i int, g manifest.ID, caps []*statusCapture, tri
 }
 
 // segmentsOf returns the segment versions generation g's manifest names.
-func (r *statusRun) segmentsOf(g manifest.ID) map[SegKey]bool {
-	out := map[SegKey]bool{}
+func (r *statusRun) segmentsOf(g manifest.ID) map[manifest.SegmentKey]bool {
+	out := map[manifest.SegmentKey]bool{}
 	if sm := r.manifests[g]; sm != nil {
 		for _, s := range sm.m.Manifest.Segments {
-			out[SegKey{ID: s.ID, Name: s.Name}] = true
+			out[manifest.SegmentKey{ID: s.ID, Name: s.Name}] = true
 		}
 	}
 	return out
@@ -123,7 +123,7 @@ func (r *statusRun) segmentsOf(g manifest.ID) map[SegKey]bool {
 
 // holdsGeneration reports whether a capture is credited with generation
 // g's manifest or a block of one of its segment versions.
-func holdsGeneration(h *statusHeld, g manifest.ID, segs map[SegKey]bool) bool {
+func holdsGeneration(h *statusHeld, g manifest.ID, segs map[manifest.SegmentKey]bool) bool {
 	if h == nil {
 		return false
 	}

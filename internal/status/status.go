@@ -97,7 +97,7 @@ type statusRun struct {
 	// history and from captures.
 	manifests map[manifest.ID]*statusManifest
 	// layouts describe every segment version seen.
-	layouts map[SegKey]statusLayout
+	layouts map[manifest.SegmentKey]statusLayout
 	// streamed are the scans of captures read while listing a Streamer
 	// (local WARC files), by capture key.
 	streamed map[string]*statusScan
@@ -152,7 +152,7 @@ type statusHeld struct {
 }
 
 type heldShard struct {
-	seg    SegKey
+	seg    manifest.SegmentKey
 	stripe uint32
 	shard  uint16
 }
@@ -214,7 +214,7 @@ func newStatusRun(o Options) (*statusRun, error) {
 	}
 	r := &statusRun{o: o, site: site, v: v, cache: cache, srcs: o.Sources,
 		rep:       &Report{Site: site.String(), Now: o.Now.UTC(), AsOf: asOf},
-		manifests: map[manifest.ID]*statusManifest{}, layouts: map[SegKey]statusLayout{}, streamed: map[string]*statusScan{},
+		manifests: map[manifest.ID]*statusManifest{}, layouts: map[manifest.SegmentKey]statusLayout{}, streamed: map[string]*statusScan{},
 		distrusted: make([]bool, len(o.Sources)), links: newStatusLinks()}
 	for _, s := range o.Sources {
 		r.rep.Sources = append(r.rep.Sources, SourceReport{Name: s.Name()})
@@ -281,7 +281,7 @@ func (r *statusRun) addManifest(m *manifest.Signed) {
 		sm = &statusManifest{m: m}
 		r.manifests[m.Manifest.Generation] = sm
 		for _, s := range m.Manifest.Segments {
-			k := SegKey{ID: s.ID, Name: s.Name}
+			k := manifest.SegmentKey{ID: s.ID, Name: s.Name}
 			if _, ok := r.layouts[k]; !ok {
 				r.layouts[k] = layoutOf(s)
 			}

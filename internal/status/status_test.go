@@ -18,7 +18,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 var (
@@ -35,7 +34,7 @@ type statusWorld struct {
 	g1, g2           statusGen
 	wayback, cc      []archivetest.Capture
 	srvW, srvC       *archivetest.Server
-	sources          []lzrecover.Source
+	sources          []source.Source
 	expectW, expectC map[string]map[uint32]map[uint16]bool
 }
 
@@ -56,8 +55,8 @@ func newStatusWorld(t *testing.T, plant func(w *statusWorld)) *statusWorld {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.srvC.Close)
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
-	w.sources = []lzrecover.Source{
+	client := source.NewClient(source.ClientOptions{Rate: 600000})
+	w.sources = []source.Source{
 		source.CDXSource{Base: w.srvW.URL, Label: "wayback", Client: client},
 		source.CommonCrawlSource{IndexBase: w.srvC.URL, DataBase: w.srvC.URL, Client: client},
 	}
@@ -404,7 +403,7 @@ func TestStatusWARC(t *testing.T) {
 	}
 	f.Close()
 	for _, hist := range []bool{true, false} {
-		o := status.Options{SiteURL: "https://example.org/", Sources: []lzrecover.Source{source.WARCSource{Path: dir}},
+		o := status.Options{SiteURL: "https://example.org/", Sources: []source.Source{source.WARCSource{Path: dir}},
 			ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true, SpotChecks: status.NoSpotChecks}
 		if hist {
 			o.History = []history.Store{site.hist}
@@ -428,9 +427,9 @@ func TestStatusWARC(t *testing.T) {
 // memento is fetched once.
 func TestStatusMemento(t *testing.T) {
 	w := newStatusWorld(t, plantNewest)
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
+	client := source.NewClient(source.ClientOptions{Rate: 600000})
 	rep, err := status.Run(context.Background(), status.Options{SiteURL: "https://example.org/", ServerKey: w.site.server.Marshal(),
-		Sources: []lzrecover.Source{source.MementoSource{TimeMapBase: w.srvW.URL + "/timemap/link/", Client: client}},
+		Sources: []source.Source{source.MementoSource{TimeMapBase: w.srvW.URL + "/timemap/link/", Client: client}},
 		History: []history.Store{w.site.hist}, Now: statusNow})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,8 @@ package status
 
 import (
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
 // statusTally counts the distinct blocks of every segment version per
@@ -9,7 +11,7 @@ import (
 // records the timeline of each count.
 type statusTally struct {
 	n    int // sources; index n is combined
-	segs map[SegKey]*segTally
+	segs map[manifest.SegmentKey]*segTally
 }
 
 // segTally is one segment version's count.
@@ -25,11 +27,11 @@ type segTally struct {
 }
 
 func newStatusTally(sources int) *statusTally {
-	return &statusTally{n: sources, segs: map[SegKey]*segTally{}}
+	return &statusTally{n: sources, segs: map[manifest.SegmentKey]*segTally{}}
 }
 
 // seg returns the tally of a segment version, adding it on first use.
-func (t *statusTally) seg(k SegKey, l statusLayout) *segTally {
+func (t *statusTally) seg(k manifest.SegmentKey, l statusLayout) *segTally {
 	s := t.segs[k]
 	if s == nil {
 		s = &segTally{layout: l, shards: map[uint32]map[uint16]uint64{}, count: make([]int, t.n+1),
@@ -40,7 +42,7 @@ func (t *statusTally) seg(k SegKey, l statusLayout) *segTally {
 }
 
 // add counts one capture's blocks from source src at time at.
-func (t *statusTally) add(src int, at time.Time, shards []heldShard, layouts map[SegKey]statusLayout) {
+func (t *statusTally) add(src int, at time.Time, shards []heldShard, layouts map[manifest.SegmentKey]statusLayout) {
 	var touched []*segTally
 	for _, h := range shards {
 		l, ok := layouts[h.seg]

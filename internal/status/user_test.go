@@ -18,7 +18,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // Regression tests for a new user's trial of lazarus status (the
@@ -70,7 +69,7 @@ func TestStatusU1SourcesUnreadable(t *testing.T) {
 	site.inject(t, statusT1)
 	missing := filepath.Join(t.TempDir(), "nonexist.warc")
 	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
-		Sources: []lzrecover.Source{source.WARCSource{Path: missing}}}
+		Sources: []source.Source{source.WARCSource{Path: missing}}}
 	rep := runStatus(t, o)
 	c := rep.Cause
 	if c == nil || c.Kind != status.CauseSourcesFailed || !strings.HasPrefix(c.Message, "source warc="+missing+": cannot be read: ") ||
@@ -154,7 +153,7 @@ func TestStatusU4AsOfLocal(t *testing.T) {
 	g2 := site.inject(t, statusT2)
 	dir := mirror(t, g2.pages, statusT1.Add(day))
 	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusT1.Add(10 * day), NoLive: true,
-		Sources: []lzrecover.Source{source.DirSource{Dir: dir}}, SpotChecks: status.NoSpotChecks}
+		Sources: []source.Source{source.DirSource{Dir: dir}}, SpotChecks: status.NoSpotChecks}
 	rep := runStatus(t, o)
 	for _, g := range rep.Generations {
 		if g.ID == g2.id {
@@ -181,7 +180,7 @@ func TestStatusU5LocalDigests(t *testing.T) {
 	g2 := site.inject(t, statusT2)
 	dir := mirror(t, g2.pages, statusT2.Add(day))
 	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
-		Sources: []lzrecover.Source{source.DirSource{Dir: dir}}, History: []history.Store{site.hist}, SpotChecks: status.NoSpotChecks}
+		Sources: []source.Source{source.DirSource{Dir: dir}}, History: []history.Store{site.hist}, SpotChecks: status.NoSpotChecks}
 	rep := runStatus(t, o)
 	if s := rep.Sources[0]; s.Captures != len(g2.pages) || s.Known != len(g2.pages) || s.Fetched != 0 {
 		t.Fatalf("mirror with history: %+v; want every capture known", s)
@@ -283,9 +282,9 @@ func TestStatusU8Depth(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Close)
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
+	client := source.NewClient(source.ClientOptions{Rate: 600000})
 	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
-		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}}
+		Sources: []source.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}}
 	rep := runStatus(t, o)
 	checkDepths(t, rep, map[string]int{"/": 0, "/blog/": 1, "/about.html": 1, "/blog/post1.html": 2, "/orphan.html": status.DepthUnknown},
 		`("/index.html" is "/")`)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"testing"
 
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/gzip"
@@ -54,4 +55,14 @@ func Stream(coding string, write func(io.Writer) error) ([]byte, error) {
 		return nil, err
 	}
 	return out.Bytes(), nil
+}
+
+// MustEncode is Encode failing tb on an error.
+func MustEncode(tb testing.TB, b []byte, codings ...string) []byte {
+	tb.Helper()
+	out, err := Encode(b, codings...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
 }

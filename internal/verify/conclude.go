@@ -1,4 +1,4 @@
-package recover
+package verify
 
 import (
 	"cmp"
@@ -34,7 +34,7 @@ type targetSegment struct {
 // unless blocks of a newer generation were seen, whose manifest then
 // could not be found: the newest version of each segment name is taken.
 // It returns nil if nothing signed by the key was found.
-func (t *tally) newest(rep *VerifyReport) *generation {
+func (t *tally) newest(rep *Report) *generation {
 	var best *manifest.Signed
 	for _, m := range t.manifests {
 		if best == nil || m.Manifest.Time.After(best.Manifest.Time) ||
@@ -63,7 +63,7 @@ func (t *tally) newest(rep *VerifyReport) *generation {
 }
 
 // fromManifest lists the segments of a verified manifest.
-func fromManifest(m *manifest.Signed, rep *VerifyReport) *generation {
+func fromManifest(m *manifest.Signed, rep *Report) *generation {
 	g := &generation{id: m.Manifest.Generation, time: m.Manifest.Time, m: m}
 	for i := range m.Manifest.Segments {
 		seg := &m.Manifest.Segments[i]
@@ -109,7 +109,7 @@ func (v *verification) conclude() {
 	g, rep, t := v.target, v.rep, v.t
 	rep.Generation, rep.Time, rep.FromManifest = g.id.String(), g.time.UTC(), g.m != nil
 	counts := t.stripeCounts(g)
-	status := statusByLayout(v.a.Status())
+	status := codec.ByLayout(v.a.Status())
 	rep.Rebuildable = len(g.segs) > 0
 	for i, ts := range g.segs {
 		s := segmentResult(ts.layout, counts[i], status[ts.layout])
@@ -204,9 +204,9 @@ func (t *tally) stripeCounts(g *generation) []map[uint32]*stripeCount {
 
 // segmentResult judges one segment from its stripe counts and the
 // assembler's status of the blocks archives would keep.
-func segmentResult(l block.Layout, counts map[uint32]*stripeCount, st codec.SegmentStatus) VerifySegment {
+func segmentResult(l block.Layout, counts map[uint32]*stripeCount, st codec.SegmentStatus) Segment {
 	n := l.Stripes()
-	s := VerifySegment{Name: l.Name, Kind: l.Kind.String(), Generation: manifest.ID(l.Generation).String(),
+	s := Segment{Name: l.Name, Kind: l.Kind.String(), Generation: manifest.ID(l.Generation).String(),
 		K: int(l.K), M: int(l.M), Stripes: int(n), MinReachable: int(l.K) + int(l.M)}
 	for j := uint64(0); j < n; j++ {
 		c := counts[uint32(j)]

@@ -1,4 +1,4 @@
-package recover
+package capture
 
 import (
 	"cmp"
@@ -6,17 +6,18 @@ import (
 	"slices"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
-	"github.com/lazarus-preserve/lazarus/internal/status"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/verify"
 )
 
 // Why a page is in a capture plan (CapturePage.Why).
 const (
-	CaptureForManifest = "manifest" // it carries the manifest, which no archive holds yet
-	CaptureForBlocks   = "blocks"   // its blocks raise stripes still below k + margin
+	ForManifest = "manifest" // it carries the manifest, which no archive holds yet
+	ForBlocks   = "blocks"   // its blocks raise stripes still below k + margin
 )
 
-// CapturePage is one page a capture plan asks the archive to capture.
-type CapturePage struct {
+// Page is one page a capture plan asks the archive to capture.
+type Page struct {
 	URL   string `json:"url"`
 	Depth int    `json:"depth"` // link hops from the root page, -1 if unknown
 	// Why is CaptureForManifest or CaptureForBlocks.
@@ -30,9 +31,9 @@ type CapturePage struct {
 	Raises int `json:"raises"`
 }
 
-// CaptureStripe is one stripe of the generation: what the archives hold
+// Stripe is one stripe of the generation: what the archives hold
 // and what the plan would bring it to.
-type CaptureStripe struct {
+type Stripe struct {
 	Segment string `json:"segment"`
 	Index   int    `json:"index"`
 	K       int    `json:"k"`
@@ -61,27 +62,27 @@ type stripeNeed struct {
 // the page carrying the manifest, then the shallower page, then the URL),
 // until every stripe would have its need or no page raises any. At most
 // max pages (0: no bound), and never more than the carrier pages.
-func capturePlan(pages []livePage, stripes map[capStripe]*stripeNeed, manifestArchived bool, max int) []CapturePage {
+func capturePlan(pages []verify.LivePage, stripes map[capStripe]*stripeNeed, manifestArchived bool, max int) []Page {
 	limit := len(pages)
 	if max > 0 {
 		limit = min(limit, max)
 	}
 	used := make([]bool, len(pages))
-	var plan []CapturePage
+	var plan []Page
 	take := func(i int, why string) {
 		used[i] = true
 		raises, fresh := gain(pages[i], stripes)
-		for _, b := range pages[i].blocks {
+		for _, b := range pages[i].Blocks {
 			if st := stripes[capStripe{b.Segment, b.Stripe}]; st != nil {
 				st.have[b.Shard] = true
 			}
 		}
 		p := pages[i]
-		plan = append(plan, CapturePage{URL: p.url, Depth: p.depth, Why: why, Manifest: p.manifest, NewBlocks: fresh, Raises: raises})
+		plan = append(plan, Page{URL: p.URL, Depth: p.Depth, Why: why, Manifest: p.Manifest, NewBlocks: fresh, Raises: raises})
 	}
 	if !manifestArchived && limit > 0 {
 		if i := manifestPage(pages); i >= 0 {
-			take(i, CaptureForManifest)
+			take(i, ForManifest)
 		}
 	}
 	for len(plan) < limit {
@@ -101,16 +102,16 @@ func capturePlan(pages []livePage, stripes map[capStripe]*stripeNeed, manifestAr
 		if best < 0 {
 			break
 		}
-		take(best, CaptureForBlocks)
+		take(best, ForBlocks)
 	}
 	return plan
 }
 
 // gain counts the stripes below their need that p's blocks not yet held
 // raise, and those blocks (up to each stripe's need).
-func gain(p livePage, stripes map[capStripe]*stripeNeed) (raises, fresh int) {
+func gain(p verify.LivePage, stripes map[capStripe]*stripeNeed) (raises, fresh int) {
 	added := map[*stripeNeed]int{}
-	for _, b := range p.blocks {
+	for _, b := range p.Blocks {
 		st := stripes[capStripe{b.Segment, b.Stripe}]
 		if st == nil || st.have[b.Shard] || len(st.have)+added[st] >= st.need {
 			continue
@@ -127,14 +128,14 @@ func gain(p livePage, stripes map[capStripe]*stripeNeed) (raises, fresh int) {
 // pageOrder compares two pages of equal gain: > 0 when b goes first
 // (it carries the manifest and a does not, or it is shallower, or its URL
 // sorts first).
-func pageOrder(a, b livePage) int {
-	depth := func(p livePage) int {
-		if p.depth < 0 {
+func pageOrder(a, b verify.LivePage) int {
+	depth := func(p verify.LivePage) int {
+		if p.Depth < 0 {
 			return 1 << 30
 		}
-		return p.depth
+		return p.Depth
 	}
-	return cmp.Or(cmp.Compare(boolInt(b.manifest), boolInt(a.manifest)), cmp.Compare(depth(a), depth(b)), cmp.Compare(a.url, b.url))
+	return cmp.Or(cmp.Compare(boolInt(b.Manifest), boolInt(a.Manifest)), cmp.Compare(depth(a), depth(b)), cmp.Compare(a.URL, b.URL))
 }
 
 func boolInt(b bool) int {
@@ -147,10 +148,10 @@ func boolInt(b bool) int {
 // manifestPage is the page to capture for the manifest: the root page
 // if it carries it, else the shallowest that does (then by URL); -1 if
 // none does.
-func manifestPage(pages []livePage) int {
+func manifestPage(pages []verify.LivePage) int {
 	best := -1
 	for i, p := range pages {
-		if p.manifest && (best < 0 || pageOrder(pages[best], p) > 0) {
+		if p.Manifest && (best < 0 || pageOrder(pages[best], p) > 0) {
 			best = i
 		}
 	}
@@ -159,10 +160,10 @@ func manifestPage(pages []livePage) int {
 
 // stripeNeeds lists every stripe of the generation's segments with what
 // the archives hold of it and its need: k + margin, at most k + m.
-func stripeNeeds(segments []block.Layout, held map[status.ShardKey]bool, margin int) map[capStripe]*stripeNeed {
+func stripeNeeds(segments []block.Layout, held map[manifest.BlockKey]bool, margin int) map[capStripe]*stripeNeed {
 	out := map[capStripe]*stripeNeed{}
 	for _, l := range segments {
-		sk := segKeyOf(l)
+		sk := manifest.SegmentKeyOf(l)
 		n := int(l.K) + int(l.M)
 		for j := uint64(0); j < l.Stripes(); j++ {
 			st := &stripeNeed{name: l.Name, index: int(j), k: int(l.K), need: min(int(l.K)+margin, n), have: map[uint16]bool{}, layoutSize: n}
@@ -179,12 +180,12 @@ func stripeNeeds(segments []block.Layout, held map[status.ShardKey]bool, margin 
 }
 
 // stripeReport lists the stripes in segment, then index order.
-func stripeReport(stripes map[capStripe]*stripeNeed) []CaptureStripe {
-	out := make([]CaptureStripe, 0, len(stripes))
+func stripeReport(stripes map[capStripe]*stripeNeed) []Stripe {
+	out := make([]Stripe, 0, len(stripes))
 	for _, st := range stripes {
-		out = append(out, CaptureStripe{Segment: st.name, Index: st.index, K: st.k, Need: st.need, Archived: st.archived, Planned: len(st.have)})
+		out = append(out, Stripe{Segment: st.name, Index: st.index, K: st.k, Need: st.need, Archived: st.archived, Planned: len(st.have)})
 	}
-	slices.SortFunc(out, func(a, b CaptureStripe) int {
+	slices.SortFunc(out, func(a, b Stripe) int {
 		return cmp.Or(cmp.Compare(a.Segment, b.Segment), cmp.Compare(a.Index, b.Index))
 	})
 	return out
@@ -192,7 +193,7 @@ func stripeReport(stripes map[capStripe]*stripeNeed) []CaptureStripe {
 
 // captureShort words the stripes below their need in the plan, the first few
 // by name: "segment app stripe 3 (4 of 6)".
-func captureShort(stripes []CaptureStripe, most int) (out []string) {
+func captureShort(stripes []Stripe, most int) (out []string) {
 	for _, s := range stripes {
 		if s.Planned < s.Need {
 			if len(out) == most {

@@ -1,4 +1,4 @@
-package recover
+package verify
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/problems"
 )
 
 // trialRestore restores every rebuildable data segment of the generation
@@ -207,9 +208,9 @@ func comparePerm(m fs.FileMode, listed string) string {
 	return ""
 }
 
-// mismatch adds a difference, the first MaxProblems of them.
+// mismatch adds a difference, the first problems.MaxLines of them.
 func (tr *TrialRestore) mismatch(format string, args ...any) {
-	if len(tr.Mismatches) < MaxProblems {
+	if len(tr.Mismatches) < problems.MaxLines {
 		tr.Mismatches = append(tr.Mismatches, fmt.Sprintf(format, args...))
 	}
 }

@@ -1,4 +1,4 @@
-package recover_test
+package verify_test
 
 import (
 	"errors"
@@ -7,9 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazarus-preserve/lazarus/internal/contentcoding/codingtest"
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
+	"github.com/lazarus-preserve/lazarus/internal/verify"
+
 	"github.com/lazarus-preserve/lazarus/internal/contentcoding"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // codingServer answers pages in the first coding of prefer that the
@@ -39,7 +42,7 @@ func codingServer(t *testing.T, prefer []string, choose func(path, coding string
 			}
 			body := append([]byte("\xfd7zXZ\x00"), page...) // xz: no encoder here, only its magic
 			if coding != "xz" {
-				body = encoded(t, page, coding)
+				body = codingtest.MustEncode(t, page, coding)
 			}
 			for k, v := range rec.Header() {
 				w.Header()[k] = v
@@ -56,8 +59,8 @@ func codingServer(t *testing.T, prefer []string, choose func(path, coding string
 // gzip as a crawler asks. Expected: per Accept-Encoding, the coding each
 // page came in and the same blocks on every page; no warning.
 func TestVerifyReportsWhatEachEncodingGets(t *testing.T) {
-	s := servedInjected(t, codingServer(t, []string{"zstd", "br", "gzip"}, nil))
-	rep, err := verify(t, s.verifyOpts(s.server, false))
+	s := sitetest.ServedInjected(t, codingServer(t, []string{"zstd", "br", "gzip"}, nil))
+	rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
 	if err != nil {
 		t.Fatalf("%v\n%+v", err, rep)
 	}
@@ -82,7 +85,7 @@ func TestVerifyReportsWhatEachEncodingGets(t *testing.T) {
 // archives of those crawlers would not hold the generation.
 func TestVerifyWarnsOfStaleEncodedCopy(t *testing.T) {
 	stale := []byte("<html><body><a href=\"p0.html\">0</a></body></html>")
-	s := servedInjected(t, codingServer(t, []string{"br", "zstd", "gzip"}, func(path, coding string, page []byte) (string, []byte) {
+	s := sitetest.ServedInjected(t, codingServer(t, []string{"br", "zstd", "gzip"}, func(path, coding string, page []byte) (string, []byte) {
 		switch {
 		case coding == "br" && path == "/":
 			return "br", stale
@@ -91,14 +94,14 @@ func TestVerifyWarnsOfStaleEncodedCopy(t *testing.T) {
 		}
 		return coding, page
 	}))
-	rep, err := verify(t, s.verifyOpts(s.server, false))
-	if !errors.Is(err, lzrecover.ErrShort) || rep == nil || rep.Rebuildable || !strings.Contains(err.Error(), `crawlers asking for "gzip, deflate, br, zstd"`) {
+	rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
+	if !errors.Is(err, verify.ErrShort) || rep == nil || rep.Rebuildable || !strings.Contains(err.Error(), `crawlers asking for "gzip, deflate, br, zstd"`) {
 		t.Fatalf("err %v, report %+v", err, rep)
 	}
 	warnings := strings.Join(rep.Warnings, "\n")
 	for _, w := range []string{
-		`crawlers asking for "gzip, deflate, br, zstd" (browsers: Save Page Now, Browsertrix, Webrecorder): ` + s.url + `: answered in br with other Lazarus blocks than without a coding`,
-		`crawlers asking for "gzip, deflate" (most crawlers): ` + s.url + `: answered in xz, which recover cannot read: encoded with "xz"`,
+		`crawlers asking for "gzip, deflate, br, zstd" (browsers: Save Page Now, Browsertrix, Webrecorder): ` + s.URL + `: answered in br with other Lazarus blocks than without a coding`,
+		`crawlers asking for "gzip, deflate" (most crawlers): ` + s.URL + `: answered in xz, which recover cannot read: encoded with "xz"`,
 	} {
 		if !strings.Contains(warnings, w) {
 			t.Errorf("no warning %q in\n%s", w, warnings)
@@ -110,7 +113,7 @@ func TestVerifyWarnsOfStaleEncodedCopy(t *testing.T) {
 // content-coding check off with the signal checks: no request sent.
 func TestVerifyEncodingsOffWithSignalChecks(t *testing.T) {
 	var asked int
-	s := servedInjected(t, func(dir string, h http.Handler) http.Handler {
+	s := sitetest.ServedInjected(t, func(dir string, h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch r.Header.Get("Accept-Encoding") {
 			case "", "gzip", "gzip, deflate, zstd": // robots.txt; the crawl, as the Internet Archive's
@@ -120,9 +123,9 @@ func TestVerifyEncodingsOffWithSignalChecks(t *testing.T) {
 			h.ServeHTTP(w, r)
 		})
 	})
-	o := s.verifyOpts(s.server, false)
+	o := s.VerifyOptions(s.Server, false)
 	o.HygienePages = -1
-	rep, err := verify(t, o)
+	rep, err := runVerify(t, o)
 	if err != nil || len(rep.Encodings) != 0 || asked != 0 {
 		t.Fatalf("err %v, encodings %+v, %d requests asked for a coding", err, rep.Encodings, asked)
 	}
@@ -134,14 +137,14 @@ func TestVerifyEncodingsOffWithSignalChecks(t *testing.T) {
 // Expected: short, since that archive would hold no block, though wget
 // and browsers get every one.
 func TestVerifyCrawlsAsTheInternetArchive(t *testing.T) {
-	s := servedInjected(t, codingServer(t, []string{"zstd", "gzip"}, func(path, coding string, page []byte) (string, []byte) {
+	s := sitetest.ServedInjected(t, codingServer(t, []string{"zstd", "gzip"}, func(path, coding string, page []byte) (string, []byte) {
 		if coding == "zstd" {
 			return coding, htmlblock.Strip(page)
 		}
 		return coding, page
 	}))
-	rep, err := verify(t, s.verifyOpts(s.server, false))
-	if !errors.Is(err, lzrecover.ErrShort) && !errors.Is(err, lzrecover.ErrNoGeneration) {
+	rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
+	if !errors.Is(err, verify.ErrShort) && !errors.Is(err, verify.ErrNoGeneration) {
 		t.Fatalf("err %v, want the generation short or not found", err)
 	}
 	if rep.Rebuildable {

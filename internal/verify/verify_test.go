@@ -1,9 +1,8 @@
-package recover_test
+package verify_test
 
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,89 +15,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/source"
+
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
+	"github.com/lazarus-preserve/lazarus/internal/verify"
 )
 
-// liveSite is an injected static site served on loopback.
-type liveSite struct {
-	site, url     string // the site directory and its URL, ending in "/"
-	owner, server []byte // the key files
-}
-
-// servedInjected makes the 12-page site of injectedSite, injected for
-// the URL it is served at, and serves it with http.FileServer wrapped in
-// wrap (if not nil). The site's files may be changed after this returns:
-// every request reads them afresh.
-func servedInjected(t *testing.T, wrap func(dir string, h http.Handler) http.Handler) liveSite {
-	t.Helper()
-	return serveInjected(t, 11, 20000, 1024, wrap)
-}
-
-// serveInjected serves a root page linking pages others, carrying an
-// incompressible file of size bytes and a small one, in blocks of
-// blockBytes.
-func serveInjected(tb testing.TB, pages, size, blockBytes int, wrap func(dir string, h http.Handler) http.Handler) liveSite {
-	tb.Helper()
-	dir := tb.TempDir()
-	sitetest.Linked(tb, dir, pages)
-	noise := make([]byte, size) // incompressible, so the segment needs many blocks
-	rand.Read(noise)
-	sitetest.WriteFile(tb, dir, "src/app/index.php", noise)
-	sitetest.WriteFile(tb, dir, "src/etc/app.conf", []byte("secret = 1\n"))
-	site := filepath.Join(dir, "site")
-	var h http.Handler = http.FileServer(http.Dir(site))
-	if wrap != nil {
-		h = wrap(site, h)
-	}
-	srv := httptest.NewUnstartedServer(h)
-	u := "http://" + srv.Listener.Addr().String() + "/"
-	owner, server, err := keys.Generate(true)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	o := injector.DefaultOptions()
-	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
-	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}, {Path: filepath.Join(dir, "src/etc")}}
-	o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), u, blockBytes
-	o.SiteDir, o.StateDir = site, filepath.Join(dir, "state")
-	if _, err := injector.Run(context.Background(), o); err != nil {
-		tb.Fatal(err)
-	}
-	srv.Start()
-	tb.Cleanup(srv.Close)
-	return liveSite{site: site, url: u, owner: owner.Marshal(), server: server.Marshal()}
-}
-
-// verifyOpts are the options of a test Verify: Verify's own client, fast
-// on loopback.
-func (s liveSite) verifyOpts(key []byte, owner bool) lzrecover.VerifyOptions {
-	o := lzrecover.VerifyOptions{SiteURL: s.url, Rate: 600000}
-	if owner {
-		o.OwnerKey = key
-	} else {
-		o.ServerKey = key
-	}
-	return o
-}
-
-func verify(t *testing.T, o lzrecover.VerifyOptions) (*lzrecover.VerifyReport, error) {
+func runVerify(t *testing.T, o verify.Options) (*verify.Report, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return lzrecover.Verify(ctx, o)
+	return verify.Run(ctx, o)
 }
 
 // TestVerifyServerKey: the untouched site passes with server.key alone:
 // every segment rebuildable, the manifest on the root and one-hop pages,
 // clean signals, and no trial restore (the key cannot decrypt).
 func TestVerifyServerKey(t *testing.T) {
-	s := servedInjected(t, nil)
-	rep, err := verify(t, s.verifyOpts(s.server, false))
+	s := sitetest.ServedInjected(t, nil)
+	rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
 	if err != nil {
 		t.Fatalf("%v\n%+v", err, rep)
 	}
@@ -116,7 +54,7 @@ func TestVerifyServerKey(t *testing.T) {
 	if rep.Crawl.Pages != 12 || len(rep.Excluded) != 0 || rep.Rejected != 0 {
 		t.Fatalf("crawl %+v, excluded %+v", rep.Crawl, rep.Excluded)
 	}
-	if len(rep.Hygiene) < 2 || rep.Hygiene[0].URL != s.url {
+	if len(rep.Hygiene) < 2 || rep.Hygiene[0].URL != s.URL {
 		t.Fatalf("hygiene %+v", rep.Hygiene)
 	}
 	for _, h := range rep.Hygiene {
@@ -129,11 +67,11 @@ func TestVerifyServerKey(t *testing.T) {
 // TestVerifyOwnerKey: with owner.key the generation is also restored and
 // every file compared with the listing.
 func TestVerifyOwnerKey(t *testing.T) {
-	s := servedInjected(t, nil)
+	s := sitetest.ServedInjected(t, nil)
 	tmp := t.TempDir()
-	o := s.verifyOpts(s.owner, true)
+	o := s.VerifyOptions(s.Owner, true)
 	o.TempDir = tmp
-	rep, err := verify(t, o)
+	rep, err := runVerify(t, o)
 	if err != nil {
 		t.Fatalf("%v\n%+v", err, rep)
 	}
@@ -174,11 +112,11 @@ func shardsOf(t *testing.T, page []byte, k map[string]int) []shard {
 // short: Verify fails with ErrShort and the report names exactly the
 // stripes with fewer than k blocks left, with their counts.
 func TestVerifyShort(t *testing.T) {
-	s := servedInjected(t, nil)
+	s := sitetest.ServedInjected(t, nil)
 	k := map[string]int{}
 	have := map[shard]bool{}
 	for i := range 11 {
-		p := filepath.Join(s.site, fmt.Sprintf("p%d.html", i))
+		p := filepath.Join(s.Site, fmt.Sprintf("p%d.html", i))
 		page, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -194,7 +132,7 @@ func TestVerifyShort(t *testing.T) {
 			have[sh] = true
 		}
 	}
-	root, _ := os.ReadFile(filepath.Join(s.site, "index.html"))
+	root, _ := os.ReadFile(filepath.Join(s.Site, "index.html"))
 	for _, sh := range shardsOf(t, root, k) {
 		have[sh] = true
 	}
@@ -205,19 +143,19 @@ func TestVerifyShort(t *testing.T) {
 		}
 		left[sh.seg][sh.stripe]++
 	}
-	rep, err := verify(t, s.verifyOpts(s.server, false))
-	if !errors.Is(err, lzrecover.ErrShort) || rep.Rebuildable {
+	rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
+	if !errors.Is(err, verify.ErrShort) || rep.Rebuildable {
 		t.Fatalf("got %v, want ErrShort", err)
 	}
 	shortSeen := 0
 	for _, sg := range rep.Segments {
-		want := []lzrecover.ShortStripe{}
+		want := []verify.ShortStripe{}
 		for j := range sg.Stripes {
 			if n := left[sg.Name][j]; n < k[sg.Name] {
-				want = append(want, lzrecover.ShortStripe{Stripe: j, Reachable: n, Need: k[sg.Name]})
+				want = append(want, verify.ShortStripe{Stripe: j, Reachable: n, Need: k[sg.Name]})
 			}
 		}
-		got := append([]lzrecover.ShortStripe{}, sg.Short...)
+		got := append([]verify.ShortStripe{}, sg.Short...)
 		if fmt.Sprint(got) != fmt.Sprint(want) || sg.ShortStripes != len(want) || sg.Rebuildable != (len(want) == 0) {
 			t.Fatalf("segment %s: short %+v (%d), want %+v", sg.Name, got, sg.ShortStripes, want)
 		}
@@ -240,7 +178,7 @@ func TestVerifyShort(t *testing.T) {
 // grows past 1 MiB before its blocks. Each is reported under its reason,
 // with every block of the generation it holds.
 func TestVerifyExcluded(t *testing.T) {
-	s := servedInjected(t, func(dir string, h http.Handler) http.Handler {
+	s := sitetest.ServedInjected(t, func(dir string, h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/p3.html" {
 				w.Header().Set("X-Robots-Tag", "noindex")
@@ -249,7 +187,7 @@ func TestVerifyExcluded(t *testing.T) {
 		})
 	})
 	edit := func(name, old, new string) []byte {
-		p := filepath.Join(s.site, name)
+		p := filepath.Join(s.Site, name)
 		page, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -257,14 +195,14 @@ func TestVerifyExcluded(t *testing.T) {
 		if !bytes.Contains(page, []byte(old)) {
 			t.Fatalf("%s has no %q", name, old)
 		}
-		sitetest.WriteFile(t, s.site, name, bytes.Replace(page, []byte(old), []byte(new), 1))
+		sitetest.WriteFile(t, s.Site, name, bytes.Replace(page, []byte(old), []byte(new), 1))
 		return page
 	}
 	// p1 is disallowed for both archives (ia_archiver's group, and "*"
 	// for CCBot; archive.org_bot is allowed, but the Internet Archive
 	// heeds ia_archiver too), p6 for CCBot only: the Internet Archive
 	// keeps p6, so its blocks count.
-	sitetest.WriteFile(t, s.site, "robots.txt", []byte("User-agent: ia_archiver\nDisallow: /p1.html\n\nUser-agent: *\nDisallow: /p1.html\nDisallow: /p6.html\n\nUser-agent: archive.org_bot\nAllow: /\n"))
+	sitetest.WriteFile(t, s.Site, "robots.txt", []byte("User-agent: ia_archiver\nDisallow: /p1.html\n\nUser-agent: *\nDisallow: /p1.html\nDisallow: /p6.html\n\nUser-agent: archive.org_bot\nAllow: /\n"))
 	edit("p2.html", "<body>", `<body><meta name="robots" content="noarchive">`)
 	edit("index.html", `<a href="p4.html">4</a>`, "")
 	edit("p5.html", "<body>", "<body><p>"+strings.Repeat("lorem ipsum ", 100_000)+"</p>")
@@ -277,26 +215,26 @@ func TestVerifyExcluded(t *testing.T) {
 	}
 	for _, owner := range []bool{false, true} {
 		t.Run(fmt.Sprintf("owner=%v", owner), func(t *testing.T) {
-			o := s.verifyOpts(s.server, false)
+			o := s.VerifyOptions(s.Server, false)
 			if owner {
-				o = s.verifyOpts(s.owner, true) // the listing names the unlinked carrier
+				o = s.VerifyOptions(s.Owner, true) // the listing names the unlinked carrier
 			} else {
-				o.SiteDir = s.site // the site's files show the unlinked carrier
+				o.SiteDir = s.Site // the site's files show the unlinked carrier
 			}
-			rep, err := verify(t, o)
-			if err != nil && !errors.Is(err, lzrecover.ErrShort) {
+			rep, err := runVerify(t, o)
+			if err != nil && !errors.Is(err, verify.ErrShort) {
 				t.Fatal(err)
 			}
-			got := map[string]lzrecover.ExcludedPage{}
+			got := map[string]verify.ExcludedPage{}
 			for _, e := range rep.Excluded {
-				got[strings.TrimPrefix(e.URL, s.url)] = e
+				got[strings.TrimPrefix(e.URL, s.URL)] = e
 			}
 			if len(got) != len(want) {
 				t.Fatalf("excluded %+v", rep.Excluded)
 			}
 			for name, reason := range want {
 				e := got[name]
-				page, _ := os.ReadFile(filepath.Join(s.site, name))
+				page, _ := os.ReadFile(filepath.Join(s.Site, name))
 				n := len(shardsOf(t, page, map[string]int{}))
 				if !strings.HasPrefix(e.Reason, reason) || e.Blocks != n || n == 0 || e.Only > e.Blocks {
 					t.Errorf("%s: %+v, want reason %q and %d blocks", name, e, reason, n)
@@ -313,7 +251,7 @@ func TestVerifyExcluded(t *testing.T) {
 // and one linked with a query string, are crawled like any other; with
 // SkipQuery the second is not, and the skipped link is counted.
 func TestVerifyRedirectsAndQueries(t *testing.T) {
-	s := servedInjected(t, func(dir string, h http.Handler) http.Handler {
+	s := sitetest.ServedInjected(t, func(dir string, h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/old.html" {
 				http.Redirect(w, r, "/p0.html", http.StatusMovedPermanently)
@@ -322,20 +260,20 @@ func TestVerifyRedirectsAndQueries(t *testing.T) {
 			h.ServeHTTP(w, r)
 		})
 	})
-	root, err := os.ReadFile(filepath.Join(s.site, "index.html"))
+	root, err := os.ReadFile(filepath.Join(s.Site, "index.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	root = bytes.Replace(root, []byte(`href="p0.html"`), []byte(`href="old.html"`), 1)
 	root = bytes.Replace(root, []byte(`href="p1.html"`), []byte(`href="p1.html?from=home"`), 1)
-	sitetest.WriteFile(t, s.site, "index.html", root)
-	rep, err := verify(t, s.verifyOpts(s.server, false))
+	sitetest.WriteFile(t, s.Site, "index.html", root)
+	rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
 	if err != nil || rep.Crawl.Pages != 12 || rep.Crawl.Requests != 13 || rep.Crawl.Queries != 0 {
 		t.Fatalf("%v, crawl %+v", err, rep.Crawl)
 	}
-	o := s.verifyOpts(s.server, false)
+	o := s.VerifyOptions(s.Server, false)
 	o.SkipQuery = true
-	rep, _ = verify(t, o)
+	rep, _ = runVerify(t, o)
 	if rep.Crawl.Pages != 11 || rep.Crawl.Queries != 1 {
 		t.Fatalf("with SkipQuery: crawl %+v", rep.Crawl)
 	}
@@ -376,8 +314,8 @@ func TestVerifyHygiene(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := servedInjected(t, tt.wrap)
-			rep, err := verify(t, s.verifyOpts(s.server, false))
+			s := sitetest.ServedInjected(t, tt.wrap)
+			rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -396,10 +334,10 @@ func TestVerifyHygiene(t *testing.T) {
 // TestVerifyWrongKey: a key that signed nothing on the site finds no
 // generation, and says why.
 func TestVerifyWrongKey(t *testing.T) {
-	s := servedInjected(t, nil)
+	s := sitetest.ServedInjected(t, nil)
 	_, other, _ := keys.Generate(true)
-	rep, err := verify(t, s.verifyOpts(other.Marshal(), false))
-	if !errors.Is(err, lzrecover.ErrNoGeneration) || !strings.Contains(err.Error(), "none signed by this key") || rep.Foreign == 0 {
+	rep, err := runVerify(t, s.VerifyOptions(other.Marshal(), false))
+	if !errors.Is(err, verify.ErrNoGeneration) || !strings.Contains(err.Error(), "none signed by this key") || rep.Foreign == 0 {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -410,20 +348,20 @@ func TestVerifyOptions(t *testing.T) {
 	owner, _, _ := keys.Generate(true)
 	tests := []struct {
 		name string
-		o    lzrecover.VerifyOptions
+		o    verify.Options
 		want string
 	}{
-		{"no URL", lzrecover.VerifyOptions{ServerKey: server.Marshal()}, "not an absolute http(s) URL"},
-		{"relative URL", lzrecover.VerifyOptions{SiteURL: "example.org", ServerKey: server.Marshal()}, "not an absolute"},
-		{"query", lzrecover.VerifyOptions{SiteURL: "http://127.0.0.1:1/?a=b", ServerKey: server.Marshal()}, "without query"},
-		{"no key", lzrecover.VerifyOptions{SiteURL: "http://127.0.0.1:1/"}, "exactly one of"},
-		{"two keys", lzrecover.VerifyOptions{SiteURL: "http://127.0.0.1:1/", ServerKey: server.Marshal(), OwnerKey: owner.Marshal()}, "exactly one of"},
-		{"owner key as server key", lzrecover.VerifyOptions{SiteURL: "http://127.0.0.1:1/", ServerKey: owner.Marshal()}, "server"},
-		{"negative bound", lzrecover.VerifyOptions{SiteURL: "http://127.0.0.1:1/", ServerKey: server.Marshal(), MaxPages: -1}, "negative"},
+		{"no URL", verify.Options{ServerKey: server.Marshal()}, "not an absolute http(s) URL"},
+		{"relative URL", verify.Options{SiteURL: "example.org", ServerKey: server.Marshal()}, "not an absolute"},
+		{"query", verify.Options{SiteURL: "http://127.0.0.1:1/?a=b", ServerKey: server.Marshal()}, "without query"},
+		{"no key", verify.Options{SiteURL: "http://127.0.0.1:1/"}, "exactly one of"},
+		{"two keys", verify.Options{SiteURL: "http://127.0.0.1:1/", ServerKey: server.Marshal(), OwnerKey: owner.Marshal()}, "exactly one of"},
+		{"owner key as server key", verify.Options{SiteURL: "http://127.0.0.1:1/", ServerKey: owner.Marshal()}, "server"},
+		{"negative bound", verify.Options{SiteURL: "http://127.0.0.1:1/", ServerKey: server.Marshal(), MaxPages: -1}, "negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, err := lzrecover.Verify(context.Background(), tt.o)
+			rep, err := verify.Run(context.Background(), tt.o)
 			if err == nil || rep != nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, %v; want an error saying %q", rep, err, tt.want)
 			}
@@ -466,14 +404,14 @@ func TestVerifyHostile(t *testing.T) {
 	defer srv.Close()
 	_, server, _ := keys.Generate(true)
 	const maxBytes = 48 << 20
-	o := lzrecover.VerifyOptions{SiteURL: srv.URL + "/", ServerKey: server.Marshal(), MaxPages: 300, MaxBytes: maxBytes, Rate: 600000}
+	o := verify.Options{SiteURL: srv.URL + "/", ServerKey: server.Marshal(), MaxPages: 300, MaxBytes: maxBytes, Rate: 600000}
 	start := time.Now()
-	rep, err := verify(t, o)
-	if !errors.Is(err, lzrecover.ErrNoGeneration) {
+	rep, err := runVerify(t, o)
+	if !errors.Is(err, verify.ErrNoGeneration) {
 		t.Fatalf("got %v, want ErrNoGeneration", err)
 	}
 	c := rep.Crawl
-	if c.Requests > 300 || c.Limit == "" || c.Bytes > maxBytes+2*lzrecover.DefaultMaxCapture {
+	if c.Requests > 300 || c.Limit == "" || c.Bytes > maxBytes+2*source.DefaultMaxCapture {
 		t.Fatalf("crawl not bounded: %+v", c)
 	}
 	if !strings.Contains(strings.Join(c.Failed, "\n"), "/loop/b: redirect loop through") {
@@ -487,17 +425,17 @@ func TestVerifyHostile(t *testing.T) {
 // checks, signal checks of 21 pages) and with owner.key (plus the trial
 // restore). Bytes are the pages crawled.
 func BenchmarkVerify_200Pages(b *testing.B) {
-	s := serveInjected(b, 199, 2<<20, 48<<10, nil)
+	s := sitetest.Serve(b, 199, 2<<20, 48<<10, nil)
 	for _, owner := range []bool{false, true} {
-		name, key := "server", s.server
+		name, key := "server", s.Server
 		if owner {
-			name, key = "owner", s.owner
+			name, key = "owner", s.Owner
 		}
 		b.Run(name, func(b *testing.B) {
-			o := s.verifyOpts(key, owner)
+			o := s.VerifyOptions(key, owner)
 			o.TempDir = b.TempDir()
 			for b.Loop() {
-				rep, err := lzrecover.Verify(context.Background(), o)
+				rep, err := verify.Run(context.Background(), o)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -513,18 +451,18 @@ func BenchmarkVerify_200Pages(b *testing.B) {
 // rebuildable — recover and status fall back to it while no generation
 // names the site — but verify warns, naming both URLs.
 func TestVerifySiteURLMismatch(t *testing.T) {
-	s := servedInjected(t, nil)
-	rep, err := verify(t, s.verifyOpts(s.server, false))
+	s := sitetest.ServedInjected(t, nil)
+	rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
 	if err != nil || slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, "was made for") }) {
 		t.Fatalf("the site's own URL: %v, warnings %q", err, rep.Warnings)
 	}
-	o := s.verifyOpts(s.server, false)
-	o.SiteURL = strings.Replace(s.url, "127.0.0.1", "localhost", 1)
-	rep, err = verify(t, o)
+	o := s.VerifyOptions(s.Server, false)
+	o.SiteURL = strings.Replace(s.URL, "127.0.0.1", "localhost", 1)
+	rep, err = runVerify(t, o)
 	if err != nil || !rep.Rebuildable {
 		t.Fatalf("verified as %s: %v, rebuildable %v", o.SiteURL, err, rep != nil && rep.Rebuildable)
 	}
-	want := "the newest generation was made for " + s.url + ", not " + o.SiteURL
+	want := "the newest generation was made for " + s.URL + ", not " + o.SiteURL
 	if !slices.ContainsFunc(rep.Warnings, func(w string) bool { return strings.Contains(w, want) }) {
 		t.Errorf("warnings %q, want one saying %q", rep.Warnings, want)
 	}

@@ -1,4 +1,4 @@
-package recover
+package verify
 
 import (
 	"crypto/sha256"
@@ -11,6 +11,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/problems"
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
@@ -186,7 +187,7 @@ func (t *tally) reject(err error) {
 	case errors.Is(err, keys.ErrUnsigned):
 		t.unsigned++
 	}
-	if len(t.problems) < MaxProblems {
+	if len(t.problems) < problems.MaxLines {
 		t.problems = append(t.problems, err.Error())
 	} else {
 		t.omitted++

@@ -1,4 +1,4 @@
-package recover
+package verify
 
 import (
 	"context"
@@ -16,13 +16,13 @@ import (
 
 // Defaults of VerifyOptions.
 const (
-	// DefaultVerifyRate is the default VerifyOptions.Rate (requests per
+	// DefaultRate is the default VerifyOptions.Rate (requests per
 	// minute): higher than for archives, as the site is the user's own.
-	DefaultVerifyRate = 600
-	// DefaultVerifyMaxPages is the default VerifyOptions.MaxPages.
-	DefaultVerifyMaxPages = 10_000
-	// DefaultVerifyMaxBytes is the default VerifyOptions.MaxBytes.
-	DefaultVerifyMaxBytes = 1 << 30
+	DefaultRate = 600
+	// DefaultMaxPages is the default VerifyOptions.MaxPages.
+	DefaultMaxPages = 10_000
+	// DefaultMaxBytes is the default VerifyOptions.MaxBytes.
+	DefaultMaxBytes = 1 << 30
 	// DefaultTruncateAt is the default VerifyOptions.TruncateAt: Common
 	// Crawl cuts records at 1 MiB.
 	DefaultTruncateAt = 1 << 20
@@ -48,9 +48,9 @@ var (
 	ErrRestoreMismatch = errors.New("trial restore does not match the listing")
 )
 
-// VerifyOptions configure Verify. Exactly one of ServerKey, OwnerKey and
+// Options configure Verify. Exactly one of ServerKey, OwnerKey and
 // Passphrase is needed.
-type VerifyOptions struct {
+type Options struct {
 	// SiteURL is the site's public URL, whose root page the crawl starts
 	// from; required, an absolute http or https URL.
 	SiteURL string
@@ -110,11 +110,11 @@ type VerifyOptions struct {
 	// defaults to os.TempDir(). Everything written there is removed.
 	TempDir string
 	// Progress, if set, is called as pages are fetched and at each phase.
-	Progress func(VerifyProgress)
+	Progress func(Progress)
 }
 
-// VerifyProgress is a snapshot of a running Verify.
-type VerifyProgress struct {
+// Progress is a snapshot of a running Verify.
+type Progress struct {
 	Phase   string // "crawl", "unlinked", "hygiene" or "restore"
 	Fetched int    // pages requested so far
 	Queued  int    // pages found and not yet requested
@@ -122,7 +122,7 @@ type VerifyProgress struct {
 }
 
 // normalized returns o with its defaults, or why it cannot be used.
-func (o VerifyOptions) normalized() (VerifyOptions, *url.URL, error) {
+func (o Options) normalized() (Options, *url.URL, error) {
 	u, err := url.Parse(o.SiteURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return o, nil, fmt.Errorf("site URL %q is not an absolute http(s) URL without query", o.SiteURL)
@@ -134,13 +134,13 @@ func (o VerifyOptions) normalized() (VerifyOptions, *url.URL, error) {
 	case o.Rate < 0, o.MaxPages < 0, o.MaxBytes < 0, o.TruncateAt < 0:
 		return o, nil, errors.New("negative rate, page count or byte bound")
 	case o.Rate == 0:
-		o.Rate = DefaultVerifyRate
+		o.Rate = DefaultRate
 	}
 	if o.Client == nil {
 		o.Client = newVerifyClient(o.Rate, o.Contact)
 	}
-	setDefault(&o.MaxPages, DefaultVerifyMaxPages)
-	setDefault(&o.MaxBytes, DefaultVerifyMaxBytes)
+	setDefault(&o.MaxPages, DefaultMaxPages)
+	setDefault(&o.MaxBytes, DefaultMaxBytes)
 	setDefault(&o.TruncateAt, DefaultTruncateAt)
 	if o.HygienePages == 0 {
 		o.HygienePages = DefaultHygienePages
@@ -155,7 +155,7 @@ func setDefault[T int | int64](v *T, d T) {
 }
 
 // opener returns the keys Verify works with, and whether they decrypt.
-func (o *VerifyOptions) opener() (*keys.Opener, bool, error) {
+func (o *Options) opener() (*keys.Opener, bool, error) {
 	given := 0
 	for _, k := range [][]byte{o.ServerKey, o.OwnerKey, o.Passphrase} {
 		if len(k) > 0 {
@@ -172,11 +172,11 @@ func (o *VerifyOptions) opener() (*keys.Opener, bool, error) {
 		}
 		return &keys.Opener{Verifier: s.Verifier()}, false, nil
 	}
-	op, err := (&Options{OwnerKey: o.OwnerKey, Passphrase: o.Passphrase}).opener() // recover's keys
+	op, err := keys.OpenerFor(o.OwnerKey, o.Passphrase, false)
 	return op, err == nil, err
 }
 
-// Verify checks the live site the way an archive crawler sees it, before
+// Run checks the live site the way an archive crawler sees it, before
 // the site is lost: can the newest generation be rebuilt from the pages
 // archives would keep?
 //
@@ -190,7 +190,7 @@ func (o *VerifyOptions) opener() (*keys.Opener, bool, error) {
 // may fetch (VerifyReport.Archives says what each would keep, and
 // Warnings when robots.txt shuts one out). A page no archive would keep,
 // or marked noindex or noarchive (robots <meta> or X-Robots-Tag), is
-// still fetched once — Verify is the owner's tool, not an archive — to
+// still fetched once — Run is the owner's tool, not an archive — to
 // see what it carries, but its blocks do not count, and the links of such
 // robots-excluded and of nofollow pages are not followed. A directory's
 // index file and the directory ("/index.html" and "/") are one page.
@@ -204,7 +204,7 @@ func (o *VerifyOptions) opener() (*keys.Opener, bool, error) {
 //
 // The newest generation is the newest verified manifest's, or, without
 // one, the newest signed blocks'; unless its manifest is on a page
-// archives would keep, Verify is short (recovery needs the manifest to
+// archives would keep, Run is short (recovery needs the manifest to
 // know the generation's segments, and a segment whose blocks are all
 // gone would not show). For each of its segments the report
 // says how many blocks of each stripe archives would keep against the k
@@ -227,7 +227,7 @@ func (o *VerifyOptions) opener() (*keys.Opener, bool, error) {
 // enough blocks of every segment are on pages archives would keep (and
 // the trial restore, if any, matched).
 // Signal problems are reported, not errors.
-func Verify(ctx context.Context, o VerifyOptions) (*VerifyReport, error) {
+func Run(ctx context.Context, o Options) (*Report, error) {
 	v, decrypts, err := newVerification(o)
 	if err != nil {
 		return nil, err
@@ -245,7 +245,7 @@ func Verify(ctx context.Context, o VerifyOptions) (*VerifyReport, error) {
 // newVerification checks o and sets up a verification: the key opener
 // and the assembler (closed by the caller), an empty report. decrypts
 // says the key can restore (owner.key or passphrase).
-func newVerification(o VerifyOptions) (v *verification, decrypts bool, err error) {
+func newVerification(o Options) (v *verification, decrypts bool, err error) {
 	o, root, err := o.normalized()
 	if err != nil {
 		return nil, false, err
@@ -258,7 +258,7 @@ func newVerification(o VerifyOptions) (v *verification, decrypts bool, err error
 	if err != nil {
 		return nil, false, err
 	}
-	v = &verification{o: o, root: root, a: a, verifier: op.Verifier, t: newTally(), rep: &VerifyReport{Site: root.String(), Segments: []VerifySegment{},
+	v = &verification{o: o, root: root, a: a, verifier: op.Verifier, t: newTally(), rep: &Report{Site: root.String(), Segments: []Segment{},
 		Excluded: []ExcludedPage{}, Hygiene: []HygieneCheck{}, Encodings: []EncodingCheck{}, Missing: []MissingPage{}, Archives: []ArchiveReach{}}}
 	return v, decrypts, nil
 }
@@ -326,12 +326,12 @@ func (v *verification) verdict() error {
 
 // verification is one Verify run.
 type verification struct {
-	o           VerifyOptions
+	o           Options
 	root        *url.URL
 	a           *codec.Assembler
 	verifier    *keys.Verifier
 	t           *tally
-	rep         *VerifyReport
+	rep         *Report
 	crawled     map[string]bool // paths (with query) of the pages the crawl fetched
 	crawledKeys map[string]bool // their pageKeys
 	target      *generation     // the newest generation, once chosen
@@ -343,7 +343,7 @@ func (v *verification) crawl(ctx context.Context) error {
 		maxPages: v.o.MaxPages, maxBytes: v.o.MaxBytes, maxPage: source.DefaultMaxCapture, linkBytes: v.o.TruncateAt,
 		progress: func(fetched, queued int, bytes int64) {
 			if v.o.Progress != nil {
-				v.o.Progress(VerifyProgress{Phase: "crawl", Fetched: fetched, Queued: queued, Bytes: bytes})
+				v.o.Progress(Progress{Phase: "crawl", Fetched: fetched, Queued: queued, Bytes: bytes})
 			}
 		}}
 	res, err := crawl(ctx, cfg, v.visit)
@@ -357,6 +357,6 @@ func (v *verification) crawl(ctx context.Context) error {
 func (v *verification) progress(phase string) {
 	if v.o.Progress != nil {
 		c := v.rep.Crawl
-		v.o.Progress(VerifyProgress{Phase: phase, Fetched: c.Requests, Bytes: c.Bytes})
+		v.o.Progress(Progress{Phase: phase, Fetched: c.Requests, Bytes: c.Bytes})
 	}
 }

@@ -1,4 +1,4 @@
-package recover_test
+package verify_test
 
 import (
 	"errors"
@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazarus-preserve/lazarus/internal/verify"
+
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // Tests for what a new user's trial of lazarus verify found (items 8 to
@@ -40,14 +41,14 @@ func serveIndexAsIs(dir string, h http.Handler) http.Handler {
 // counted once among pages, carriers and one-hop pages (inject counts
 // 12 carriers), its second URL counted as an alias.
 func TestVerifyIndexAlias(t *testing.T) {
-	s := servedInjected(t, serveIndexAsIs)
-	p := filepath.Join(s.site, "p0.html")
+	s := sitetest.ServedInjected(t, serveIndexAsIs)
+	p := filepath.Join(s.Site, "p0.html")
 	page, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sitetest.WriteFile(t, s.site, "p0.html", []byte(strings.Replace(string(page), "<body>", `<body><a href="index.html">home</a>`, 1)))
-	rep, err := verify(t, s.verifyOpts(s.server, false))
+	sitetest.WriteFile(t, s.Site, "p0.html", []byte(strings.Replace(string(page), "<body>", `<body><a href="index.html">home</a>`, 1)))
+	rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestVerifyIndexAlias(t *testing.T) {
 // crawler may fetch it; an archive robots.txt shuts out entirely is a
 // warning, not a short generation, unless every archive is shut out.
 func TestVerifyRobotsPerArchive(t *testing.T) {
-	s := servedInjected(t, nil)
+	s := sitetest.ServedInjected(t, nil)
 	cases := []struct {
 		name, robots string
 		short        bool
@@ -92,9 +93,9 @@ func TestVerifyRobotsPerArchive(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sitetest.WriteFile(t, s.site, "robots.txt", []byte(c.robots))
-			rep, err := verify(t, s.verifyOpts(s.server, false))
-			if c.short != errors.Is(err, lzrecover.ErrShort) || !c.short && err != nil {
+			sitetest.WriteFile(t, s.Site, "robots.txt", []byte(c.robots))
+			rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
+			if c.short != errors.Is(err, verify.ErrShort) || !c.short && err != nil {
 				t.Fatalf("err %v, want short %v", err, c.short)
 			}
 			for i, a := range rep.Archives {
@@ -112,13 +113,13 @@ func TestVerifyRobotsPerArchive(t *testing.T) {
 		})
 	}
 	t.Run("note", func(t *testing.T) {
-		sitetest.WriteFile(t, s.site, "robots.txt", []byte("User-agent: CCBot\nDisallow: /p1.html\n"))
-		rep, err := verify(t, s.verifyOpts(s.server, false))
+		sitetest.WriteFile(t, s.Site, "robots.txt", []byte("User-agent: CCBot\nDisallow: /p1.html\n"))
+		rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
 		if err != nil {
 			t.Fatal(err)
 		}
 		cc := rep.Archives[1]
-		if cc.Disallowed != 1 || len(cc.Examples) != 1 || cc.Examples[0] != s.url+"p1.html: disallowed for CCBot; ia_archiver, archive.org_bot may fetch it" {
+		if cc.Disallowed != 1 || len(cc.Examples) != 1 || cc.Examples[0] != s.URL+"p1.html: disallowed for CCBot; ia_archiver, archive.org_bot may fetch it" {
 			t.Errorf("Common Crawl %+v", cc)
 		}
 	})
@@ -129,31 +130,31 @@ func TestVerifyRobotsPerArchive(t *testing.T) {
 // report and the error name those pages and how many blocks each lost;
 // without one, the report says no plan was known.
 func TestVerifyMissingPages(t *testing.T) {
-	s := servedInjected(t, nil)
+	s := sitetest.ServedInjected(t, nil)
 	stripped := map[string]bool{}
 	for _, name := range []string{"p0.html", "p1.html", "p2.html", "p3.html", "p4.html", "p5.html", "p6.html", "p7.html"} {
-		stripped[s.url+name] = true
+		stripped[s.URL+name] = true
 	}
-	removeComments(t, s.site, map[string]bool{"index.html": true, "p8.html": true, "p9.html": true, "p10.html": true},
+	removeComments(t, s.Site, map[string]bool{"index.html": true, "p8.html": true, "p9.html": true, "p10.html": true},
 		func(htmlblock.Kind, string) bool { return true })
-	hist := []history.Store{history.Dir(filepath.Join(filepath.Dir(s.site), "state", "history"))}
+	hist := []history.Store{history.Dir(filepath.Join(filepath.Dir(s.Site), "state", "history"))}
 	cases := []struct {
 		name string
-		o    func() lzrecover.VerifyOptions
+		o    func() verify.Options
 		plan string
 	}{
-		{"server key", func() lzrecover.VerifyOptions { return s.verifyOpts(s.server, false) }, ""},
-		{"server key and history", func() lzrecover.VerifyOptions {
-			o := s.verifyOpts(s.server, false)
+		{"server key", func() verify.Options { return s.VerifyOptions(s.Server, false) }, ""},
+		{"server key and history", func() verify.Options {
+			o := s.VerifyOptions(s.Server, false)
 			o.History = hist
 			return o
 		}, "serve history"},
-		{"owner key", func() lzrecover.VerifyOptions { return s.verifyOpts(s.owner, true) }, "listing"},
+		{"owner key", func() verify.Options { return s.VerifyOptions(s.Owner, true) }, "listing"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rep, err := verify(t, c.o())
-			if !errors.Is(err, lzrecover.ErrShort) {
+			rep, err := runVerify(t, c.o())
+			if !errors.Is(err, verify.ErrShort) {
 				t.Fatalf("err %v, want ErrShort", err)
 			}
 			if rep.Plan != c.plan || len(rep.Excluded) != 0 {
@@ -185,11 +186,11 @@ func TestVerifyUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	u := srv.URL + "/"
 	srv.Close()
-	s := servedInjected(t, nil)
-	o := s.verifyOpts(s.server, false)
+	s := sitetest.ServedInjected(t, nil)
+	o := s.VerifyOptions(s.Server, false)
 	o.SiteURL = u
-	rep, err := verify(t, o)
-	if !errors.Is(err, lzrecover.ErrSiteUnreachable) || rep != nil {
+	rep, err := runVerify(t, o)
+	if !errors.Is(err, verify.ErrSiteUnreachable) || rep != nil {
 		t.Fatalf("report %+v, error %v; want no report and ErrSiteUnreachable", rep, err)
 	}
 }

@@ -1,4 +1,4 @@
-package recover
+package capture
 
 import (
 	"context"
@@ -12,36 +12,37 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/spn"
 	"github.com/lazarus-preserve/lazarus/internal/status"
+	"github.com/lazarus-preserve/lazarus/internal/verify"
 )
 
 // Defaults of CaptureRequestOptions.
 const (
-	// DefaultCaptureMargin is CaptureRequestOptions.Margin's default: blocks
+	// DefaultMargin is CaptureRequestOptions.Margin's default: blocks
 	// beyond k per stripe, against captures that turn out damaged or
 	// lost.
-	DefaultCaptureMargin = 2
-	// NoCaptureMargin, as CaptureRequestOptions.Margin, asks for k blocks per
+	DefaultMargin = 2
+	// NoMargin, as CaptureRequestOptions.Margin, asks for k blocks per
 	// stripe exactly.
-	NoCaptureMargin = -1
-	// DefaultCaptureWaitEvery is CaptureRequestOptions.WaitEvery's default.
-	DefaultCaptureWaitEvery = 5 * time.Minute
+	NoMargin = -1
+	// DefaultWaitEvery is CaptureRequestOptions.WaitEvery's default.
+	DefaultWaitEvery = 5 * time.Minute
 )
 
-// ErrCaptureShort means the archives do not yet hold the newest
+// ErrShort means the archives do not yet hold the newest
 // generation safely: the error says what is still short. Captures can
 // take minutes to hours to show in the archive's index.
-var ErrCaptureShort = errors.New("the archives do not yet hold the newest generation safely")
+var ErrShort = errors.New("the archives do not yet hold the newest generation safely")
 
 // ErrSourcesFailed means no archive could be read (every source failed
 // to list the site): a plan would take the archives for empty.
 var ErrSourcesFailed = errors.New("no archive could be read")
 
-// CaptureRequestOptions configure RequestCaptures.
-type CaptureRequestOptions struct {
+// Options configure RequestCaptures.
+type Options struct {
 	// Verify says how the live site is crawled, as for Verify (SiteURL,
 	// one of the keys, Client, Rate, SkipQuery, the bounds); its hygiene
 	// checks, History, SiteDir and trial restore are not used.
-	Verify VerifyOptions
+	Verify verify.Options
 	// Status says how the archives are audited, as for Status (Sources,
 	// History, StateDir, Client, …); its SiteURL and key default to
 	// Verify's. Its Now is ignored: the requests are made now, and each
@@ -65,22 +66,22 @@ type CaptureRequestOptions struct {
 	WaitEvery time.Duration
 	// Progress, if set, is called at each phase and with every job's
 	// outcome as it is known.
-	Progress func(CaptureRequestProgress)
+	Progress func(Progress)
 }
 
-// CaptureRequestProgress is one step of a running RequestCaptures.
-type CaptureRequestProgress struct {
+// Progress is one step of a running RequestCaptures.
+type Progress struct {
 	// Phase is "crawl", "audit", "plan" (Report is set: the plan is
 	// made, nothing sent yet), "job" (Job is set) or "wait".
 	Phase  string
-	Report *CaptureRequestReport
-	Job    *CaptureJob
+	Report *Report
+	Job    *Job
 	// Audits counts the audits of the archives so far.
 	Audits int
 }
 
-// CaptureJob is the outcome of one capture request.
-type CaptureJob struct {
+// Job is the outcome of one capture request.
+type Job struct {
 	URL string `json:"url"`
 	// State is "success", "error", "abandoned" (still pending when the
 	// run stopped waiting for it) or "not-sent".
@@ -91,8 +92,8 @@ type CaptureJob struct {
 	Error string    `json:"error,omitempty"`
 }
 
-// CaptureRequestReport is what RequestCaptures planned, sent and found.
-type CaptureRequestReport struct {
+// Report is what RequestCaptures planned, sent and found.
+type Report struct {
 	Site       string    `json:"site"`
 	Generation string    `json:"generation"`
 	Time       time.Time `json:"time"` // the generation's
@@ -106,15 +107,15 @@ type CaptureRequestReport struct {
 	ManifestArchived bool `json:"manifest_archived"`
 	// Stripes are every stripe's blocks archived before the requests and
 	// planned.
-	Stripes []CaptureStripe `json:"stripes"`
+	Stripes []Stripe `json:"stripes"`
 	// Plan are the pages to capture, in order.
-	Plan []CapturePage `json:"plan"`
+	Plan []Page `json:"plan"`
 	// Short names the stripes the plan cannot bring to their need (the
 	// live pages do not carry enough blocks), the first few.
 	Short  []string `json:"short,omitempty"`
 	DryRun bool     `json:"dry_run,omitempty"`
 	// Jobs are the requests' outcomes, in the plan's order.
-	Jobs []CaptureJob `json:"jobs,omitempty"`
+	Jobs []Job `json:"jobs,omitempty"`
 	// Sent counts the requests the archive accepted (jobs started);
 	// Captured the jobs that captured their page, Failed those that
 	// failed (the others were abandoned or not sent).
@@ -136,7 +137,7 @@ type CaptureRequestReport struct {
 	Status *status.Report `json:"status,omitempty"`
 }
 
-// RequestCaptures asks the Internet Archive's Save Page Now to capture the live
+// Run asks the Internet Archive's Save Page Now to capture the live
 // pages that matter for the site's newest generation, then audits the
 // archives until they hold it.
 //
@@ -160,19 +161,19 @@ type CaptureRequestReport struct {
 // not yet (and spn.ErrDailyLimit or spn.ErrHostPaused when the archive
 // stopped the requests), wraps spn.ErrRefused when the access key was
 // refused, and is ctx's error when ctx ended the run.
-func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequestReport, error) {
+func Run(ctx context.Context, o Options) (*Report, error) {
 	o, err := o.normalized()
 	if err != nil {
 		return nil, err
 	}
-	o.progress(CaptureRequestProgress{Phase: "crawl"})
-	live, err := crawlLive(ctx, o.Verify)
+	o.progress(Progress{Phase: "crawl"})
+	live, err := verify.Live(ctx, o.Verify)
 	if err != nil {
 		return nil, err
 	}
-	rep := &CaptureRequestReport{Site: live.report.Site, Generation: live.id.String(), Time: live.time.UTC(), Margin: max(o.Margin, 0), Stripes: []CaptureStripe{}, Plan: []CapturePage{}}
-	rep.Carriers = len(live.pages)
-	o.progress(CaptureRequestProgress{Phase: "audit"})
+	rep := &Report{Site: live.Report.Site, Generation: live.ID.String(), Time: live.Time.UTC(), Margin: max(o.Margin, 0), Stripes: []Stripe{}, Plan: []Page{}}
+	rep.Carriers = len(live.Pages)
+	o.progress(Progress{Phase: "audit"})
 	arch, err := auditArchives(ctx, o.Status)
 	if err != nil {
 		return nil, err
@@ -182,16 +183,16 @@ func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequ
 		return rep, fmt.Errorf("%w: %s", ErrSourcesFailed, c.Message)
 	}
 	rep.Warnings = sourceWarnings(arch.report)
-	rep.ManifestArchived = arch.Manifests[live.id]
-	needs := stripeNeeds(live.segments, arch.Shards, rep.Margin)
-	rep.Plan = capturePlan(live.pages, needs, rep.ManifestArchived, o.Max)
+	rep.ManifestArchived = arch.Manifests[live.ID]
+	needs := stripeNeeds(live.Segments, arch.Shards, rep.Margin)
+	rep.Plan = capturePlan(live.Pages, needs, rep.ManifestArchived, o.Max)
 	if rep.Plan == nil {
-		rep.Plan = []CapturePage{}
+		rep.Plan = []Page{}
 	}
 	rep.Stripes = stripeReport(needs)
 	rep.Short = captureShort(rep.Stripes, 5)
-	rep.Safe, rep.DryRun = arch.safe(live.id), o.SPN == nil
-	o.progress(CaptureRequestProgress{Phase: "plan", Report: rep, Audits: rep.Audits})
+	rep.Safe, rep.DryRun = arch.safe(live.ID), o.SPN == nil
+	o.progress(Progress{Phase: "plan", Report: rep, Audits: rep.Audits})
 	switch {
 	case rep.DryRun:
 		return rep, nil
@@ -207,7 +208,7 @@ func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequ
 	if errors.Is(stop, spn.ErrRefused) || errors.Is(stop, spn.ErrUnreachable) {
 		return rep, stop
 	}
-	if err := o.await(ctx, rep, live.id); err != nil {
+	if err := o.await(ctx, rep, live.ID); err != nil {
 		return rep, err
 	}
 	if rep.Safe {
@@ -217,13 +218,13 @@ func RequestCaptures(ctx context.Context, o CaptureRequestOptions) (*CaptureRequ
 }
 
 // normalized fills the defaults and checks o.
-func (o CaptureRequestOptions) normalized() (CaptureRequestOptions, error) {
+func (o Options) normalized() (Options, error) {
 	switch {
-	case o.Margin < NoCaptureMargin:
+	case o.Margin < NoMargin:
 		return o, fmt.Errorf("capture margin %d: want 0 or more (or NoCaptureMargin)", o.Margin)
 	case o.Margin == 0:
-		o.Margin = DefaultCaptureMargin
-	case o.Margin == NoCaptureMargin:
+		o.Margin = DefaultMargin
+	case o.Margin == NoMargin:
 		o.Margin = 0
 	}
 	if o.Max < 0 || o.Wait < 0 || o.WaitEvery < 0 {
@@ -231,7 +232,7 @@ func (o CaptureRequestOptions) normalized() (CaptureRequestOptions, error) {
 	}
 	o.Status.Now = time.Time{} // the archives as they stand at each audit (see Status)
 	if o.WaitEvery == 0 {
-		o.WaitEvery = DefaultCaptureWaitEvery
+		o.WaitEvery = DefaultWaitEvery
 	}
 	s := &o.Status
 	if s.SiteURL == "" {
@@ -243,7 +244,7 @@ func (o CaptureRequestOptions) normalized() (CaptureRequestOptions, error) {
 	return o, nil
 }
 
-func (o *CaptureRequestOptions) progress(p CaptureRequestProgress) {
+func (o *Options) progress(p Progress) {
 	if o.Progress != nil {
 		o.Progress(p)
 	}
@@ -251,15 +252,15 @@ func (o *CaptureRequestOptions) progress(p CaptureRequestProgress) {
 
 // send submits the plan and records every job; it returns the error that
 // stopped the requests early, if any.
-func (o *CaptureRequestOptions) send(ctx context.Context, rep *CaptureRequestReport) error {
+func (o *Options) send(ctx context.Context, rep *Report) error {
 	urls := make([]string, len(rep.Plan))
 	at := map[string]int{}
 	for i, p := range rep.Plan {
 		urls[i], at[p.URL] = p.URL, i
 	}
-	rep.Jobs = make([]CaptureJob, len(urls))
+	rep.Jobs = make([]Job, len(urls))
 	err := o.SPN.SaveAll(ctx, urls, func(r spn.Result) {
-		j := CaptureJob{URL: r.URL, State: r.State, JobID: r.JobID, Time: r.Time}
+		j := Job{URL: r.URL, State: r.State, JobID: r.JobID, Time: r.Time}
 		if r.Err != nil {
 			j.Error = r.Err.Error()
 		}
@@ -273,7 +274,7 @@ func (o *CaptureRequestOptions) send(ctx context.Context, rep *CaptureRequestRep
 			rep.Failed++
 		}
 		rep.Jobs[at[r.URL]] = j
-		o.progress(CaptureRequestProgress{Phase: "job", Job: &j, Audits: rep.Audits})
+		o.progress(Progress{Phase: "job", Job: &j, Audits: rep.Audits})
 	})
 	if err != nil {
 		rep.Stopped = err.Error()
@@ -283,10 +284,10 @@ func (o *CaptureRequestOptions) send(ctx context.Context, rep *CaptureRequestRep
 
 // await audits the archives again, every WaitEvery within Wait, until
 // they hold the generation safely.
-func (o *CaptureRequestOptions) await(ctx context.Context, rep *CaptureRequestReport, id manifest.ID) error {
+func (o *Options) await(ctx context.Context, rep *Report, id manifest.ID) error {
 	deadline := time.Now().Add(o.Wait)
 	for {
-		o.progress(CaptureRequestProgress{Phase: "audit", Audits: rep.Audits})
+		o.progress(Progress{Phase: "audit", Audits: rep.Audits})
 		arch, err := auditArchives(ctx, o.Status)
 		if err != nil {
 			return err
@@ -297,7 +298,7 @@ func (o *CaptureRequestOptions) await(ctx context.Context, rep *CaptureRequestRe
 		if rep.Safe || left <= 0 {
 			return nil
 		}
-		o.progress(CaptureRequestProgress{Phase: "wait", Audits: rep.Audits})
+		o.progress(Progress{Phase: "wait", Audits: rep.Audits})
 		if err := fetch.Sleep(ctx, min(o.WaitEvery, left)); err != nil {
 			return err
 		}
@@ -306,7 +307,7 @@ func (o *CaptureRequestOptions) await(ctx context.Context, rep *CaptureRequestRe
 
 // shortError says what the last audit still lacks, wrapping
 // ErrCaptureShort and the error that stopped the requests, if any.
-func (rep *CaptureRequestReport) shortError(stop error) error {
+func (rep *Report) shortError(stop error) error {
 	var why []string
 	for _, g := range rep.Status.Generations {
 		if g.ID == rep.Generation {
@@ -321,9 +322,9 @@ func (rep *CaptureRequestReport) shortError(stop error) error {
 		msg = "no live page carries blocks or a manifest the archives lack (run lazarus verify): " + strings.Join(why, "; ")
 	}
 	if stop != nil {
-		return fmt.Errorf("%w: %s; requests stopped: %w", ErrCaptureShort, msg, stop)
+		return fmt.Errorf("%w: %s; requests stopped: %w", ErrShort, msg, stop)
 	}
-	return fmt.Errorf("%w: %s", ErrCaptureShort, msg)
+	return fmt.Errorf("%w: %s", ErrShort, msg)
 }
 
 // sourceWarnings names the sources an audit could not read (listing

@@ -1,24 +1,25 @@
-package recover
+package capture
 
 import (
 	"fmt"
 	"slices"
 	"testing"
 
-	"github.com/lazarus-preserve/lazarus/internal/status"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/verify"
 )
 
 // planWorld is one segment "s" of stripes of k = 2, m = 4 and pages by
 // name: blocks as "stripe/shard" pairs.
 type planWorld struct {
-	seg   status.SegKey
-	pages []livePage
+	seg   manifest.SegmentKey
+	pages []verify.LivePage
 }
 
-func (w *planWorld) page(url string, depth int, manifest bool, blocks ...[2]int) {
-	p := livePage{url: url, depth: depth, manifest: manifest}
+func (w *planWorld) page(url string, depth int, hasManifest bool, blocks ...[2]int) {
+	p := verify.LivePage{URL: url, Depth: depth, Manifest: hasManifest}
 	for _, b := range blocks {
-		p.blocks = append(p.blocks, status.ShardKey{Segment: w.seg, Stripe: uint32(b[0]), Shard: uint16(b[1])})
+		p.Blocks = append(p.Blocks, manifest.BlockKey{Segment: w.seg, Stripe: uint32(b[0]), Shard: uint16(b[1])})
 	}
 	w.pages = append(w.pages, p)
 }
@@ -38,7 +39,7 @@ func (w *planWorld) needs(stripes, need int, archived ...[2]int) map[capStripe]*
 	return out
 }
 
-func urls(plan []CapturePage) []string {
+func urls(plan []Page) []string {
 	var out []string
 	for _, p := range plan {
 		out = append(out, fmt.Sprintf("%s:%s:%d/%d", p.URL, p.Why, p.Raises, p.NewBlocks))
@@ -49,7 +50,7 @@ func urls(plan []CapturePage) []string {
 // TestCapturePlan: one subtest per rule of the greedy plan.
 func TestCapturePlan(t *testing.T) {
 	newWorld := func() *planWorld {
-		w := &planWorld{seg: status.SegKey{Name: "s"}}
+		w := &planWorld{seg: manifest.SegmentKey{Name: "s"}}
 		w.page("/", 0, true, [2]int{0, 0})
 		w.page("/a", 1, true, [2]int{0, 1}, [2]int{1, 1})
 		w.page("/b", 1, false, [2]int{0, 2}, [2]int{1, 2}, [2]int{1, 3})
@@ -100,7 +101,7 @@ func TestCapturePlan(t *testing.T) {
 // TestCapturePlanManifestOffRoot: without the manifest on the root page,
 // the shallowest page carrying it comes first.
 func TestCapturePlanManifestOffRoot(t *testing.T) {
-	w := &planWorld{seg: status.SegKey{Name: "s"}}
+	w := &planWorld{seg: manifest.SegmentKey{Name: "s"}}
 	w.page("/", 0, false, [2]int{0, 0}, [2]int{0, 1})
 	w.page("/z", 1, true)
 	w.page("/deep", 2, true, [2]int{0, 2})

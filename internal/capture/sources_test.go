@@ -1,4 +1,4 @@
-package recover_test
+package capture_test
 
 import (
 	"errors"
@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazarus-preserve/lazarus/internal/capture"
+
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // TestRequestCapturesSourcesFailed: when no source can be read, no plan
@@ -21,9 +22,9 @@ func TestRequestCapturesSourcesFailed(t *testing.T) {
 	missing := source.WARCSource{Path: filepath.Join(t.TempDir(), "nonexistent")}
 	o := w.options(t, true, "")
 	good := o.Status.Sources
-	o.Status.Sources = []lzrecover.Source{missing}
+	o.Status.Sources = []source.Source{missing}
 	rep, err := requestCaptures(t, o)
-	if !errors.Is(err, lzrecover.ErrSourcesFailed) || !strings.Contains(err.Error(), "source "+missing.Name()+": cannot be read") {
+	if !errors.Is(err, capture.ErrSourcesFailed) || !strings.Contains(err.Error(), "source "+missing.Name()+": cannot be read") {
 		t.Fatalf("every source failed: %v", err)
 	}
 	if rep != nil && len(rep.Plan) != 0 {

@@ -1,4 +1,4 @@
-package recover
+package verify
 
 import (
 	"cmp"
@@ -184,7 +184,7 @@ func (p *placementPlan) unread(crawled map[string]bool) []*plannedPage {
 
 // missingSummary words the first pages that lost their blocks, for an
 // error or hint: "/a.html (3 blocks), /b.html (the manifest), and 4 more".
-func missingSummary(r *VerifyReport, most int) string {
+func missingSummary(r *Report, most int) string {
 	var parts []string
 	for _, m := range r.Missing[:min(most, len(r.Missing))] {
 		what := humane.Count(m.Blocks, "block")

@@ -1,4 +1,4 @@
-package recover_test
+package verify_test
 
 import (
 	"context"
@@ -15,11 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/verify"
+
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // removeComments rewrites the pages of the site directory that keep
@@ -75,14 +76,14 @@ func removeComments(t *testing.T, site string, keep map[string]bool, drop func(k
 func TestVerifyF4MissingSegmentWithoutManifest(t *testing.T) {
 	const want = "no manifest on any page archives would keep"
 	t.Run("segment etc gone", func(t *testing.T) {
-		s := servedInjected(t, nil)
-		if n := removeComments(t, s.site, nil, func(k htmlblock.Kind, seg string) bool {
+		s := sitetest.ServedInjected(t, nil)
+		if n := removeComments(t, s.Site, nil, func(k htmlblock.Kind, seg string) bool {
 			return k == htmlblock.KindManifest || strings.Contains(seg, "etc")
 		}); n == 0 {
 			t.Fatal("nothing removed")
 		}
-		rep, err := verify(t, s.verifyOpts(s.server, false))
-		if !errors.Is(err, lzrecover.ErrShort) || rep.Rebuildable || !strings.Contains(err.Error(), want) {
+		rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
+		if !errors.Is(err, verify.ErrShort) || rep.Rebuildable || !strings.Contains(err.Error(), want) {
 			t.Fatalf("got %v, rebuildable %v; want ErrShort saying %q", err, rep != nil && rep.Rebuildable, want)
 		}
 		if !strings.Contains(err.Error(), "of segments app, but no manifest") {
@@ -91,22 +92,22 @@ func TestVerifyF4MissingSegmentWithoutManifest(t *testing.T) {
 		t.Log(err)
 	})
 	t.Run("every block, no manifest", func(t *testing.T) {
-		s := servedInjected(t, nil)
-		removeComments(t, s.site, nil, func(k htmlblock.Kind, _ string) bool { return k == htmlblock.KindManifest })
-		rep, err := verify(t, s.verifyOpts(s.server, false))
-		if !errors.Is(err, lzrecover.ErrShort) || rep.Rebuildable || !strings.Contains(err.Error(), want) {
+		s := sitetest.ServedInjected(t, nil)
+		removeComments(t, s.Site, nil, func(k htmlblock.Kind, _ string) bool { return k == htmlblock.KindManifest })
+		rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
+		if !errors.Is(err, verify.ErrShort) || rep.Rebuildable || !strings.Contains(err.Error(), want) {
 			t.Fatalf("got %v; want ErrShort saying %q", err, want)
 		}
 	})
 	t.Run("manifest only where archives would not keep it", func(t *testing.T) {
-		s := servedInjected(t, nil)
+		s := sitetest.ServedInjected(t, nil)
 		// Keep the manifest on p1 only, and disallow p1 for every archive
 		// crawler (one archive allowed would keep it: see
 		// TestVerifyRobotsPerArchive).
-		removeComments(t, s.site, map[string]bool{"p1.html": true}, func(k htmlblock.Kind, _ string) bool { return k == htmlblock.KindManifest })
-		sitetest.WriteFile(t, s.site, "robots.txt", []byte("User-agent: *\nDisallow: /p1.html\n"))
-		rep, err := verify(t, s.verifyOpts(s.server, false))
-		if !errors.Is(err, lzrecover.ErrShort) || rep.Rebuildable || !strings.Contains(err.Error(), want) {
+		removeComments(t, s.Site, map[string]bool{"p1.html": true}, func(k htmlblock.Kind, _ string) bool { return k == htmlblock.KindManifest })
+		sitetest.WriteFile(t, s.Site, "robots.txt", []byte("User-agent: *\nDisallow: /p1.html\n"))
+		rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
+		if !errors.Is(err, verify.ErrShort) || rep.Rebuildable || !strings.Contains(err.Error(), want) {
 			t.Fatalf("got %v; want ErrShort saying %q", err, want)
 		}
 		if !rep.FromManifest || rep.Manifest.Root || rep.Manifest.OneHop != 0 || rep.Manifest.Kept != 0 {
@@ -124,7 +125,7 @@ func TestVerifyF4MissingSegmentWithoutManifest(t *testing.T) {
 // its blocks do not count, and it is reported as excluded with the
 // reason.
 func TestVerifyF5ContentType(t *testing.T) {
-	s := servedInjected(t, func(dir string, h http.Handler) http.Handler {
+	s := sitetest.ServedInjected(t, func(dir string, h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			switch r.URL.Path {
 			case "/p0.html", "/p1.html":
@@ -137,20 +138,20 @@ func TestVerifyF5ContentType(t *testing.T) {
 			h.ServeHTTP(w, r)
 		})
 	})
-	rep, err := verify(t, s.verifyOpts(s.server, false))
-	if err != nil && !errors.Is(err, lzrecover.ErrShort) {
+	rep, err := runVerify(t, s.VerifyOptions(s.Server, false))
+	if err != nil && !errors.Is(err, verify.ErrShort) {
 		t.Fatal(err)
 	}
-	got := map[string]lzrecover.ExcludedPage{}
+	got := map[string]verify.ExcludedPage{}
 	for _, e := range rep.Excluded {
-		got[strings.TrimPrefix(e.URL, s.url)] = e
+		got[strings.TrimPrefix(e.URL, s.URL)] = e
 	}
 	for name, reason := range map[string]string{
 		"p0.html": "no Content-Type: archives list it as unknown; recover's listing skips it",
 		"p1.html": "no Content-Type",
 		"p2.html": "Content-Type text/plain",
 	} {
-		page, _ := os.ReadFile(filepath.Join(s.site, name))
+		page, _ := os.ReadFile(filepath.Join(s.Site, name))
 		n := len(shardsOf(t, page, map[string]int{}))
 		if e, ok := got[name]; !ok || !strings.HasPrefix(e.Reason, reason) || e.Blocks != n || n == 0 {
 			t.Errorf("%s: %+v (listed %v), want reason %q and %d blocks", name, e, ok, reason, n)
@@ -165,7 +166,7 @@ func TestVerifyF5ContentType(t *testing.T) {
 	// The pages are the HTML pages only: the three of another type, or
 	// none, are counted apart (the new user's "8 HTML pages" counted a
 	// page without a Content-Type that it also said was not kept).
-	files, err := filepath.Glob(filepath.Join(s.site, "*.html"))
+	files, err := filepath.Glob(filepath.Join(s.Site, "*.html"))
 	if err != nil || len(files) < 4 {
 		t.Fatalf("site pages %v: %v", files, err)
 	}
@@ -203,7 +204,7 @@ func TestVerifyF7LinksBounded(t *testing.T) {
 	}))
 	defer srv.Close()
 	_, server, _ := keys.Generate(true)
-	o := lzrecover.VerifyOptions{SiteURL: srv.URL + "/", ServerKey: server.Marshal(), MaxPages: 100, Rate: 600000, HygienePages: -1}
+	o := verify.Options{SiteURL: srv.URL + "/", ServerKey: server.Marshal(), MaxPages: 100, Rate: 600000, HygienePages: -1}
 	runtime.GC()
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
@@ -226,10 +227,10 @@ func TestVerifyF7LinksBounded(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // slow under -race
 	defer cancel()
-	rep, err := lzrecover.Verify(ctx, o)
+	rep, err := verify.Run(ctx, o)
 	close(stop)
 	wg.Wait()
-	if !errors.Is(err, lzrecover.ErrNoGeneration) {
+	if !errors.Is(err, verify.ErrNoGeneration) {
 		t.Fatalf("got %v, want ErrNoGeneration", err)
 	}
 	growth := int64(peak.Load()) - int64(base.HeapInuse)
@@ -248,7 +249,7 @@ func TestVerifyF7LinksBounded(t *testing.T) {
 // port of the same host) is a failure saying so, not a carrier.
 func TestVerifyF11RedirectingClient(t *testing.T) {
 	var other string
-	s := servedInjected(t, func(dir string, h http.Handler) http.Handler {
+	s := sitetest.ServedInjected(t, func(dir string, h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/p0.html" {
 				http.Redirect(w, r, other+"/p0.html", http.StatusFound)
@@ -257,13 +258,13 @@ func TestVerifyF11RedirectingClient(t *testing.T) {
 			h.ServeHTTP(w, r)
 		})
 	})
-	off := httptest.NewServer(http.FileServer(http.Dir(s.site))) // the same pages, off the site
+	off := httptest.NewServer(http.FileServer(http.Dir(s.Site))) // the same pages, off the site
 	defer off.Close()
 	other = off.URL
-	o := s.verifyOpts(s.server, false)
+	o := s.VerifyOptions(s.Server, false)
 	o.Client = &http.Client{Timeout: 30 * time.Second} // follows redirects
-	rep, err := verify(t, o)
-	if err != nil && !errors.Is(err, lzrecover.ErrShort) {
+	rep, err := runVerify(t, o)
+	if err != nil && !errors.Is(err, verify.ErrShort) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.Join(rep.Crawl.Failed, "\n"), "p0.html: redirects off the site") {
@@ -283,18 +284,18 @@ func TestVerifyF11RedirectingClient(t *testing.T) {
 // cancellation during the trial restore stops it, Verify returns the
 // context's error, and the temporary directory is empty.
 func TestVerifyRestoreCancelled(t *testing.T) {
-	s := servedInjected(t, nil)
+	s := sitetest.ServedInjected(t, nil)
 	tmp := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	o := s.verifyOpts(s.owner, true)
+	o := s.VerifyOptions(s.Owner, true)
 	o.TempDir = tmp
-	o.Progress = func(p lzrecover.VerifyProgress) {
+	o.Progress = func(p verify.Progress) {
 		if p.Phase == "restore" {
 			cancel()
 		}
 	}
-	rep, err := lzrecover.Verify(ctx, o)
+	rep, err := verify.Run(ctx, o)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v (restore %+v), want context.Canceled", err, rep.Restore)
 	}

@@ -1,4 +1,4 @@
-package recover
+package verify
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/problems"
 )
 
-// VerifyReport says what Verify found on the live site.
-type VerifyReport struct {
+// Report says what Verify found on the live site.
+type Report struct {
 	Site string `json:"site"`
 	// Generation is the newest generation found (a verified manifest's,
 	// or else the newest signed blocks'), and Time when it was made.
@@ -21,8 +21,8 @@ type VerifyReport struct {
 	FromManifest bool `json:"from_manifest"`
 	// Rebuildable says every segment of the generation can be rebuilt from
 	// the pages archives would keep, and its manifest is on one of them.
-	Rebuildable bool            `json:"rebuildable"`
-	Segments    []VerifySegment `json:"segments"`
+	Rebuildable bool      `json:"rebuildable"`
+	Segments    []Segment `json:"segments"`
 	// Manifest says where the generation's manifest is.
 	Manifest ManifestPlacement `json:"manifest"`
 	Crawl    CrawlReport       `json:"crawl"`
@@ -70,7 +70,7 @@ type VerifyReport struct {
 	Rejected int `json:"rejected"`
 	Foreign  int `json:"foreign,omitempty"`
 	Unsigned int `json:"unsigned,omitempty"`
-	// Problems are other findings, the first MaxProblems of them;
+	// Problems are other findings, the first problems.MaxLines of them;
 	// ProblemsOmitted counts the rest.
 	Problems        []string `json:"problems,omitempty"`
 	ProblemsOmitted int      `json:"problems_omitted,omitempty"`
@@ -82,8 +82,8 @@ const MaxExcludedPages = 1000
 // maxShortStripes bounds VerifySegment.Short.
 const maxShortStripes = 16
 
-// VerifySegment is one segment of the newest generation.
-type VerifySegment struct {
+// Segment is one segment of the newest generation.
+type Segment struct {
 	Name       string `json:"name"`
 	Kind       string `json:"kind"`       // "data" or "listing"
 	Generation string `json:"generation"` // the generation that produced this version
@@ -117,7 +117,7 @@ type ShortStripe struct {
 }
 
 // why says how a segment falls short, naming its stripes.
-func (s VerifySegment) why() string {
+func (s Segment) why() string {
 	if len(s.Short) == 0 {
 		return fmt.Sprintf("segment %s: %s", s.Name, s.Detail)
 	}
@@ -232,15 +232,15 @@ type TrialRestore struct {
 	Files    int   `json:"files"`    // entries compared
 	Bytes    int64 `json:"bytes"`    // bytes of regular files compared
 	// Mismatches lists what differs from the listing (at most
-	// MaxProblems); any means the backup cannot be trusted.
+	// problems.MaxLines); any means the backup cannot be trusted.
 	Mismatches []string `json:"mismatches,omitempty"`
 	// Skipped says what could not be restored or compared, and why
 	// (short segments, no listing).
 	Skipped []string `json:"skipped,omitempty"`
 }
 
-// problem adds a problem line, or counts it once MaxProblems are listed.
-func (r *VerifyReport) problem(format string, args ...any) {
+// problem adds a problem line, or counts it once problems.MaxLines are listed.
+func (r *Report) problem(format string, args ...any) {
 	problems.Add(&r.Problems, &r.ProblemsOmitted, format, args...)
 }
 

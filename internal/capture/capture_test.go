@@ -1,4 +1,4 @@
-package recover_test
+package capture_test
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/capture"
+
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/status"
 
 	"github.com/lazarus-preserve/lazarus/internal/source"
@@ -25,20 +28,20 @@ import (
 // captureWorld is an injected live site, an empty Wayback-style archive
 // and a Save Page Now server capturing the site into it.
 type captureWorld struct {
-	live    liveSite
+	live    sitetest.Live
 	archive *archivetest.Server
 	spn     *archivetest.SPN
 }
 
 func newCaptureWorld(t *testing.T, cfg archivetest.SPNConfig, wrap func(dir string, h http.Handler) http.Handler) *captureWorld {
 	t.Helper()
-	live := servedInjected(t, wrap)
+	live := sitetest.ServedInjected(t, wrap)
 	arch, err := archivetest.New(nil, archivetest.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(arch.Close)
-	u, _ := url.Parse(live.url)
+	u, _ := url.Parse(live.URL)
 	cfg.Access, cfg.Secret, cfg.Allow = "AKEY", "s3cret", []string{u.Host}
 	s, err := archivetest.NewSPN(arch, cfg)
 	if err != nil {
@@ -50,13 +53,13 @@ func newCaptureWorld(t *testing.T, cfg archivetest.SPNConfig, wrap func(dir stri
 
 // options are a fast run's: the loopback clients, no spot checks, and
 // an SPN client polling every few milliseconds (nil with dryRun).
-func (w *captureWorld) options(t *testing.T, dryRun bool, secret string) lzrecover.CaptureRequestOptions {
+func (w *captureWorld) options(t *testing.T, dryRun bool, secret string) capture.Options {
 	t.Helper()
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
-	o := lzrecover.CaptureRequestOptions{
-		Verify: w.live.verifyOpts(w.live.server, false),
+	client := source.NewClient(source.ClientOptions{Rate: 600000})
+	o := capture.Options{
+		Verify: w.live.VerifyOptions(w.live.Server, false),
 		Status: status.Options{Client: client, SpotChecks: status.NoSpotChecks,
-			Sources: []lzrecover.Source{source.CDXSource{Base: w.archive.URL, Label: "wayback", Client: client}}},
+			Sources: []source.Source{source.CDXSource{Base: w.archive.URL, Label: "wayback", Client: client}}},
 	}
 	if !dryRun {
 		c, err := spn.New(spn.Options{Base: w.spn.URL, Credentials: spn.Credentials{Access: "AKEY", Secret: secret},
@@ -69,11 +72,11 @@ func (w *captureWorld) options(t *testing.T, dryRun bool, secret string) lzrecov
 	return o
 }
 
-func requestCaptures(t *testing.T, o lzrecover.CaptureRequestOptions) (*lzrecover.CaptureRequestReport, error) {
+func requestCaptures(t *testing.T, o capture.Options) (*capture.Report, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return lzrecover.RequestCaptures(ctx, o)
+	return capture.Run(ctx, o)
 }
 
 // submittedURLs are the url= of the SPN server's submissions, in order.
@@ -101,14 +104,14 @@ func TestRequestCaptures(t *testing.T) {
 	if !rep.Safe || rep.Status.Outcome() != status.NewestRecoverable || rep.Status.Newest != rep.Generation {
 		t.Fatalf("not safe: %+v", rep.Status.Generations)
 	}
-	if rep.ManifestArchived || len(rep.Plan) == 0 || rep.Plan[0].URL != w.live.url || rep.Plan[0].Why != lzrecover.CaptureForManifest {
+	if rep.ManifestArchived || len(rep.Plan) == 0 || rep.Plan[0].URL != w.live.URL || rep.Plan[0].Why != capture.ForManifest {
 		t.Fatalf("plan %+v: want the root page first, for the manifest", rep.Plan)
 	}
 	if len(rep.Plan) >= rep.Carriers {
 		t.Fatalf("%d requests for %d carrier pages: the plan picks nothing", len(rep.Plan), rep.Carriers)
 	}
 	for _, st := range rep.Stripes {
-		if st.Archived != 0 || st.Planned < st.Need || st.Need != min(st.K+lzrecover.DefaultCaptureMargin, st.K+100) {
+		if st.Archived != 0 || st.Planned < st.Need || st.Need != min(st.K+capture.DefaultMargin, st.K+100) {
 			t.Errorf("stripe %+v", st)
 		}
 	}
@@ -117,7 +120,7 @@ func TestRequestCaptures(t *testing.T) {
 		t.Fatalf("submitted %v for plan %+v (sent %d)", sent, rep.Plan, rep.Sent)
 	}
 	for i, u := range sent {
-		if u != rep.Plan[i].URL || !strings.HasPrefix(u, w.live.url) {
+		if u != rep.Plan[i].URL || !strings.HasPrefix(u, w.live.URL) {
 			t.Errorf("submission %d: %s, plan %s", i, u, rep.Plan[i].URL)
 		}
 		if rep.Jobs[i].State != spn.StateSuccess {
@@ -133,12 +136,12 @@ func TestRequestCaptures(t *testing.T) {
 func checkRecovered(t *testing.T, w *captureWorld) {
 	t.Helper()
 	out := t.TempDir()
-	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 600000})
-	if _, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: w.live.owner, Out: out, SiteURL: w.live.url,
-		Sources: []lzrecover.Source{source.CDXSource{Base: w.archive.URL, Client: client}}}); err != nil {
+	client := source.NewClient(source.ClientOptions{Rate: 600000})
+	if _, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: w.live.Owner, Out: out, SiteURL: w.live.URL,
+		Sources: []source.Source{source.CDXSource{Base: w.archive.URL, Client: client}}}); err != nil {
 		t.Fatal(err)
 	}
-	src := filepath.Join(filepath.Dir(w.live.site), "src")
+	src := filepath.Join(filepath.Dir(w.live.Site), "src")
 	for _, f := range []string{"app/index.php", "etc/app.conf"} {
 		want, err := os.ReadFile(filepath.Join(src, f))
 		if err != nil {
@@ -168,11 +171,11 @@ func TestRequestCapturesDryRun(t *testing.T) {
 // after a successful one asks for nothing.
 func TestRequestCapturesArchived(t *testing.T) {
 	w := newCaptureWorld(t, archivetest.SPNConfig{}, nil)
-	body, err := os.ReadFile(filepath.Join(w.live.site, "index.html"))
+	body, err := os.ReadFile(filepath.Join(w.live.Site, "index.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.archive.AddCapture(archivetest.Capture{URL: w.live.url, Time: time.Now().Add(-time.Minute), Body: body}); err != nil {
+	if err := w.archive.AddCapture(archivetest.Capture{URL: w.live.URL, Time: time.Now().Add(-time.Minute), Body: body}); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := requestCaptures(t, w.options(t, false, "s3cret"))
@@ -183,7 +186,7 @@ func TestRequestCapturesArchived(t *testing.T) {
 		t.Fatal("the archived root page's manifest was not seen")
 	}
 	for _, p := range rep.Plan {
-		if p.URL == w.live.url || p.Why != lzrecover.CaptureForBlocks {
+		if p.URL == w.live.URL || p.Why != capture.ForBlocks {
 			t.Fatalf("plan %+v asks for the archived root page again", rep.Plan)
 		}
 	}
@@ -212,7 +215,7 @@ func failRootForSPN(dir string, h http.Handler) http.Handler {
 func TestRequestCapturesStopped(t *testing.T) {
 	w := newCaptureWorld(t, archivetest.SPNConfig{Daily: 1}, failRootForSPN)
 	rep, err := requestCaptures(t, w.options(t, false, "s3cret"))
-	if !errors.Is(err, lzrecover.ErrCaptureShort) || !errors.Is(err, spn.ErrDailyLimit) || rep.Sent != 1 || rep.Safe {
+	if !errors.Is(err, capture.ErrShort) || !errors.Is(err, spn.ErrDailyLimit) || rep.Sent != 1 || rep.Safe {
 		t.Fatalf("daily limit: %v, sent %d", err, rep.Sent)
 	}
 	if j := rep.Jobs[0]; j.State != spn.StateError || !strings.Contains(j.Error, "error:bad-gateway") || rep.Jobs[1].State != spn.StateError || rep.Jobs[2].State != spn.StateNotSent {
@@ -235,7 +238,7 @@ func TestRequestCapturesStopped(t *testing.T) {
 func TestRequestCapturesWait(t *testing.T) {
 	w := newCaptureWorld(t, archivetest.SPNConfig{IndexDelay: 300 * time.Millisecond}, nil)
 	rep, err := requestCaptures(t, w.options(t, false, "s3cret"))
-	if !errors.Is(err, lzrecover.ErrCaptureShort) || rep.Safe || rep.Sent != len(rep.Plan) || rep.Audits != 2 {
+	if !errors.Is(err, capture.ErrShort) || rep.Safe || rep.Sent != len(rep.Plan) || rep.Audits != 2 {
 		t.Fatalf("without wait: %v, sent %d of %d, %d audits", err, rep.Sent, len(rep.Plan), rep.Audits)
 	}
 	if !strings.Contains(err.Error(), "capture requests accepted, "+strconv.Itoa(rep.Captured)+" captured, after 2 audits") || rep.Captured != rep.Sent {
