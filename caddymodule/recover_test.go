@@ -14,6 +14,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -37,7 +38,7 @@ func checkRecoverFiles(t *testing.T, owner []byte, pages map[string][]byte, file
 		}
 	})
 	out := filepath.Join(t.TempDir(), "out")
-	if _, err := lzrecover.FromPages(context.Background(), seq, lzrecover.Options{OwnerKey: owner, Out: out}); err != nil {
+	if _, err := sitetest.RecoverPages(t, seq, lzrecover.Options{OwnerKey: owner, Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	for rel, orig := range files {

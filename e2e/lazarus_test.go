@@ -181,7 +181,7 @@ func recoverInto(t *testing.T, owner []byte, src source.Source) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	rep, err := lzrecover.Recover(ctx, lzrecover.Options{OwnerKey: owner, Out: out, TempDir: t.TempDir(), Sources: []source.Source{src}})
+	rep, err := lzrecover.Run(ctx, lzrecover.Options{OwnerKey: owner, Out: out, TempDir: t.TempDir(), Sources: []source.Source{src}})
 	if err != nil {
 		t.Fatalf("recover: %v\n%s", err, strings.Join(rep.Problems, "\n"))
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/lazarus-preserve/lazarus/internal/optionerr"
 	"github.com/lazarus-preserve/lazarus/internal/placement"
 )
 
@@ -37,38 +37,19 @@ type BudgetError = placement.BudgetError
 
 // OptionsError lists every problem with the options of a run; nothing
 // was done. Each problem is an *OptionError.
-type OptionsError struct{ Problems []error }
+type OptionsError = optionerr.List
 
-// Error joins the problems.
-func (e *OptionsError) Error() string {
-	msgs := make([]string, len(e.Problems))
-	for i, p := range e.Problems {
-		msgs[i] = p.Error()
-	}
-	return strings.Join(msgs, "; ")
-}
-
-// Unwrap returns the problems, so errors.As finds an *OptionError.
-func (e *OptionsError) Unwrap() []error { return e.Problems }
-
-// OptionError is one problem with the options, stated as a fact.
-type OptionError struct {
-	// Field is the path of the Options field at fault: "PageBudget",
-	// "SiteURL", "Includes.Segment", "Dumps.Command"… For a problem that
-	// involves several fields it is the first one the problem names
-	// ("SiteDir" when no output is given, "BundleDir" when a bundle has no
-	// pages to plan for).
-	Field string
-	// Msg is the fact, without field or flag names.
-	Msg string
-}
-
-// Error returns the fact.
-func (e *OptionError) Error() string { return e.Msg }
+// OptionError is one problem with the options, stated as a fact: Field is
+// the path of the Options field at fault ("PageBudget", "SiteURL",
+// "Includes.Segment"…; for a problem involving several fields, the first
+// one it names: "SiteDir" when no output is given, "BundleDir" when a
+// bundle has no pages to plan for), Msg the fact, without field or flag
+// names.
+type OptionError = optionerr.Error
 
 // optionErrorf returns an *OptionError for field.
 func optionErrorf(field, format string, args ...any) error {
-	return &OptionError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	return optionerr.Errorf(field, format, args...)
 }
 
 // interrupted is the error of a run stopped by its context before it

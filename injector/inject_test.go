@@ -66,7 +66,7 @@ func (f *fixture) options() Options {
 func (f *fixture) recover(t *testing.T) (*lzrecover.Report, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
-	rep, err := lzrecover.FromDir(context.Background(), filepath.Join(f.dir, "site"), lzrecover.Options{OwnerKey: f.owner, Out: out})
+	rep, err := recoverDir(filepath.Join(f.dir, "site"), lzrecover.Options{OwnerKey: f.owner, Out: out})
 	if err != nil {
 		t.Fatalf("recover: %v (%+v)", err, rep)
 	}

@@ -95,7 +95,7 @@ func checkRebuilds(t *testing.T, f *fixture, archivedRoot []byte, gen, want stri
 		pages[e.Name()] = b
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	_, err = lzrecover.FromPages(context.Background(), maps.All(pages), lzrecover.Options{OwnerKey: f.owner, Out: out, Generation: gen})
+	_, err = recoverPages(t, maps.All(pages), lzrecover.Options{OwnerKey: f.owner, Out: out, Generation: gen})
 	if err != nil {
 		t.Fatalf("generation %s from the pages: %v", gen, err)
 	}

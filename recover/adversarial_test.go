@@ -64,7 +64,7 @@ func recoverFrom(t *testing.T, site string, owner []byte, base string) uint64 {
 	t.Helper()
 	out := t.TempDir()
 	peak := heapPeak(t)
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/",
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{source.CDXSource{Base: base, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})}}})
 	heap := peak()
 	if err != nil {
@@ -185,7 +185,7 @@ func recoverWARC(t *testing.T, site string, owner []byte, dir string) (*lzrecove
 	t.Helper()
 	out := t.TempDir()
 	peak := heapPeak(t)
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out,
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out,
 		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
 	heap := peak()
 	if err != nil {

@@ -43,7 +43,7 @@ func TestFromArchives(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
-			rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
+			rep, err := lzrecover.Run(context.Background(), lzrecover.Options{
 				OwnerKey: owner, Out: out, SiteURL: "https://example.org/", Sources: []lzrecover.Source{src}})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
@@ -64,7 +64,7 @@ func TestPoliteUnderFaults(t *testing.T) {
 	site, owner := sitetest.Injected(t)
 	srv := archiveOf(t, site, archivetest.Config{Faults: archivetest.Faults{Throttle: 0.15, Unavailable: 0.05, Reset: 0.1, RetryAfter: time.Second, Seed: 7}})
 	const perMinute = 600
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{
 		OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: perMinute})}}})
 	if err != nil {
@@ -107,7 +107,7 @@ func TestFromWARC(t *testing.T) {
 	}
 	f.Close()
 	out := t.TempDir()
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out,
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out,
 		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
@@ -140,7 +140,7 @@ func TestRecoverFetchesEachDigestOnce(t *testing.T) {
 	}
 	defer srv.Close()
 	out := t.TempDir()
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/",
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})}}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))

@@ -52,7 +52,7 @@ func BenchmarkRecoverRequests_200Pages(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, err = lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: b.TempDir(), SiteURL: "https://example.org/",
+		_, err = lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: b.TempDir(), SiteURL: "https://example.org/",
 			Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 1e6})}}})
 		if err != nil {
 			b.Fatal(err)

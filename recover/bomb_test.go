@@ -34,7 +34,7 @@ func TestOpenerBomb(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bomb.warc.gz"), gz.Bytes(), 0o644)
 	out := t.TempDir()
 	peak := heapPeak(t)
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{AllowUnsigned: true, Out: out,
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{AllowUnsigned: true, Out: out,
 		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
 	heap := peak()
 	if !errors.Is(err, lzrecover.ErrNothingFound) {

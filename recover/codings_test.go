@@ -72,7 +72,7 @@ func TestUnreadableCodingIsReported(t *testing.T) {
 	site, owner := sitetest.Injected(t)
 	dir := t.TempDir()
 	encodedWARC(t, site, dir, "xz")
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(),
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(),
 		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
 	if !errors.Is(err, lzrecover.ErrNothingFound) || !strings.Contains(err.Error(), `encoded with "xz", which cannot be read`) {
 		t.Fatalf("err %v", err)
@@ -162,7 +162,7 @@ func TestUnreadableReplayIsReported(t *testing.T) {
 		w.Header().Set("Content-Encoding", "xz")
 		w.Write(append([]byte("\xfd7zXZ\x00"), body...))
 	})
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{source.CDXSource{Base: base, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})}}})
 	if !errors.Is(err, lzrecover.ErrNothingFound) || !strings.Contains(err.Error(), `encoded with "xz", which cannot be read`) {
 		t.Fatalf("err %v\n%s", err, strings.Join(rep.Problems, "\n"))
@@ -183,7 +183,7 @@ func TestRecoverFromCompressedMirror(t *testing.T) {
 		sitetest.WriteFile(t, mirror, filepath.Base(f), codingtest.MustEncode(t, b, coding))
 	}
 	out := t.TempDir()
-	rep, err := lzrecover.FromDir(context.Background(), mirror, lzrecover.Options{OwnerKey: owner, Out: out})
+	rep, err := sitetest.RecoverDir(mirror, lzrecover.Options{OwnerKey: owner, Out: out})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
 	}

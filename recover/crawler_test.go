@@ -42,7 +42,7 @@ func TestFromRealCrawlers(t *testing.T) {
 	work := t.TempDir()
 	check := func(t *testing.T, src lzrecover.Source) {
 		out := t.TempDir()
-		rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, Sources: []lzrecover.Source{src}})
+		rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, Sources: []lzrecover.Source{src}})
 		if err != nil {
 			t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
 		}
@@ -99,7 +99,7 @@ func TestAfterMinifierAndToolbar(t *testing.T) {
 		t.Fatalf("the minifier changed nothing; the test would prove nothing:\n%.300s", after)
 	}
 	out := t.TempDir()
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, Sources: []lzrecover.Source{source.DirSource{Dir: dir}}})
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, Sources: []lzrecover.Source{source.DirSource{Dir: dir}}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
 	}

@@ -65,7 +65,7 @@ func TestThreeGenerations(t *testing.T) {
 	defer srv.Close()
 	run := func(at time.Time, gen string) (*lzrecover.Report, string, error) {
 		out := t.TempDir()
-		rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
+		rep, err := lzrecover.Run(context.Background(), lzrecover.Options{
 			OwnerKey: owner.Marshal(), Out: out, SiteURL: "https://example.org/", At: at, Generation: gen,
 			Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})}}})
 		v, _ := os.ReadFile(filepath.Join(out, "app/version.txt"))
@@ -114,7 +114,7 @@ func TestMixedRestorePoint(t *testing.T) {
 	delete(p1, "index.html") // the only page with its manifest
 	p2 := g2.make(t, server.Sealer(), input("2")...)
 	out := t.TempDir()
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out,
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out,
 		Sources: []lzrecover.Source{source.DirSource{Dir: writePages(t, p1)}, source.DirSource{Dir: writePages(t, p2)}}})
 	if !errors.Is(err, lzrecover.ErrNotCoherent) || !errors.Is(err, lzrecover.ErrPartial) || rep.Generation != "" {
 		t.Fatalf("want a mixed restore point reported, got %v (generation %q)", err, rep.Generation)

@@ -104,7 +104,7 @@ func TestRecoverUnderFaultMix(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := archiveOf(t, site, archivetest.Config{MaxRows: 2, TimeMapPageSize: 1, Faults: faultMix(hardenSeed)})
 			out := t.TempDir()
-			rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out,
+			rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out,
 				SiteURL: "https://example.org/", Sources: []lzrecover.Source{hardenSources(srv, hardenClient())[name]}})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
@@ -139,7 +139,7 @@ const hardenSeed = 14
 func p4(t *testing.T, site string, owner []byte, f archivetest.Faults) []archivetest.Request {
 	t.Helper()
 	srv := archiveOf(t, site, archivetest.Config{Faults: f})
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: hardenClient()}}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))
@@ -256,7 +256,7 @@ func TestJournalKeepsNoCutCapture(t *testing.T) {
 	srv := archiveOf(t, site, archivetest.Config{})
 	src := cutSource{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 6000})}, map[string]int{}}
 	out, state := t.TempDir(), t.TempDir()
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, StateDir: state,
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, StateDir: state,
 		SiteURL: "https://example.org/", Sources: []lzrecover.Source{src}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))

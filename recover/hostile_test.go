@@ -63,7 +63,7 @@ func TestSquatterSaltsDoNotLockOut(t *testing.T) {
 	ownerEra := time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 	start := time.Now()
 	out := t.TempDir()
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{Passphrase: pass, Out: out, SiteURL: "https://example.org/",
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{Passphrase: pass, Out: out, SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{
 			source.DirSource{Dir: mirrorAt(t, squatter, ownerEra.AddDate(1, 0, 0))}, // newer: fetched first
 			source.DirSource{Dir: mirrorAt(t, owner, ownerEra)},
@@ -123,7 +123,7 @@ func TestStolenKeyCannotEraseThePast(t *testing.T) {
 			srcs[0], srcs[1] = srcs[1], srcs[0]
 		}
 		out := t.TempDir()
-		rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out,
+		rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out,
 			Generation: manifest.ID(craftGen.ID).String(), Sources: srcs})
 		if err != nil {
 			t.Fatalf("oldest first %v: %v %+v\n%s", oldestFirst, err, rep.Segments, strings.Join(rep.Problems[:min(5, len(rep.Problems))], "\n"))

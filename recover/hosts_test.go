@@ -62,7 +62,7 @@ func TestListingTruncatedReported(t *testing.T) {
 		fmt.Fprintf(w, `[["timestamp","original"],[],["key-%d"]]`, n.Add(1))
 	}))
 	defer srv.Close()
-	rep, err := Recover(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), SiteURL: "https://example.org/",
+	rep, err := Run(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), SiteURL: "https://example.org/",
 		Sources: []source.Source{source.CDXSource{Base: srv.URL, Client: srv.Client()}}})
 	t.Logf("%d requests, err %v, problems %q", n.Load(), err, rep.Problems)
 	if !strings.Contains(strings.Join(rep.Problems, "\n"), "listing truncated at 0 rows") {
@@ -80,7 +80,7 @@ func TestCollInfoForeignIndexReported(t *testing.T) {
 		fmt.Fprintf(w, `[{"id":"CC-EVIL","cdx-api":"%s/CC-EVIL-index"}]`, other.URL)
 	}))
 	defer srv.Close()
-	rep, _ := Recover(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), SiteURL: "https://example.org/",
+	rep, _ := Run(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), SiteURL: "https://example.org/",
 		Sources: []source.Source{source.CommonCrawlSource{IndexBase: srv.URL, DataBase: srv.URL, Client: srv.Client()}}})
 	t.Logf("problems %q", rep.Problems)
 	if foreign.Load() != 0 || !strings.Contains(strings.Join(rep.Problems, "\n"), "CC-EVIL") {
@@ -105,7 +105,7 @@ func TestCollInfoForeignIndexKeepsOthers(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	rep, _ := Recover(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), SiteURL: "https://example.org/",
+	rep, _ := Run(context.Background(), Options{AllowUnsigned: true, Out: t.TempDir(), SiteURL: "https://example.org/",
 		Sources: []source.Source{source.CommonCrawlSource{IndexBase: srv.URL, DataBase: srv.URL, Client: srv.Client()}}})
 	if len(rep.Sources) != 1 || rep.Sources[0].Captures != 1 || !strings.Contains(rep.Sources[0].Error, "CC-EVIL") {
 		t.Fatalf("sources %+v", rep.Sources[0])

@@ -44,7 +44,7 @@ func TestRecoverMovedSiteFetchesCarriersByPath(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			out := t.TempDir()
-			rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: moved,
+			rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: moved,
 				Sources: []lzrecover.Source{src}})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))

@@ -11,6 +11,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/optionerr"
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 )
@@ -72,6 +73,57 @@ type Options struct {
 	// run resumes without fetching again; empty means no journal.
 	StateDir string
 }
+
+// DefaultOptions returns options with every default filled in: the
+// capture bound. What to restore into (Out), with which key and from
+// which Sources is the caller's.
+func DefaultOptions() Options {
+	return Options{MaxCapture: DefaultMaxCapture}
+}
+
+// Validate checks the options without running anything: every problem
+// is listed in an *OptionsError, each an *OptionError naming its field.
+// Run checks them too.
+func (o Options) Validate() error {
+	var problems []error
+	add := func(field, format string, args ...any) {
+		problems = append(problems, optionerr.Errorf(field, format, args...))
+	}
+	if o.Out == "" {
+		add("Out", "no output directory")
+	}
+	switch {
+	case len(o.OwnerKey) > 0 && len(o.Passphrase) > 0:
+		add("OwnerKey", "give an owner key or a passphrase, not both")
+	case len(o.OwnerKey) == 0 && len(o.Passphrase) == 0 && !o.AllowUnsigned:
+		add("OwnerKey", "recovery needs the owner key or the passphrase (or unsigned data allowed, for public data)")
+	}
+	if o.SiteURL != "" {
+		if u, err := url.Parse(o.SiteURL); err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+			add("SiteURL", "site URL %q is not an absolute http or https URL", o.SiteURL)
+		}
+	}
+	if o.Generation != "" {
+		if _, err := manifest.ParseID(o.Generation); err != nil {
+			add("Generation", "generation %q is not 32 hexadecimal digits", o.Generation)
+		}
+	}
+	if o.MaxCapture < 0 {
+		add("MaxCapture", "negative capture bound %d", o.MaxCapture)
+	}
+	if len(o.Sources) == 0 {
+		add("Sources", "no source to recover from")
+	}
+	return optionerr.Join(problems)
+}
+
+// OptionsError lists every problem with the options of a run; nothing
+// was done. Each problem is an *OptionError.
+type OptionsError = optionerr.List
+
+// OptionError is one problem with the options, stated as a fact: Field is
+// the Options field at fault, Msg the fact, without field or flag names.
+type OptionError = optionerr.Error
 
 func (o *Options) opener() (*keys.Opener, error) {
 	op, err := keys.OpenerFor(o.OwnerKey, o.Passphrase, o.AllowUnsigned)

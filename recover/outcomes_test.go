@@ -33,7 +33,7 @@ func TestExistingFilesKept(t *testing.T) {
 	site, owner := sitetest.Injected(t)
 	out := t.TempDir()
 	sitetest.WriteFile(t, out, "etc/app.conf", []byte("edited by hand\n"))
-	rep, err := lzrecover.FromDir(context.Background(), site, lzrecover.Options{OwnerKey: owner, Out: out})
+	rep, err := sitetest.RecoverDir(site, lzrecover.Options{OwnerKey: owner, Out: out})
 	if !errors.Is(err, lzrecover.ErrPartial) || !strings.Contains(err.Error(), "already exist") {
 		t.Fatalf("got %v", err)
 	}
@@ -58,11 +58,11 @@ func TestExistingFilesKept(t *testing.T) {
 func TestReportNeverEmptier(t *testing.T) {
 	site, owner := sitetest.Injected(t)
 	out := t.TempDir()
-	if _, err := lzrecover.FromDir(context.Background(), site, lzrecover.Options{OwnerKey: owner, Out: out}); err != nil {
+	if _, err := sitetest.RecoverDir(site, lzrecover.Options{OwnerKey: owner, Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(filepath.Join(out, lzrecover.ReportFile))
-	rep, err := lzrecover.FromDir(context.Background(), filepath.Join(site, "gone"), lzrecover.Options{OwnerKey: owner, Out: out})
+	rep, err := sitetest.RecoverDir(filepath.Join(site, "gone"), lzrecover.Options{OwnerKey: owner, Out: out})
 	if !errors.Is(err, lzrecover.ErrNothingFound) {
 		t.Fatalf("got %v", err)
 	}
@@ -101,7 +101,7 @@ func TestNothingFoundSaysWhy(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.o.Out = t.TempDir()
-			_, err := lzrecover.Recover(context.Background(), tc.o)
+			_, err := lzrecover.Run(context.Background(), tc.o)
 			if !errors.Is(err, lzrecover.ErrNothingFound) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want it to say %q", err, tc.want)
 			}
@@ -137,7 +137,7 @@ func TestLiveSiteCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: t.TempDir(), SiteURL: live.URL + "/",
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: t.TempDir(), SiteURL: live.URL + "/",
 		Sources: []lzrecover.Source{source.CDXSource{Base: archive.URL, Client: client}, source.LiveSource{Client: client}}})
 	if err != nil {
 		t.Fatalf("%v %q", err, rep.Problems)
@@ -190,7 +190,7 @@ func TestLiveReplayOfOldPages(t *testing.T) {
 	defer srv.Close()
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
 	out := t.TempDir()
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out, SiteURL: live.URL + "/",
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out, SiteURL: live.URL + "/",
 		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: client}, source.LiveSource{Client: client}}})
 	if err != nil {
 		t.Fatalf("%v %q", err, rep.Problems)
@@ -211,7 +211,7 @@ func TestMirrorHostDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/",
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/",
 		PagesDir: filepath.Join(out, "pages"), Sources: []lzrecover.Source{source.DirSource{Dir: mirror}}})
 	if err != nil {
 		t.Fatal(err)

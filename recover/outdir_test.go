@@ -71,7 +71,7 @@ func TestPayloadStaysInsideOut(t *testing.T) {
 			pages := crafted{gen: craftGen}.make(t, server.Sealer(), codec.Input{Name: "app", Entries: tc.entries(victim)})
 			mirror := writePages(t, pages)
 			out := filepath.Join(top, "out")
-			rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
+			rep, err := lzrecover.Run(context.Background(), lzrecover.Options{
 				OwnerKey: owner.Marshal(), Out: out, StateDir: filepath.Join(out, lzrecover.JournalDir),
 				Sources: []lzrecover.Source{source.DirSource{Dir: mirror}}})
 			if !errors.Is(err, lzrecover.ErrPartial) || len(rep.Segments) != 1 || !strings.Contains(rep.Segments[0].Detail, "reserved") {
@@ -133,7 +133,7 @@ func TestJournalLinksLeadNowhere(t *testing.T) {
 			os.Symlink(victim, name) // read back as if it were the capture
 		}
 	}
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{
 		OwnerKey: owner, Out: out, StateDir: state, PagesDir: filepath.Join(out, "pages"),
 		Sources: []lzrecover.Source{src}})
 	if err != nil {

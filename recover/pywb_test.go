@@ -40,7 +40,7 @@ func TestRecoverFromPywbCollection(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := t.TempDir()
-			rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
+			rep, err := lzrecover.Run(context.Background(), lzrecover.Options{
 				OwnerKey: owner, Out: out, SiteURL: "https://example.org/", Sources: []lzrecover.Source{src}})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, strings.Join(rep.Problems, "\n"))

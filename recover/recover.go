@@ -1,11 +1,9 @@
 package recover
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,41 +182,6 @@ type SegmentReport struct {
 	// to the output directory.
 	Paths []string `json:"paths,omitempty"`
 	Bytes int64    `json:"bytes"`
-}
-
-// FromPages rebuilds the server side from pages (name → bytes: captures,
-// mirror files, copies). It restores the newest generation whose segments
-// are all complete; if there is none, the newest complete version of each
-// segment, saying which generation each comes from. It returns ErrPartial
-// (with the report) when some segment could not be rebuilt and
-// ErrNothingFound when nothing could.
-func FromPages(ctx context.Context, pages iter.Seq2[string, []byte], o Options) (*Report, error) {
-	a, err := o.assembler()
-	if err != nil {
-		return nil, err
-	}
-	defer a.Close()
-	rep := &Report{}
-	var manifests []*manifest.Signed
-	for name, page := range pages {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		rep.Pages++
-		manifests = append(manifests, rep.credit(a.AddPage(page, codec.Origin{Source: "pages", URL: name}))...)
-	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
-		return nil, err
-	}
-	return rep, restore(a, manifests, rep, o)
-}
-
-// FromDir rebuilds from every HTML file under dir (a wget or httrack
-// mirror, a browser's saved pages, a copy of a site): Recover with one
-// DirSource.
-func FromDir(ctx context.Context, dir string, o Options) (*Report, error) {
-	o.Sources = []source.Source{source.DirSource{Dir: dir}}
-	return Recover(ctx, o)
 }
 
 // restore chooses what to extract and extracts it.

@@ -20,7 +20,7 @@ import (
 func TestFromDir(t *testing.T) {
 	site, owner := sitetest.Injected(t)
 	out := filepath.Join(t.TempDir(), "out")
-	rep, err := lzrecover.FromDir(context.Background(), site, lzrecover.Options{OwnerKey: owner, Out: out})
+	rep, err := sitetest.RecoverDir(site, lzrecover.Options{OwnerKey: owner, Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +43,14 @@ func TestFromDirOutcomes(t *testing.T) {
 	site, owner := sitetest.Injected(t)
 	other, _, _ := keys.Generate(true)
 	t.Run("nothing there", func(t *testing.T) {
-		_, err := lzrecover.FromDir(context.Background(), t.TempDir(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir()})
+		_, err := sitetest.RecoverDir(t.TempDir(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir()})
 		if !errors.Is(err, lzrecover.ErrNothingFound) {
 			t.Fatalf("got %v", err)
 		}
 	})
 	t.Run("someone else's key", func(t *testing.T) {
 		// Every block is refused as signed by an unknown key.
-		rep, err := lzrecover.FromDir(context.Background(), site, lzrecover.Options{OwnerKey: other.Marshal(), Out: t.TempDir()})
+		rep, err := sitetest.RecoverDir(site, lzrecover.Options{OwnerKey: other.Marshal(), Out: t.TempDir()})
 		if !errors.Is(err, lzrecover.ErrNothingFound) || rep.Rejected == 0 || !strings.Contains(strings.Join(rep.Problems, "\n"), "unknown signer") {
 			t.Fatalf("got %v, %+v", err, rep)
 		}
@@ -63,7 +63,7 @@ func TestFromDirOutcomes(t *testing.T) {
 			b, _ := os.ReadFile(filepath.Join(site, name))
 			os.WriteFile(filepath.Join(kept, name), b, 0o644)
 		}
-		rep, err := lzrecover.FromDir(context.Background(), kept, lzrecover.Options{OwnerKey: owner, Out: t.TempDir()})
+		rep, err := sitetest.RecoverDir(kept, lzrecover.Options{OwnerKey: owner, Out: t.TempDir()})
 		if err == nil {
 			t.Fatal("rebuilt from two pages")
 		}
@@ -81,7 +81,7 @@ func TestFromDirOutcomes(t *testing.T) {
 // soon as the newest generation is complete, not after every capture.
 func TestStopsWhenComplete(t *testing.T) {
 	site, owner := sitetest.Injected(t)
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{
 		OwnerKey: owner, Out: t.TempDir(), SiteURL: "https://example.org/",
 		Sources: []lzrecover.Source{source.DirSource{Dir: site}},
 	})
@@ -111,12 +111,12 @@ func TestResumeFromJournal(t *testing.T) {
 	state := t.TempDir()
 	o := lzrecover.Options{OwnerKey: owner, SiteURL: "https://example.org/", StateDir: state, Out: t.TempDir(),
 		Sources: []lzrecover.Source{source.DirSource{Dir: site}}}
-	if _, err := lzrecover.Recover(context.Background(), o); err != nil {
+	if _, err := lzrecover.Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	o.Out = t.TempDir()
 	o.Sources = []lzrecover.Source{brokenSource{source.DirSource{Dir: site}}} // same name, now unreachable
-	rep, err := lzrecover.Recover(context.Background(), o)
+	rep, err := lzrecover.Run(context.Background(), o)
 	if err != nil {
 		t.Fatalf("resume: %v (%+v)", err, rep)
 	}
@@ -150,12 +150,12 @@ func TestKillAndResume(t *testing.T) {
 				kill()
 			}
 		}}
-	if _, err := lzrecover.Recover(ctx, o); !errors.Is(err, context.Canceled) {
+	if _, err := lzrecover.Run(ctx, o); !errors.Is(err, context.Canceled) {
 		t.Fatalf("killed run: %v", err)
 	}
 	first := fetches
 	o.Progress = nil
-	rep, err := lzrecover.Recover(context.Background(), o)
+	rep, err := lzrecover.Run(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

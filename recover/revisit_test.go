@@ -126,7 +126,7 @@ func TestUnresolvableRevisitIsReported(t *testing.T) {
 	caps := sitetest.CapturesOf(t, site, siteAt)
 	dir := t.TempDir()
 	sitetest.RevisitWARC(t, filepath.Join(dir, "later.warc.gz"), caps, nil, "uri", revisitAt, func(c archivetest.Capture) string { return c.URL })
-	rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(),
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, Out: t.TempDir(),
 		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
 	want := fmt.Sprintf("revisit https://example.org/p3.html of %s refers to a capture of https://example.org/p3.html of %s, which the source does not hold",
 		revisitAt.UTC().Format(time.RFC3339), siteAt.UTC().Format(time.RFC3339))

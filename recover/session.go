@@ -15,7 +15,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
-// Recover rebuilds the server side from the captures its sources hold.
+// Run rebuilds the server side from the captures its sources hold.
 //
 // Sources are opened one at a time, the cheapest first (local files, then
 // the live site, then archives), and a source is only listed if the ones
@@ -29,7 +29,10 @@ import (
 // every page); a Streamer is read to its end, scanning only captures made
 // after that generation once it is complete. A source that fails is
 // reported and the others go on.
-func Recover(ctx context.Context, o Options) (*Report, error) {
+func Run(ctx context.Context, o Options) (*Report, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	a, err := o.assembler()
 	if err != nil {
 		return nil, err
@@ -53,9 +56,7 @@ func Recover(ctx context.Context, o Options) (*Report, error) {
 		s.reservedPage = reserved(&o, o.PagesDir)
 	}
 	if o.SiteURL != "" {
-		if s.site, err = url.Parse(o.SiteURL); err != nil || s.site.Host == "" {
-			return nil, fmt.Errorf("site URL %q is not an absolute URL", o.SiteURL)
-		}
+		s.site, _ = url.Parse(o.SiteURL) // Validate parsed it
 	}
 	if err := s.run(ctx); err != nil {
 		return s.rep, err

@@ -151,7 +151,7 @@ func TestWARCDirectoryNewest(t *testing.T) {
 			}
 			srcs = append(srcs, src)
 		}
-		rep, err := lzrecover.Recover(context.Background(), lzrecover.Options{
+		rep, err := lzrecover.Run(context.Background(), lzrecover.Options{
 			OwnerKey: owner.Marshal(), Out: out, SiteURL: "https://example.org/", Sources: srcs})
 		v, _ := os.ReadFile(filepath.Join(out, "app/version.txt"))
 		return rep, string(v), err

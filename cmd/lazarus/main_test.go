@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
@@ -17,6 +16,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -59,7 +59,7 @@ func cmdRecoverDir(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	key, err := os.ReadFile(ts.MkAbs(args[0]))
 	ts.Check(err)
-	rep, err := lzrecover.FromDir(context.Background(), ts.MkAbs(args[1]), lzrecover.Options{OwnerKey: key, Out: ts.MkAbs(args[2])})
+	rep, err := sitetest.RecoverDir(ts.MkAbs(args[1]), lzrecover.Options{OwnerKey: key, Out: ts.MkAbs(args[2])})
 	if rep != nil {
 		for _, s := range rep.Segments {
 			fmt.Fprintf(ts.Stdout(), "segment %s %s %d files %s\n", s.Name, s.Status, s.Files, s.Detail)

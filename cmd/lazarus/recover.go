@@ -87,7 +87,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "interrupted again (%v); what was fetched is journaled in %s: run the same command again to resume", context.Cause(sig.again), o.StateDir)
 	})
 	o.Progress = recoverProgress(stderr)
-	rep, err := lzrecover.Recover(sig.ctx, o)
+	rep, err := lzrecover.Run(sig.ctx, o)
 	if sig.stopped() && errors.Is(err, context.Canceled) {
 		errorf(stderr, "interrupted (%v); what was fetched is journaled in %s: run the same command again to resume", context.Cause(sig.ctx), o.StateDir)
 		return sig.code()

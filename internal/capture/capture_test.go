@@ -137,7 +137,7 @@ func checkRecovered(t *testing.T, w *captureWorld) {
 	t.Helper()
 	out := t.TempDir()
 	client := source.NewClient(source.ClientOptions{Rate: 600000})
-	if _, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: w.live.Owner, Out: out, SiteURL: w.live.URL,
+	if _, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: w.live.Owner, Out: out, SiteURL: w.live.URL,
 		Sources: []source.Source{source.CDXSource{Base: w.archive.URL, Client: client}}}); err != nil {
 		t.Fatal(err)
 	}

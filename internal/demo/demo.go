@@ -239,7 +239,7 @@ func (d *run) lose(context.Context) error {
 
 func (d *run) recover(ctx context.Context) error {
 	d.s.begin("Recover from the archive")
-	rep, err := lzrecover.Recover(ctx, lzrecover.Options{
+	rep, err := lzrecover.Run(ctx, lzrecover.Options{
 		OwnerKey: d.owner, Out: d.path("recovered"), StateDir: d.path("recover-state"),
 		Sources: []source.Source{source.WARCSource{Path: d.path("archive", "crawl.warc.gz")}},
 	})

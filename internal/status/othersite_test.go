@@ -110,7 +110,7 @@ func TestRecoverOtherSite(t *testing.T) {
 		for _, d := range dirs {
 			srcs = append(srcs, source.DirSource{Dir: d})
 		}
-		return lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: w.a.owner.Marshal(), SiteURL: site,
+		return lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: w.a.owner.Marshal(), SiteURL: site,
 			Generation: gen, Out: t.TempDir(), Sources: srcs})
 	}
 	rep, err := run("https://example.org/", "", a, b)

@@ -72,7 +72,7 @@ func TestStatusR1SpotCheckUnfetchable(t *testing.T) {
 			t.Fatalf("capture %s still credited: %+v", c.URL, c)
 		}
 	}
-	rrep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: site.owner.Marshal(), Out: t.TempDir(),
+	rrep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: site.owner.Marshal(), Out: t.TempDir(),
 		SiteURL: "https://example.org/", Sources: []source.Source{src}})
 	if err == nil && rrep.Generation != "" {
 		t.Fatalf("recover restored generation %s from an archive none of whose copies can be fetched", rrep.Generation)

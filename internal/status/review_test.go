@@ -160,7 +160,7 @@ func TestStatusF2FailedFetchRetried(t *testing.T) {
 	if err != nil || rep.RestorePoint == nil || rep.RestorePoint.Generation != g2.id {
 		t.Fatalf("status: %v, restore point %+v", err, rep.RestorePoint)
 	}
-	rrep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: site.owner.Marshal(), Out: t.TempDir(),
+	rrep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: site.owner.Marshal(), Out: t.TempDir(),
 		SiteURL: "https://example.org/", Sources: []source.Source{src}})
 	if err != nil || rrep.Generation != g2.id {
 		t.Fatalf("recover: %v, generation %q, want %s; problems %q", err, rrep.Generation, g2.id, rrep.Problems)
@@ -263,7 +263,7 @@ func TestStatusF5XHTML(t *testing.T) {
 	if rep.Sources[0].Captures != len(w.wayback) || rep.Sources[1].Captures != len(w.cc) {
 		t.Fatalf("listed %d and %d captures, planted %d and %d", rep.Sources[0].Captures, rep.Sources[1].Captures, len(w.wayback), len(w.cc))
 	}
-	rrep, err := lzrecover.Recover(context.Background(), lzrecover.Options{OwnerKey: w.site.owner.Marshal(), Out: t.TempDir(),
+	rrep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: w.site.owner.Marshal(), Out: t.TempDir(),
 		SiteURL: "https://example.org/", Sources: w.sources[:1]})
 	if err != nil || rrep.Generation != w.g2.id {
 		t.Fatalf("recover: %v, generation %q, want %s", err, rrep.Generation, w.g2.id)
