@@ -52,7 +52,7 @@ func TestStatusReportInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	var page bytes.Buffer
-	if err := statushtml.Write(&page, rep); err != nil {
+	if err := statushtml.Write(&page, rep, 0); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := html.Parse(bytes.NewReader(page.Bytes()))

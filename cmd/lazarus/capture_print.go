@@ -121,6 +121,8 @@ func captureHints(w io.Writer, rep *capture.Report, err error) {
 		hintf(w, "Save Page Now asked to wait longer than capture waits (%s); run capture again later", humane.Duration(spn.DefaultMaxWait))
 	case rep != nil && rep.Sent > 0:
 		hintf(w, "captures take minutes to hours to show in the archive's index: run lazarus status later, or capture with --wait 1h")
+	case rep != nil && len(rep.Plan) == 0:
+		hintf(w, "lazarus verify says which live pages carry the newest generation where archives would keep them")
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/status"
@@ -200,6 +201,9 @@ func auditSources(o *status.Options, specs []string, rate float64, contact strin
 	for _, spec := range specs {
 		src, err := source.ParseArchive(spec, client)
 		if err != nil {
+			if kind, _, _ := strings.Cut(spec, "="); kind == "live" {
+				return fmt.Errorf("--%w (lazarus verify checks the live site)", err)
+			}
 			return fmt.Errorf("--%w", err)
 		}
 		o.Sources = append(o.Sources, src)
@@ -282,6 +286,9 @@ func (c *statusCmd) finish(rep *status.Report, stdout, stderr io.Writer) int {
 	} else {
 		printStatus(stdout, rep)
 	}
+	if !c.jsonOut {
+		statusHints(stderr, rep)
+	}
 	rp := rep.RestorePoint
 	switch rep.Outcome() {
 	case status.OlderRecoverable:
@@ -298,7 +305,35 @@ func (c *statusCmd) finish(rep *status.Report, stdout, stderr io.Writer) int {
 			errorf(stderr, "no generation is recoverable from the archives %s", nowOrAsOf(rep))
 		}
 	}
-	return rep.Outcome().ExitCode()
+	return statusExit(rep.Outcome())
+}
+
+// statusHints says, in the command's words, what would let the audit see
+// more: the serve history, more fetches, a state directory.
+func statusHints(stderr io.Writer, rep *status.Report) {
+	if a := rep.Assessment; a != nil && a.Reason == status.AssessCarriersUnknown {
+		hintf(stderr, "give --history (inject's STATE/history, or the Caddy storage's lazarus/NAME/history) to learn which pages carry the generation")
+	}
+	unfetched := 0
+	for _, s := range rep.Sources {
+		unfetched += s.Unfetched
+	}
+	if unfetched > 0 {
+		hintf(stderr, "%d captures were left unfetched: raise --max-fetches, or give --state and run again to go on where this run stopped", unfetched)
+	}
+}
+
+// statusExit is the exit status for an audit's outcome: 0 the newest
+// generation is recoverable, 3 only an older one, 1 none.
+func statusExit(o status.Outcome) int {
+	switch o {
+	case status.NewestRecoverable:
+		return exitOK
+	case status.OlderRecoverable:
+		return exitPartial
+	default:
+		return exitError
+	}
 }
 
 // replaceableFile refuses a path the report page must not replace: a
@@ -323,7 +358,7 @@ func writeStatusHTML(path string, rep *status.Report) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := statushtml.Write(&buf, rep); err != nil {
+	if err := statushtml.Write(&buf, rep, statusExit(rep.Outcome())); err != nil {
 		return err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".lazarus-status-*")

@@ -96,7 +96,7 @@ func printGeneration(w io.Writer, g status.Generation) {
 	switch {
 	case g.Recoverable:
 	case g.SegmentsRebuildable && !g.ManifestArchived:
-		state = status.ManifestMissingRebuildable
+		state = "segments rebuildable, but its manifest is in no archived capture: lazarus recover restores the segments (exit 3), without the generation's listing check"
 	default:
 		state = "NOT recoverable"
 	}
@@ -110,10 +110,11 @@ func printGeneration(w io.Writer, g status.Generation) {
 		fmt.Fprintf(w, "  segment %-12s %d/%s with k=%s; weakest stripe %d: %d (%d needed)%s%s\n",
 			printable(s.Name), s.Complete, humane.Count(s.Stripes, "stripe"), humane.Count(s.K, "block"), weak.Index, weak.Combined, weak.Need, haveList(weak.Have), kind)
 	}
-	for _, why := range g.Short {
-		if why == state {
-			continue // said on the generation's line
-		}
+	short := g.Short
+	if g.SegmentsRebuildable && !g.ManifestArchived && len(short) > 0 {
+		short = short[:len(short)-1] // the manifest's entry, said on the generation's line
+	}
+	for _, why := range short {
 		fmt.Fprintln(w, "  short: "+printable(why))
 	}
 }

@@ -24,7 +24,7 @@ func TestPrintStatusWording(t *testing.T) {
 		Sources:      []status.SourceReport{{Name: "wayback", Captures: 1, Known: 1}},
 		RestorePoint: &status.RestorePoint{Generation: "g1", Time: now.Add(-90 * time.Second), Age: 90 * time.Second},
 		Generations: []status.Generation{
-			{ID: "g2", Time: now, SegmentsRebuildable: true, Short: []string{status.ManifestMissingRebuildable},
+			{ID: "g2", Time: now, SegmentsRebuildable: true, Short: []string{"segments rebuildable, but its manifest is in no archived capture"},
 				Segments: []status.Segment{{Name: "app", K: 1, Stripes: 1, Complete: 1, PerStripe: []status.Stripe{{Need: 1, Combined: 8}}}}},
 		},
 		Assessment: &status.Assessment{Generation: "g2", Target: 0.99, Pages: 1, Carriers: 1, DepthKnown: 0,
@@ -37,7 +37,7 @@ func TestPrintStatusWording(t *testing.T) {
 		"Restore point: generation g1 of 2026-11-25T14:58:30Z, 1 minute old",
 		"wayback        1 capture: 1 known",
 		"segment app          1/1 stripe with k=1 block;",
-		"Generation g2 of 2026-11-25T15:00:00Z: " + status.ManifestMissingRebuildable + "\n",
+		"Generation g2 of 2026-11-25T15:00:00Z: segments rebuildable, but its manifest is in no archived capture: lazarus recover restores the segments (exit 3), without the generation's listing check\n",
 		"(1 page, 1 carrier; link depth unknown for 1, modelled one hop from the root)",
 		"now 50.0%, +7d 50.0%, +30d 50.0%; reaches 99% in 1 minute\n",
 		"… 2 more problems",

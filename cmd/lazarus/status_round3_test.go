@@ -124,12 +124,12 @@ func TestPrintStatusN4N13(t *testing.T) {
 			Segments: []status.Segment{{Name: "app", K: 1, Stripes: 1, Complete: 1,
 				PerStripe: []status.Stripe{{Need: 1, Combined: 8, Have: map[string]int{"dir=crawl1": 8}}}}}}},
 		Assessment: &status.Assessment{Generation: "g2", Reason: status.AssessCarriersUnknown,
-			Error: "which pages carry generation g2 is unknown without the serve history (--history)"}}
+			Error: "which pages carry generation g2 is unknown without the serve history"}}
 	var out bytes.Buffer
 	printStatus(&out, r)
 	text := out.String()
 	for _, want := range []string{"weakest stripe 0: 8 (1 needed)\n",
-		"Outlook unavailable: which pages carry generation g2 is unknown without the serve history (--history)\n"} {
+		"Outlook unavailable: which pages carry generation g2 is unknown without the serve history\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in:\n%s", want, text)
 		}

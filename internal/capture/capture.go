@@ -319,7 +319,7 @@ func (rep *Report) shortError(stop error) error {
 	}
 	msg := fmt.Sprintf("%s accepted, %d captured, after %s: %s", humane.Count(rep.Sent, "capture request"), rep.Captured, humane.Count(rep.Audits, "audit"), strings.Join(why, "; "))
 	if len(rep.Plan) == 0 {
-		msg = "no live page carries blocks or a manifest the archives lack (run lazarus verify): " + strings.Join(why, "; ")
+		msg = "no live page carries blocks or a manifest the archives lack: " + strings.Join(why, "; ")
 	}
 	if stop != nil {
 		return fmt.Errorf("%w: %s; requests stopped: %w", ErrShort, msg, stop)

@@ -36,7 +36,7 @@ func Parse(spec string, client Doer) (Source, error) {
 // kind's error lists ArchiveSourceKinds only.
 func ParseArchive(spec string, client Doer) (Source, error) {
 	if kind, _, _ := strings.Cut(spec, "="); kind == "live" {
-		return nil, fmt.Errorf("source %q: the live site is not an archive (lazarus verify checks it); want one of %s", spec, ArchiveKinds)
+		return nil, fmt.Errorf("source %q: the live site is not an archive; want one of %s", spec, ArchiveKinds)
 	}
 	return parseSource(spec, client, ArchiveKinds)
 }

@@ -176,21 +176,21 @@ func (r *statusRun) generation(sm *statusManifest, t *statusTally) Generation {
 	g.ManifestArchived = sm.archived > 0
 	switch {
 	case !g.ManifestArchived && g.SegmentsRebuildable:
-		g.Short = append(g.Short, ManifestMissingRebuildable)
+		g.Short = append(g.Short, manifestMissingRebuildable)
 	case !g.ManifestArchived:
-		g.Short = append(g.Short, "its manifest is in no archived capture: even with every segment's blocks, recover could not make it "+
-			"a coherent restore point (it would restore the segments without the generation's listing check, exit 3)")
+		g.Short = append(g.Short, "its manifest is in no archived capture: even with every segment's blocks, recovery could not make it "+
+			"a coherent restore point (it would restore the segments without the generation's listing check, a partial restore)")
 	}
 	g.Recoverable = g.SegmentsRebuildable && g.ManifestArchived
 	return g
 }
 
-// ManifestMissingRebuildable is Generation.Short's entry for a
+// manifestMissingRebuildable is Generation.Short's entry for a
 // generation whose data segments are rebuildable but whose manifest no
-// archived capture holds: what recover then does (choose's per-segment
-// fallback).
-const ManifestMissingRebuildable = "segments rebuildable, but its manifest is in no archived capture: " +
-	"recover restores the segments (exit 3), without the generation's listing check"
+// archived capture holds (SegmentsRebuildable without ManifestArchived):
+// what recovery then does (its per-segment fallback).
+const manifestMissingRebuildable = "segments rebuildable, but its manifest is in no archived capture: " +
+	"recovery restores the segments, without the generation's listing check, as a partial restore"
 
 // segment reports one segment of a generation, stripe by stripe.
 func (r *statusRun) segment(seg manifest.Segment, t *statusTally) Segment {
@@ -327,14 +327,14 @@ func (r *statusRun) notes() []string {
 	if known > 0 {
 		word := fmt.Sprintf("%d of them %s fetched as spot checks", checked, map[bool]string{true: "was", false: "were"}[checked == 1])
 		if r.o.SpotChecks <= 0 {
-			word = "none was spot-checked (--spot-checks 0)"
+			word = "none was spot-checked (spot checks were turned off)"
 		}
 		out = append(out, fmt.Sprintf("Captures known from the serve history are counted on the archive's word: their listed digest "+
 			"is taken to name the recorded page version without fetching it; %s.", word))
 	}
 	if unfetched > 0 {
-		out = append(out, fmt.Sprintf("%d captures of unknown contents were left unfetched at the bound of %d fetches (--max-fetches): "+
-			"what they hold is not counted; run again with --state to go on where this run stopped.", unfetched, r.o.MaxFetches))
+		out = append(out, fmt.Sprintf("%d captures of unknown contents were left unfetched at the bound of %d fetches: "+
+			"what they hold is not counted; a run with a state directory goes on where this one stopped.", unfetched, r.o.MaxFetches))
 	}
 	return out
 }

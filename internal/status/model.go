@@ -125,7 +125,7 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 		// Learned from the live root page alone: no history records
 		// which pages carry it, and modelling none would forecast 0%.
 		out.Reason = AssessCarriersUnknown
-		out.Error = fmt.Sprintf("which pages carry generation %s is unknown without the serve history (--history)", out.Generation)
+		out.Error = fmt.Sprintf("which pages carry generation %s is unknown without the serve history", out.Generation)
 		return out
 	}
 	site := assure.Site{Now: r.o.Now, Archived: map[string][]manifest.BlockRef{}}

@@ -62,10 +62,10 @@ func ReadReport(r io.Reader) (*Report, error) {
 	}
 	var rep Report
 	if err := json.Unmarshal(body, &rep); err != nil {
-		return nil, fmt.Errorf("not a status report (lazarus status --json): %w", err)
+		return nil, fmt.Errorf("not a status report (the JSON of a status audit): %w", err)
 	}
 	if rep.Site == "" || rep.Now.IsZero() {
-		return nil, errors.New("not a status report (lazarus status --json): no site or time")
+		return nil, errors.New("not a status report (the JSON of a status audit): no site or time")
 	}
 	if rp := rep.RestorePoint; rp != nil {
 		if _, err := manifest.ParseID(rp.Generation); err != nil {

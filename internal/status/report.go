@@ -253,11 +253,13 @@ type Generation struct {
 	ManifestArchived bool `json:"manifest_archived"`
 	// SegmentsRebuildable: every data segment has every stripe with at
 	// least k distinct blocks combined, whether or not the manifest is
-	// archived. Without the manifest recover still restores the segments
-	// (exit 3), without the generation's listing check.
+	// archived. Without the manifest recovery still restores the
+	// segments, without the generation's listing check, as a partial
+	// restore.
 	SegmentsRebuildable bool `json:"segments_rebuildable"`
-	// Short says which data segments fall short and by how many blocks,
-	// and whether the manifest is missing.
+	// Short says which data segments fall short and by how many blocks;
+	// when the manifest is in no archived capture (ManifestArchived
+	// false), its last entry says so.
 	Short []string `json:"short,omitempty"`
 }
 
@@ -426,18 +428,5 @@ func (r *Report) Outcome() Outcome {
 		return NewestRecoverable
 	default:
 		return OlderRecoverable
-	}
-}
-
-// ExitCode is the exit status `lazarus status` gives for the outcome: 0
-// the newest generation is recoverable, 3 only an older one, 1 none.
-func (o Outcome) ExitCode() int {
-	switch o {
-	case NewestRecoverable:
-		return 0
-	case OlderRecoverable:
-		return 3
-	default:
-		return 1
 	}
 }

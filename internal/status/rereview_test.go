@@ -61,8 +61,8 @@ func TestStatusR1SpotCheckUnfetchable(t *testing.T) {
 	src := downSource{caps: g2.plant(statusT2.Add(day), "", g2.names()...)}
 	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{src},
 		ServerKey: site.server.Marshal(), History: []history.Store{site.hist}, Now: statusNow, NoLive: true})
-	if code := rep.Outcome().ExitCode(); code != 1 || rep.RestorePoint != nil {
-		t.Fatalf("exit %d, restore point %+v; want 1 (no copy can be fetched)", code, rep.RestorePoint)
+	if out := rep.Outcome(); out != status.NothingRecoverable || rep.RestorePoint != nil {
+		t.Fatalf("outcome %d, restore point %+v; want nothing recoverable (no copy can be fetched)", out, rep.RestorePoint)
 	}
 	if !strings.Contains(strings.Join(rep.Problems, "\n"), "copies could not be fetched") {
 		t.Fatalf("problems do not say the archive's copies could not be fetched: %q", rep.Problems)
@@ -213,8 +213,8 @@ func TestStatusR5OversizedWARCDigest(t *testing.T) {
 	for _, spot := range []int{status.NoSpotChecks, 0} {
 		rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{source.WARCSource{Path: dir}},
 			ServerKey: site.server.Marshal(), History: []history.Store{site.hist}, Now: statusNow, NoLive: true, MaxCapture: maxCapture, SpotChecks: spot})
-		if code := rep.Outcome().ExitCode(); code != 1 {
-			t.Fatalf("spot checks %d: exit %d, restore point %+v; want 1 (the records hold no block)", spot, code, rep.RestorePoint)
+		if out := rep.Outcome(); out != status.NothingRecoverable {
+			t.Fatalf("spot checks %d: outcome %d, restore point %+v; want nothing recoverable (the records hold no block)", spot, out, rep.RestorePoint)
 		}
 		for _, c := range rep.Captures {
 			if c.How == status.HowHistory || c.How == status.HowChecked || c.Blocks > 0 {

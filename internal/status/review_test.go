@@ -76,7 +76,7 @@ func TestStatusF1ListedDigestSpotChecked(t *testing.T) {
 				}
 			})
 			rep := runStatus(t, w.statusOpts(true, ""))
-			if rp := rep.RestorePoint; rp == nil || rp.Generation != w.g1.id || rp.Newest || rep.Outcome().ExitCode() != 3 {
+			if rp := rep.RestorePoint; rp == nil || rp.Generation != w.g1.id || rp.Newest || rep.Outcome() != status.OlderRecoverable {
 				t.Fatalf("restore point %+v, want generation 1 (exit 3)", rp)
 			}
 			if !strings.Contains(strings.Join(rep.Problems, "\n"), "spot check") || !rep.Sources[0].Distrusted {
@@ -280,7 +280,7 @@ func TestStatusF8AsOf(t *testing.T) {
 	o := w.statusOpts(true, "")
 	o.Now = statusT1.Add(10 * day)
 	rep := runStatus(t, o)
-	if rep.Newest != w.g1.id || rep.Outcome().ExitCode() != 0 {
+	if rep.Newest != w.g1.id || rep.Outcome() != status.NewestRecoverable {
 		t.Fatalf("as of %v: newest %s, restore point %+v; want generation 1 (exit 0)", o.Now, rep.Newest, rep.RestorePoint)
 	}
 }
@@ -312,7 +312,7 @@ func (d liveDoer) Do(req *http.Request) (*http.Response, error) {
 func TestStatusF6LiveNewer(t *testing.T) {
 	w, o, n := liveNewerWorld(t)
 	rep := runStatus(t, o)
-	if rep.Newest != w.g2.id || rep.Live != w.g2.id || rep.Outcome().ExitCode() != 3 || *n != 1 || rep.NewestUnconfirmed {
+	if rep.Newest != w.g2.id || rep.Live != w.g2.id || rep.Outcome() != status.OlderRecoverable || *n != 1 || rep.NewestUnconfirmed {
 		t.Fatalf("live serves %s: newest %s, live %q, restore point %+v, %d live requests; want generation 2 newest, exit 3, 1 request",
 			w.g2.id, rep.Newest, rep.Live, rep.RestorePoint, *n)
 	}

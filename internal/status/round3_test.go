@@ -26,7 +26,7 @@ func TestStatusN4LiveCarriersUnknown(t *testing.T) {
 	if rep.Live != w.g2.id || a == nil {
 		t.Fatalf("live %q, assessment %+v; want generation 2 from the live site", rep.Live, a)
 	}
-	want := "which pages carry generation " + w.g2.id + " is unknown without the serve history (--history)"
+	want := "which pages carry generation " + w.g2.id + " is unknown without the serve history"
 	if a.Reason != status.AssessCarriersUnknown || a.Error != want || len(a.Views) != 0 || a.Evidence != nil {
 		t.Fatalf("assessment %+v; want no views and reason %q: %q", a, status.AssessCarriersUnknown, want)
 	}

@@ -61,7 +61,7 @@ func TestOutlookUnavailable(t *testing.T) {
 	r := sampleReport()
 	r.Assessment.Views = nil
 	r.Assessment.Reason = status.AssessCarriersUnknown
-	r.Assessment.Error = "which pages carry generation x is unknown without the serve history (--history)"
+	r.Assessment.Error = "which pages carry generation x is unknown without the serve history"
 	raw, _ := render(t, r)
 	if !strings.Contains(raw, "Outlook unavailable: which pages carry generation x") {
 		t.Errorf("no 'Outlook unavailable' line")

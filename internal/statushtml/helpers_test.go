@@ -155,7 +155,7 @@ func probs(now, week, month, se float64) []status.Probability {
 func render(t testing.TB, r *status.Report) (string, *html.Node) {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := Write(&buf, r); err != nil {
+	if err := Write(&buf, r, exitFor(r.Outcome())); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := html.Parse(bytes.NewReader(buf.Bytes()))
@@ -216,4 +216,16 @@ func text(n *html.Node) string {
 	}
 	rec(n)
 	return b.String()
+}
+
+// exitFor is the exit status lazarus status gives for an outcome (its
+// mapping is the command's; the page only says it).
+func exitFor(o status.Outcome) int {
+	switch o {
+	case status.NewestRecoverable:
+		return 0
+	case status.OlderRecoverable:
+		return 3
+	}
+	return 1
 }

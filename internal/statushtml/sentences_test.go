@@ -16,13 +16,13 @@ import (
 // shortened, and more than maxShortShown reasons end "and N more".
 func TestSentencesWhole(t *testing.T) {
 	long := "its manifest is in no archived capture: even with every segment's blocks, recover could not make it " +
-		"a coherent restore point (it would restore the segments without the generation's listing check, exit 3)"
+		"a coherent restore point (it would restore the segments without the generation's listing check, a partial restore)"
 	hostile := strings.Repeat("x", 500)
 	r := sampleReport()
 	g := &r.Generations[0]
 	r.Newest, g.Recoverable = g.ID, false
 	r.RestorePoint = nil
-	g.Short = []string{long, `segment "` + hostile + `" is 2 blocks short (stripe 0 has 1 of 3)`, status.ManifestMissingRebuildable, "d", "e", "f"}
+	g.Short = []string{long, `segment "` + hostile + `" is 2 blocks short (stripe 0 has 1 of 3)`, "segments rebuildable, but its manifest is in no archived capture: recovery restores the segments, without the generation's listing check, as a partial restore", "d", "e", "f"}
 	_, doc := render(t, r)
 	gen := find(doc, func(n *html.Node) bool { v, _ := attr(n, "data-generation"); return n.Data == "table" && v == g.ID })
 	if len(gen) != 1 {
@@ -30,7 +30,7 @@ func TestSentencesWhole(t *testing.T) {
 	}
 	for part, n := range map[string]*html.Node{"headline": byID(t, doc, "verdict"), "table": gen[0].PrevSibling.PrevSibling} {
 		all := strings.Join(strings.Fields(text(n)), " ")
-		if !strings.Contains(all, long) || !strings.Contains(all, status.ManifestMissingRebuildable) {
+		if !strings.Contains(all, long) || !strings.Contains(all, "segments rebuildable, but its manifest is in no archived capture: recovery restores the segments, without the generation's listing check, as a partial restore") {
 			t.Errorf("%s: a sentence is cut: %q", part, all)
 		}
 		if strings.Contains(all, hostile) || !strings.Contains(all, `segment "xxxx`) || !strings.Contains(all, `xxx" is 2 blocks short (stripe 0 has 1 of 3)`) || !strings.Contains(all, "…") {

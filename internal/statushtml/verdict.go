@@ -29,8 +29,8 @@ type restorePoint struct {
 
 // makeVerdict says whether the newest generation is recoverable now, what
 // the restore point is, and what the exit code means.
-func makeVerdict(r *status.Report) verdict {
-	v := verdict{Exit: r.Outcome().ExitCode(), Newest: r.Newest}
+func makeVerdict(r *status.Report, exit int) verdict {
+	v := verdict{Exit: exit, Newest: r.Newest}
 	if rp := r.RestorePoint; rp != nil {
 		v.Point = &restorePoint{Generation: rp.Generation, Time: fmtTime(rp.Time), Age: humane.Duration(rp.Age),
 			TimeRFC: rfc3339(rp.Time), AgeNS: int64(rp.Age), Newest: rp.Newest}

@@ -56,14 +56,15 @@ type sourceRow struct {
 }
 
 // Write writes r as one self-contained HTML page: no script, nothing
-// fetched from the network, every value from the report escaped. It
-// writes nothing if the page cannot be made.
-func Write(w io.Writer, r *status.Report) error {
+// fetched from the network, every value from the report escaped; exit is
+// the exit status the command gives for the report, which the page
+// explains. It writes nothing if the page cannot be made.
+func Write(w io.Writer, r *status.Report, exit int) error {
 	if r == nil {
 		return errors.New("writing the status page: no report")
 	}
 	var buf bytes.Buffer
-	if err := pageTemplate.Execute(&buf, makePage(r)); err != nil {
+	if err := pageTemplate.Execute(&buf, makePage(r, exit)); err != nil {
 		return fmt.Errorf("writing the status page: %w", err)
 	}
 	if _, err := w.Write(buf.Bytes()); err != nil {
@@ -73,11 +74,11 @@ func Write(w io.Writer, r *status.Report) error {
 }
 
 // makePage lays out r.
-func makePage(r *status.Report) page {
+func makePage(r *status.Report, exit int) page {
 	pal := makePalette(r)
 	sp := timeSpan(r)
 	p := page{Site: shorten(r.Site, urlTitle), Now: fmtTime(r.Now), NowRFC: rfc3339(r.Now),
-		Verdict: makeVerdict(r), Outlook: makeOutlook(r.Assessment), CorrelationNote: correlationNote,
+		Verdict: makeVerdict(r, exit), Outlook: makeOutlook(r.Assessment), CorrelationNote: correlationNote,
 		Prec: makePrecChart(r.Assessment), Pages: makePagesChart(r, pal, sp), History: r.History,
 		Captures: len(r.Captures), ProblemsOmitted: r.ProblemsOmitted,
 		Combined: legendItem{status.Combined, combinedColour}, MaxPagesShown: MaxPagesShown,

@@ -426,10 +426,10 @@ func (errWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") 
 // TestWriteErrors: a nil report and a failing writer are errors.
 func TestWriteErrors(t *testing.T) {
 	var buf bytes.Buffer
-	if err := Write(&buf, nil); err == nil || buf.Len() != 0 {
+	if err := Write(&buf, nil, 1); err == nil || buf.Len() != 0 {
 		t.Errorf("nil report: err %v, %d bytes written", err, buf.Len())
 	}
-	if err := Write(errWriter{}, sampleReport()); err == nil || !strings.Contains(err.Error(), "disk full") {
+	if err := Write(errWriter{}, sampleReport(), 0); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("failing writer: err %v", err)
 	}
 }
@@ -441,7 +441,7 @@ func BenchmarkWrite_237Pages(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		buf.Reset()
-		if err := Write(&buf, r); err != nil {
+		if err := Write(&buf, r, exitFor(r.Outcome())); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -125,7 +125,7 @@ func (v *verification) conclude() {
 	rep.Archives = t.archiveReach(perArchive)
 	rep.Warnings = append(rep.Warnings, reachWarnings(rep.Archives, rep.Crawl.Carriers)...)
 	if g.m != nil && !siteurl.SameSite(g.m.Manifest.Site, v.root) {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the newest generation was made for %s, not %s: give inject or the module this site's URL (--site-url, site_url); recover and status count it as this site's only while no generation names %s",
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("the newest generation was made for %s, not %s: give inject or the Caddy module this site's URL; recover and status count it as this site's only while no generation names %s",
 			g.m.Manifest.Site, v.root, v.root))
 	}
 	rep.Rejected, rep.Foreign, rep.Unsigned = t.rejected, t.foreign, t.unsigned
