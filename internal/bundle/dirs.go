@@ -89,7 +89,7 @@ func (d *dirs) get(name string) (*dirHandle, error) {
 		return h, nil
 	}
 	if len(d.open) >= maxOpenDirs {
-		d.trim()
+		d.trim(name)
 	}
 	// Find the nearest open ancestor, then open downwards from it.
 	todo := []string{name}
@@ -130,14 +130,20 @@ func openDirAt(parent *dirHandle, name string) (*dirHandle, error) {
 	return &dirHandle{fd: fd}, nil
 }
 
-// trim closes the handles nobody uses, except the root's.
-func (d *dirs) trim() {
+// trim closes the handles nobody uses, except the root's and those of
+// the ancestors of keep, about to be used.
+func (d *dirs) trim(keep string) {
 	for name, h := range d.open {
-		if name != "." && h.users.Load() == 0 {
+		if name != "." && h.users.Load() == 0 && !isAncestor(name, keep) {
 			unix.Close(h.fd)
 			delete(d.open, name)
 		}
 	}
+}
+
+// isAncestor reports whether directory dir is a proper ancestor of name.
+func isAncestor(dir, name string) bool {
+	return len(name) > len(dir) && name[len(dir)] == '/' && name[:len(dir)] == dir
 }
 
 // close closes every handle; no file may be being written.

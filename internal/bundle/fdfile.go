@@ -63,15 +63,22 @@ func (f *fdFile) setMeta(dir *dirHandle, base string, mode fs.FileMode, mtime ti
 	if err := ignoringEINTR(func() error { return unix.Fchmod(f.fd, uint32(tarMode(mode))) }); err != nil {
 		return fmt.Errorf("setting mode of %q: %w", f.name, &fs.PathError{Op: "fchmod", Path: f.name, Err: err})
 	}
-	omit := unix.Timespec{Sec: unix.UTIME_OMIT, Nsec: unix.UTIME_OMIT}
-	ts := []unix.Timespec{omit, unix.NsecToTimespec(mtime.UnixNano())} // as os.Chtimes
-	if mtime.IsZero() {
-		ts[1] = omit
-	}
-	if err := ignoringEINTR(func() error { return unix.UtimesNanoAt(dir.fd, base, ts, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+	if err := utimesAt(dir, base, mtime); err != nil {
 		return fmt.Errorf("setting modification time of %q: %w", f.name, &fs.PathError{Op: "utimensat", Path: f.name, Err: err})
 	}
 	return nil
+}
+
+// utimesAt sets the modification time of base in dir, never following
+// a symbolic link, and leaves the access time alone; a zero mtime is
+// left alone too, as os.Chtimes does.
+func utimesAt(dir *dirHandle, base string, mtime time.Time) error {
+	omit := unix.Timespec{Sec: unix.UTIME_OMIT, Nsec: unix.UTIME_OMIT}
+	ts := []unix.Timespec{omit, unix.NsecToTimespec(mtime.UnixNano())}
+	if mtime.IsZero() {
+		ts[1] = omit
+	}
+	return ignoringEINTR(func() error { return unix.UtimesNanoAt(dir.fd, base, ts, unix.AT_SYMLINK_NOFOLLOW) })
 }
 
 // close closes the descriptor.
