@@ -172,7 +172,7 @@ func BenchmarkScan_Page(b *testing.B) {
 	b.SetBytes(int64(len(pages[0])))
 	b.ReportAllocs()
 	for b.Loop() {
-		if s := a.Scan(pages[0], Origin{}); len(s.items) != 10 || s.items[0].verifyErr != nil {
+		if s := a.Scan(pages[0], Origin{}); len(s.items) != 10 || s.items[0].err != nil {
 			b.Fatalf("scan found %d comments", len(s.items))
 		}
 	}

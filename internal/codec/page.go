@@ -32,16 +32,21 @@ type PageReport struct {
 const MaxPageProblems = 16
 
 func (r *PageReport) problem(err error) {
+	r.classify(err)
+	if len(r.Problems) < MaxPageProblems {
+		r.Problems = append(r.Problems, err)
+	} else {
+		r.Omitted++
+	}
+}
+
+// classify counts a foreign or unsigned item.
+func (r *PageReport) classify(err error) {
 	switch {
 	case errors.Is(err, keys.ErrUnknownSigner):
 		r.Foreign++
 	case errors.Is(err, keys.ErrUnsigned):
 		r.Unsigned++
-	}
-	if len(r.Problems) < MaxPageProblems {
-		r.Problems = append(r.Problems, err)
-	} else {
-		r.Omitted++
 	}
 }
 

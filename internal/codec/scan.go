@@ -16,134 +16,149 @@ import (
 // scanned on any number of goroutines; handing the results to AddScanned
 // in the order the pages were read gives the same reports and the same
 // assembler state as AddPage on each page in that order.
+//
+// A Scanned stays small whatever the page: a comment that can only be a
+// problem (damaged, failing to parse, or whose signature failed) keeps
+// its error alone, and only while fewer than MaxPageProblems such
+// comments came before it; past that, AddScanned's report cannot list
+// it anyway, so it is only counted.
 
 // Scanned is what Scan found on one page, ready for AddScanned. It holds
 // the decoded comments, not the page.
 type Scanned struct {
 	// From is where the page was found.
-	From  Origin
-	items []scannedItem
-	by    *Assembler // whose keys checked the signatures, nil if none were checked
+	From    Origin
+	items   []scannedItem
+	by      *Assembler // the assembler that scanned it
+	checked bool       // signatures were checked (not in passphrase mode)
+	certain int        // items that can only be problems
+	extra   PageReport // the counts of such problems past MaxPageProblems
 }
 
-// scannedItem is one Lazarus comment of a page, decoded and parsed.
+// scannedItem is one Lazarus comment of a page: a block or manifest to
+// add, or the error it can only be reported with.
 type scannedItem struct {
-	offset  int
-	kind    htmlblock.Kind
-	err     error  // the comment is damaged (the scanner's error)
-	payload []byte // decoded body
-
+	offset   int
+	payload  []byte           // decoded body, for parking
 	block    *block.Block     // a parsed block, or
-	manifest *manifest.Signed // a parsed manifest; nil if parseErr
-	parseErr error
-	// checked says verifyErr holds the signature check's result.
-	checked   bool
-	verifyErr error
+	manifest *manifest.Signed // a parsed manifest, or neither and
+	err      error            // why the comment is refused
+	rejected bool             // err counts as Rejected (not a damaged comment)
 }
 
 // Scan finds, decodes, parses and (unless signatures can only be checked
 // in page order, as in passphrase mode) signature-checks every Lazarus
 // comment of page, found at from. It changes nothing in the assembler
 // and is safe to call from any number of goroutines at once, also while
-// AddScanned and AddPage run. The result refers to none of page's bytes.
+// AddScanned and AddPage run. The result refers to none of page's bytes
+// and is for this assembler's AddScanned only.
 func (a *Assembler) Scan(page []byte, from Origin) *Scanned {
-	s := &Scanned{From: from}
-	if a.salts == nil {
-		s.by = a
-	}
+	s := &Scanned{From: from, by: a, checked: a.salts == nil}
 	for f := range htmlblock.All(page) {
-		it := scannedItem{offset: f.Offset, kind: f.Kind, err: f.Err, payload: f.Payload}
-		if f.Err == nil {
-			a.parse(&it, s.by != nil)
+		it := a.scanItem(f, s.checked)
+		if it.err == nil {
+			s.items = append(s.items, it)
+			continue
 		}
-		s.items = append(s.items, it)
+		if s.certain < MaxPageProblems {
+			s.certain++
+			s.items = append(s.items, scannedItem{offset: it.offset, err: it.err, rejected: it.rejected})
+			continue
+		}
+		if it.rejected {
+			s.extra.Rejected++
+		}
+		s.extra.classify(it.err)
+		s.extra.Omitted++
 	}
 	return s
 }
 
-// parse parses an intact comment's payload and, if check, verifies its
-// signature.
-func (a *Assembler) parse(it *scannedItem, check bool) {
-	switch it.kind {
+// scanItem decodes, parses and, if check, verifies one comment.
+func (a *Assembler) scanItem(f htmlblock.Found, check bool) scannedItem {
+	it := scannedItem{offset: f.Offset, payload: f.Payload, err: f.Err}
+	if f.Err != nil {
+		return it
+	}
+	switch f.Kind {
 	case htmlblock.KindBlock:
-		it.block, it.parseErr = block.Parse(it.payload)
-		if it.parseErr == nil && check {
-			it.checked, it.verifyErr = true, a.verifyBlock(it.block)
+		it.block, it.err = block.Parse(f.Payload)
+		if it.err == nil && check {
+			it.err = a.verifyBlock(it.block)
 		}
 	case htmlblock.KindManifest:
-		it.manifest, it.parseErr = manifest.Parse(it.payload)
-		if it.parseErr == nil && check {
-			it.checked, it.verifyErr = true, a.verifyManifest(it.manifest)
+		it.manifest, it.err = manifest.Parse(f.Payload)
+		if it.err == nil && check {
+			it.err = a.verifyManifest(it.manifest)
 		}
+	default:
+		it.err = fmt.Errorf("unexpected comment kind %q", f.Kind)
+		return it
 	}
+	it.rejected = it.err != nil
+	return it
 }
 
 // AddScanned adds what Scan found on a page, as AddPage would have added
 // the page itself, and reports what the page contributed. Results must
 // be added in the order their pages were read for reports and passphrase
-// salt triage to be those of AddPage on each page in that order.
+// salt triage to be those of AddPage on each page in that order. s must
+// come from this assembler's Scan: AddScanned panics otherwise.
 func (a *Assembler) AddScanned(s *Scanned) PageReport {
+	if s.by != a {
+		panic("codec: AddScanned given a page another assembler scanned")
+	}
 	rep := PageReport{From: s.From}
 	for i := range s.items {
 		it := &s.items[i]
 		err := it.err
 		if err == nil {
-			err = a.addItemScanned(it, s.by == a, &rep)
+			err = a.addScannedItem(it, s.checked, &rep)
+		} else if it.rejected {
+			rep.Rejected++
 		}
 		if err != nil {
 			rep.problem(fmt.Errorf("comment at byte %d: %w", it.offset, err))
 		}
 	}
+	// MaxPageProblems problems came before these: rep.Problems is full.
+	rep.Rejected += s.extra.Rejected
+	rep.Foreign += s.extra.Foreign
+	rep.Unsigned += s.extra.Unsigned
+	rep.Omitted += s.extra.Omitted
 	rep.Released = a.salts.afterPage(a)
 	return rep
 }
 
-// addItemScanned adds one intact comment; checked says a signature check
-// made by Scan with this assembler's keys may be used.
-func (a *Assembler) addItemScanned(it *scannedItem, checked bool, rep *PageReport) error {
-	switch it.kind {
-	case htmlblock.KindManifest:
-		if m := it.manifest; m != nil && a.salts.park(m.KeyID, m.Salt, itemManifest, it.payload, rep.From) {
+// addScannedItem adds a parsed block or manifest; checked says Scan
+// verified its signature.
+func (a *Assembler) addScannedItem(it *scannedItem, checked bool, rep *PageReport) error {
+	if m := it.manifest; m != nil {
+		if a.salts.park(m.KeyID, m.Salt, itemManifest, it.payload, rep.From) {
 			rep.Parked++
 			return nil
 		}
-		if it.parseErr != nil {
-			rep.Rejected++
-			return it.parseErr
+		if !checked {
+			if err := a.verifyManifest(m); err != nil {
+				rep.Rejected++
+				return err
+			}
 		}
-		err := it.verifyErr
-		if !checked || !it.checked {
-			err = a.verifyManifest(it.manifest)
-		}
-		if err != nil {
+		rep.Manifests = append(rep.Manifests, m)
+		return nil
+	}
+	b := it.block
+	if a.salts.park(b.KeyID, b.Salt, itemBlock, it.payload, rep.From) {
+		rep.Parked++
+		return nil
+	}
+	if !checked {
+		if err := a.verifyBlock(b); err != nil {
 			rep.Rejected++
 			return err
 		}
-		rep.Manifests = append(rep.Manifests, it.manifest)
-		return nil
-	case htmlblock.KindBlock:
-		o, err := a.addBlockScanned(it, checked, rep.From)
-		rep.count(o)
-		return err
 	}
-	return fmt.Errorf("unexpected comment kind %q", it.kind)
-}
-
-// addBlockScanned is Add for a block Scan parsed (and maybe checked).
-func (a *Assembler) addBlockScanned(it *scannedItem, checked bool, from Origin) (Outcome, error) {
-	if it.parseErr != nil {
-		return Rejected, it.parseErr
-	}
-	b := it.block
-	if a.salts.park(b.KeyID, b.Salt, itemBlock, it.payload, from) {
-		return Parked, nil
-	}
-	err := it.verifyErr
-	if !checked || !it.checked {
-		err = a.verifyBlock(b)
-	}
-	if err != nil {
-		return Rejected, err
-	}
-	return a.store(b, from)
+	o, err := a.store(b, rep.From)
+	rep.count(o)
+	return err
 }

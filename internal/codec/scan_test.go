@@ -16,6 +16,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
 // scanCase is a sequence of pages to add in order, with the keys to
@@ -196,6 +197,53 @@ func (c scanCase) run(t *testing.T, add func(*Assembler, []Page) []PageReport) o
 	return o
 }
 
+// referenceAddPage is AddPage as it was before Scan existed, one comment
+// after the other: the oracle AddPage, Scan and AddScanned are held to.
+func referenceAddPage(a *Assembler, page []byte, from Origin) PageReport {
+	rep := PageReport{From: from}
+	for f := range htmlblock.All(page) {
+		err := f.Err
+		if err == nil {
+			err = referenceAddFound(a, f, &rep)
+		}
+		if err != nil {
+			rep.problem(fmt.Errorf("comment at byte %d: %w", f.Offset, err))
+		}
+	}
+	rep.Released = a.salts.afterPage(a)
+	return rep
+}
+
+func referenceAddFound(a *Assembler, f htmlblock.Found, rep *PageReport) error {
+	switch f.Kind {
+	case htmlblock.KindManifest:
+		if s, err := manifest.Parse(f.Payload); err == nil && a.salts.park(s.KeyID, s.Salt, itemManifest, f.Payload, rep.From) {
+			rep.Parked++
+			return nil
+		}
+		m, err := a.AddManifest(f.Payload)
+		if err != nil {
+			rep.Rejected++
+			return err
+		}
+		rep.Manifests = append(rep.Manifests, m)
+		return nil
+	case htmlblock.KindBlock:
+		o, err := a.Add(f.Payload, rep.From)
+		rep.count(o)
+		return err
+	}
+	return fmt.Errorf("unexpected comment kind %q", f.Kind)
+}
+
+func addEachPageAsBefore(asm *Assembler, pages []Page) []PageReport {
+	var reps []PageReport
+	for _, p := range pages {
+		reps = append(reps, referenceAddPage(asm, p.Bytes, p.From))
+	}
+	return reps
+}
+
 func addEachPage(asm *Assembler, pages []Page) []PageReport {
 	var reps []PageReport
 	for _, p := range pages {
@@ -241,14 +289,14 @@ func addPagesWith(workers int) func(*Assembler, []Page) []PageReport {
 	}
 }
 
-// TestAddScannedMatchesAddPage: scanning pages concurrently and adding
-// the results in page order gives exactly AddPage's reports, Settle
-// report, segment status and extracted files, in every key mode and on
-// damaged input.
+// TestAddScannedMatchesAddPage: AddPage, and scanning pages concurrently
+// then adding the results in page order, give exactly the reports,
+// Settle report, segment status and extracted files of AddPage as it was
+// (one comment after the other), in every key mode and on damaged input.
 func TestAddScannedMatchesAddPage(t *testing.T) {
 	for _, c := range scanCases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			want := c.run(t, addEachPage)
+			want := c.run(t, addEachPageAsBefore)
 			if len(want.status) == 0 || len(want.trees) == 0 {
 				t.Fatalf("fixture rebuilt nothing: %+v", want.status)
 			}
@@ -259,6 +307,7 @@ func TestAddScannedMatchesAddPage(t *testing.T) {
 				}
 			}
 			for name, add := range map[string]func(*Assembler, []Page) []PageReport{
+				"AddPage":             addEachPage,
 				"Scan on goroutines":  scanAllAtOnce,
 				"AddPages, 1 worker":  addPagesWith(1),
 				"AddPages, 4 workers": addPagesWith(4),
@@ -334,22 +383,53 @@ func TestScanConcurrentWithAdd(t *testing.T) {
 	}
 }
 
-// TestScannedByAnotherAssembler: a Scanned made by one assembler is
-// checked again by another, whose key differs: it reports what its own
-// AddPage would.
+// TestScannedByAnotherAssembler: a Scanned is for the assembler that
+// made it (its signatures were checked with that assembler's key).
 func TestScannedByAnotherAssembler(t *testing.T) {
 	a, b := testKeys(t)
-	c := scanCases(t)[0]
 	mine, _ := NewAssembler(a.Opener(), Options{TempDir: t.TempDir()})
 	defer mine.Close()
 	theirs, _ := NewAssembler(b.Opener(), Options{TempDir: t.TempDir()})
 	defer theirs.Close()
-	direct, _ := NewAssembler(b.Opener(), Options{TempDir: t.TempDir()})
-	defer direct.Close()
-	for i, p := range c.pages {
-		got, want := theirs.AddScanned(mine.Scan(p.Bytes, p.From)), direct.AddPage(p.Bytes, p.From)
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("page %d: got %+v, want %+v", i, got, want)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("AddScanned took another assembler's scan")
 		}
+	}()
+	theirs.AddScanned(mine.Scan([]byte("<!-- lazarus block 1 TFpSQgEB -->"), Origin{}))
+}
+
+// TestScannedStaysSmall: a page of a million damaged comments (or
+// comments failing their checks) scans into a few counters, not a
+// million errors, and reports what AddPage reports.
+func TestScannedStaysSmall(t *testing.T) {
+	a, b := testKeys(t)
+	_, _, fb := encodeAll(t, Input{Name: "app", Entries: []bundle.Entry{memEntry("x", []byte("x"), 0o644)}},
+		&keys.Sealer{Cipher: keys.CipherX25519, Recipients: a.Server().Sealer().Recipients, Signer: b.Signer()}, fixed(1, 1, 64))
+	foreign := armor(t, htmlblock.KindBlock, fb[0][0])
+	for _, tc := range []struct {
+		name    string
+		comment []byte
+		n       int
+	}{
+		{"damaged", []byte("<!-- lazarus block 1\n"), 1 << 20},
+		{"not a block", []byte("<!-- lazarus block 1 AAAA -->"), 1 << 20},
+		{"foreign key", foreign, 20000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			page := bytes.Repeat(tc.comment, tc.n)
+			asm, _ := NewAssembler(a.Opener(), Options{TempDir: t.TempDir()})
+			defer asm.Close()
+			s := asm.Scan(page, Origin{})
+			if len(s.items) > MaxPageProblems {
+				t.Fatalf("%d items kept for %d comments", len(s.items), tc.n)
+			}
+			direct, _ := NewAssembler(a.Opener(), Options{TempDir: t.TempDir()})
+			defer direct.Close()
+			got, want := asm.AddScanned(s), referenceAddPage(direct, page, Origin{})
+			if !reflect.DeepEqual(got, want) || got.Omitted != tc.n-MaxPageProblems {
+				t.Fatalf("got %+v\nwant %+v", got, want)
+			}
+		})
 	}
 }
