@@ -4,10 +4,11 @@
 // time, throughput and the process's peak RSS. bench/codec.sh drives it.
 //
 //	go run ./bench/pipeline -encode -src DIR -pages PAGES [-key owner.key]
-//	go run ./bench/pipeline -decode -pages PAGES -out DIR -key owner.key
+//	go run ./bench/pipeline -decode -pages PAGES -out DIR -key owner.key [-scan-workers N] [-writers N]
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -38,6 +39,8 @@ func main() {
 	perPage := flag.Int("per-page", 20, "blocks per page")
 	warcOut := flag.String("warc", "", "also write the pages as HTTP responses into this .warc.gz (encode)")
 	coding := flag.String("coding", "", "Content-Encoding of the WARC's responses: gzip, br, zstd or several (\"gzip,zstd\"); none by default")
+	scanWorkers := flag.Int("scan-workers", 0, "goroutines scanning pages (decode); 0: one per core")
+	writers := flag.Int("writers", 0, "goroutines writing restored files (decode); 0: the library's default")
 	flag.Parse()
 	var err error
 	start := time.Now()
@@ -46,7 +49,7 @@ func main() {
 	case *encode:
 		n, err = runEncode(*src, *pages, *keyPath, *z, *perPage, *warcOut, *coding)
 	case *decode:
-		n, err = runDecode(*pages, *out, *keyPath)
+		n, err = runDecode(*pages, *out, *keyPath, *scanWorkers, *writers)
 	default:
 		err = fmt.Errorf("give -encode or -decode")
 	}
@@ -212,7 +215,7 @@ func (w *pageWriter) manifest(gen codec.Generation, data *codec.Sealed, p erasur
 	return w.writePage("https://example.org/", "index.html", [][]byte{c})
 }
 
-func runDecode(pages, out, keyPath string) (int64, error) {
+func runDecode(pages, out, keyPath string, scanWorkers, writers int) (int64, error) {
 	owner, _, err := keys.LoadOwner(keyPath)
 	if err != nil {
 		return 0, err
@@ -226,20 +229,47 @@ func runDecode(pages, out, keyPath string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	for _, f := range files {
-		page, err := os.ReadFile(f)
-		if err != nil {
-			return 0, err
+	// Pages are read in order on one goroutine, scanned on scanWorkers
+	// and added to the assembler in the order read.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in := make(chan codec.Page)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(in)
+		for _, f := range files {
+			page, err := os.ReadFile(f)
+			if err != nil {
+				readErr <- err
+				return
+			}
+			select {
+			case in <- codec.Page{Bytes: page}:
+			case <-ctx.Done():
+				return
+			}
 		}
-		a.AddPage(page, codec.Origin{})
+	}()
+	if err := a.AddPages(ctx, scanWorkers, in, nil); err != nil {
+		return 0, err
 	}
-	st := a.Status()
-	if len(st) != 1 || !st[0].Done() {
-		return 0, fmt.Errorf("segment not complete: %+v", st)
+	select {
+	case err := <-readErr:
+		return 0, err
+	default:
+	}
+	var data []codec.SegmentStatus
+	for _, st := range a.Status() {
+		if st.Layout.Kind == block.KindData {
+			data = append(data, st)
+		}
+	}
+	if len(data) != 1 || !data[0].Done() {
+		return 0, fmt.Errorf("data segment not complete: %+v", data)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return 0, err
 	}
-	rep, err := a.Extract(st[0].Layout, out, bundle.ExtractOptions{})
+	rep, err := a.Extract(data[0].Layout, out, bundle.ExtractOptions{Writers: writers})
 	return rep.Bytes, err
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -35,6 +34,12 @@ type ExtractOptions struct {
 	// own files in dir, such as a report, are never replaced by payload
 	// entries). Defaults to nil: no name is reserved.
 	Reserved func(top string) bool
+	// Writers is how many goroutines create and write regular files
+	// while the tar stream is read on the calling goroutine; directories
+	// and links are created in tar order by the reader. The result
+	// (files, report, error) does not depend on it. Defaults to 0: 4.
+	// Negative values are refused.
+	Writers int
 }
 
 // Report describes a completed extraction.
@@ -72,6 +77,9 @@ type Report struct {
 // sparse. Ownership is not recorded in payloads and not restored; symbolic
 // link modification times are not restored.
 func Extract(r io.Reader, dir string, opts ExtractOptions) (Report, error) {
+	if opts.Writers < 0 {
+		return Report{}, fmt.Errorf("extract: Writers %d is negative", opts.Writers)
+	}
 	tarSize, err := readTarSize(r, opts.MaxTarSize)
 	if err != nil {
 		return Report{}, err
@@ -81,7 +89,12 @@ func Extract(r io.Reader, dir string, opts ExtractOptions) (Report, error) {
 		return Report{}, err
 	}
 	defer st.remove()
-	x := &extractor{tree: newTree(st.tree), opts: opts, rep: Report{TarSize: tarSize}}
+	t, err := newTree(st.tree)
+	if err != nil {
+		return Report{}, err
+	}
+	defer t.close()
+	x := &extractor{tree: t, opts: opts, rep: Report{TarSize: tarSize}}
 	if err := x.run(r, tarSize); err != nil {
 		return Report{}, err
 	}
@@ -117,8 +130,9 @@ type extractor struct {
 	opts     ExtractOptions
 	rep      Report
 	lim      *exactReader
+	w        *writers
+	seq      int   // number of the current entry in the tar stream
 	declared int64 // sum of regular file sizes so far
-	buf      []byte
 }
 
 func (x *extractor) run(r io.Reader, tarSize int64) error {
@@ -131,12 +145,28 @@ func (x *extractor) run(r io.Reader, tarSize int64) error {
 	}
 	defer gz.Close()
 	x.lim = newExactReader(gz, tarSize)
-	x.buf = make([]byte, sparseChunk)
-	tr := tar.NewReader(x.lim)
-	for {
+	n := x.opts.Writers
+	if n == 0 {
+		n = defaultWriters
+	}
+	x.w = newWriters(n)
+	err = x.entries(tar.NewReader(x.lim))
+	x.w.close()
+	// A writer's failure on an earlier entry is what a sequential
+	// extraction would have stopped at.
+	if seq, werr := x.w.firstErr(); werr != nil && (err == nil || seq < x.seq) {
+		return werr
+	}
+	return err
+}
+
+// entries extracts the entries of the tar stream in order, stopping
+// early once a writer failed.
+func (x *extractor) entries(tr *tar.Reader) error {
+	for x.seq = 0; !x.w.failed.Load(); x.seq++ {
 		hdr, err := tr.Next()
 		if err == io.EOF {
-			break
+			return x.lim.finish()
 		}
 		if err != nil {
 			return x.cause(tagCause(ErrCorrupt, err, "reading tar"))
@@ -145,7 +175,7 @@ func (x *extractor) run(r io.Reader, tarSize int64) error {
 			return x.cause(err)
 		}
 	}
-	return x.lim.finish()
+	return nil
 }
 
 // cause prefers the stream error (truncation, bomb…) that made a tar
@@ -244,20 +274,17 @@ func (x *extractor) file(name string, hdr *tar.Header, r io.Reader) error {
 	if err := x.tree.claim(name, kindFile); err != nil {
 		return err
 	}
-	f, err := x.tree.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	dir, base, err := x.tree.dirs.hold(name)
 	if err != nil {
-		return fmt.Errorf("creating %q: %w", name, err)
+		return err
 	}
-	n, err := writeSparse(f, r, hdr.Size, x.buf)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
+	j := &fileJob{seq: x.seq, name: name, dir: dir, base: base, mode: x.mode(name, hdr), mtime: hdr.ModTime}
+	if err := x.w.send(j, r, hdr.Size); err != nil {
 		return fmt.Errorf("writing %q: %w", name, err)
 	}
 	x.rep.Files++
-	x.rep.Bytes += n
-	return x.tree.setMeta(name, x.mode(name, hdr), hdr.ModTime)
+	x.rep.Bytes += hdr.Size
+	return nil
 }
 
 func (x *extractor) dir(name string, hdr *tar.Header) error {
@@ -277,7 +304,7 @@ func (x *extractor) symlink(name string, hdr *tar.Header) error {
 	if err := x.tree.claim(name, kindSymlink); err != nil {
 		return err
 	}
-	if err := x.tree.root.Symlink(hdr.Linkname, name); err != nil {
+	if err := x.tree.symlink(hdr.Linkname, name); err != nil {
 		return fmt.Errorf("creating symbolic link %q: %w", name, err)
 	}
 	x.rep.Symlinks++
@@ -295,7 +322,11 @@ func (x *extractor) hardlink(name string, hdr *tar.Header) error {
 	if err := x.tree.claim(name, kindFile); err != nil {
 		return err
 	}
-	if err := x.tree.root.Link(target, name); err != nil {
+	x.w.wait() // the target may still be being written
+	if x.w.failed.Load() {
+		return nil // the writer's error is the one returned
+	}
+	if err := x.tree.link(target, name); err != nil {
 		return fmt.Errorf("creating hard link %q: %w", name, err)
 	}
 	x.rep.HardLinks++

@@ -10,7 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // staging is the temporary directory inside the target directory that
@@ -184,27 +185,54 @@ func childrenOf(t *tree) map[string][]string {
 
 // finalize sets the modes and modification times of the extracted
 // directories in their final place, deepest first (setting a directory's
-// contents changes its time). Failures are returned as problems.
+// contents changes its time), through handles opened one component at a
+// time without following symbolic links. Failures are returned as
+// problems.
 func (st *staging) finalize(t *tree) []Warning {
-	var dirs []string
+	var names []string
 	for name, n := range t.nodes {
 		if n.kind == kindDir && (n.explicit || !st.merged[name]) {
-			dirs = append(dirs, name)
+			names = append(names, name)
 		}
 	}
-	slices.SortFunc(dirs, func(a, b string) int { return strings.Compare(b, a) })
+	if len(names) == 0 {
+		return nil
+	}
+	slices.SortFunc(names, func(a, b string) int { return strings.Compare(b, a) })
+	d, err := newDirs(st.dir)
+	if err != nil {
+		return []Warning{{Name: ".", Reason: "modes and modification times of directories not restored: " + err.Error()}}
+	}
+	defer d.close()
 	var problems []Warning
-	for _, name := range dirs {
+	for _, name := range names {
 		n := t.nodes[name]
-		if err := st.dir.Chmod(name, n.mode); err != nil {
-			problems = append(problems, Warning{Name: name, Reason: "mode not restored: " + err.Error()})
-		}
-		if !n.explicit {
-			continue
-		}
-		if err := st.dir.Chtimes(name, time.Time{}, n.mtime); err != nil {
-			problems = append(problems, Warning{Name: name, Reason: "modification time not restored: " + err.Error()})
+		if err := setDirMeta(d, name, n); err != nil {
+			problems = append(problems, Warning{Name: name, Reason: err.Error()})
 		}
 	}
 	return problems
+}
+
+// setDirMeta sets the mode of directory name and, if the payload listed
+// it, its modification time.
+func setDirMeta(d *dirs, name string, n *node) error {
+	h, err := d.get(name)
+	if err != nil {
+		return fmt.Errorf("mode not restored: %w", err)
+	}
+	if err := ignoringEINTR(func() error { return unix.Fchmod(h.fd, uint32(tarMode(n.mode))) }); err != nil {
+		return fmt.Errorf("mode not restored: %w", &fs.PathError{Op: "fchmod", Path: name, Err: err})
+	}
+	if !n.explicit {
+		return nil
+	}
+	parent, base, err := d.parent(name)
+	if err == nil {
+		err = utimesAt(parent, base, n.mtime)
+	}
+	if err != nil {
+		return fmt.Errorf("modification time not restored: %w", &fs.PathError{Op: "utimensat", Path: name, Err: err})
+	}
+	return nil
 }

@@ -18,7 +18,11 @@ func TestCommitUndo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := newTree(st.tree)
+	tr, err := newTree(st.tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.close()
 	for _, name := range []string{"a", "b"} {
 		if err := tr.claim(name, kindFile); err != nil {
 			t.Fatal(err)
@@ -63,7 +67,11 @@ func TestCommitPlanConflicts(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.remove()
-			tr := newTree(st.tree)
+			tr, err := newTree(st.tree)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tr.close()
 			if err := tr.claim("x", tc.staged); err != nil {
 				t.Fatal(err)
 			}

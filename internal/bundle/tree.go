@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // nodeKind is what an extracted name is in the staging tree.
@@ -26,15 +28,25 @@ type node struct {
 
 // tree tracks every name created in the staging directory, so that
 // duplicates and paths through symbolic links are refused before touching
-// the file system.
+// the file system, and holds the open directory handles names are
+// created through.
 type tree struct {
-	root  *os.Root
+	dirs  *dirs
 	nodes map[string]*node
 }
 
-func newTree(root *os.Root) *tree {
-	return &tree{root: root, nodes: make(map[string]*node)}
+// newTree returns an empty tree for the staging directory root; close
+// releases its directory handles.
+func newTree(root *os.Root) (*tree, error) {
+	d, err := newDirs(root)
+	if err != nil {
+		return nil, fmt.Errorf("extract: opening staging directory: %w", err)
+	}
+	return &tree{dirs: d, nodes: make(map[string]*node)}, nil
 }
+
+// close releases the directory handles.
+func (t *tree) close() { t.dirs.close() }
 
 // claim reserves name for a new entry of the given kind after creating any
 // missing parent directories. It refuses duplicates, parents that are not
@@ -52,7 +64,7 @@ func (t *tree) claim(name string, kind nodeKind) error {
 		return err
 	}
 	if kind == kindDir {
-		if err := t.root.Mkdir(name, 0o700); err != nil {
+		if err := t.dirs.mkdir(name); err != nil {
 			return fmt.Errorf("creating directory %q: %w", name, err)
 		}
 	}
@@ -66,7 +78,7 @@ func (t *tree) makeParents(name string) error {
 	for _, p := range parentDirs(name) {
 		switch n := t.nodes[p]; {
 		case n == nil:
-			if err := t.root.Mkdir(p, 0o700); err != nil {
+			if err := t.dirs.mkdir(p); err != nil {
 				return fmt.Errorf("creating directory %q: %w", p, err)
 			}
 			t.nodes[p] = &node{kind: kindDir, mode: 0o755}
@@ -79,13 +91,35 @@ func (t *tree) makeParents(name string) error {
 	return nil
 }
 
-// setMeta sets the mode and modification time of a regular file.
-func (t *tree) setMeta(name string, mode fs.FileMode, mtime time.Time) error {
-	if err := t.root.Chmod(name, mode); err != nil {
-		return fmt.Errorf("setting mode of %q: %w", name, err)
+// symlink creates the symbolic link name (claimed) pointing to target,
+// verbatim.
+func (t *tree) symlink(target, name string) error {
+	dir, base, err := t.dirs.hold(name)
+	if err != nil {
+		return err
 	}
-	if err := t.root.Chtimes(name, time.Time{}, mtime); err != nil {
-		return fmt.Errorf("setting modification time of %q: %w", name, err)
+	defer dir.release()
+	if err := ignoringEINTR(func() error { return unix.Symlinkat(target, dir.fd, base) }); err != nil {
+		return &fs.PathError{Op: "symlinkat", Path: name, Err: err}
+	}
+	return nil
+}
+
+// link creates name (claimed) as a hard link to the regular file target,
+// which is written and closed.
+func (t *tree) link(target, name string) error {
+	tdir, tbase, err := t.dirs.hold(target)
+	if err != nil {
+		return err
+	}
+	defer tdir.release()
+	dir, base, err := t.dirs.hold(name)
+	if err != nil {
+		return err
+	}
+	defer dir.release()
+	if err := ignoringEINTR(func() error { return unix.Linkat(tdir.fd, tbase, dir.fd, base, 0) }); err != nil {
+		return &os.LinkError{Op: "linkat", Old: target, New: name, Err: err}
 	}
 	return nil
 }

@@ -103,9 +103,22 @@ func (a *Assembler) Add(payload []byte, from Origin) (Outcome, error) {
 }
 
 func (a *Assembler) addParsed(b *block.Block, from Origin) (Outcome, error) {
-	if err := a.verify(b.KeyID, b.Salt, "block", b.Digest[:], b.Signature[:]); err != nil {
-		return Rejected, fmt.Errorf("block %s/%d/%d of generation %x: %w", b.Name, b.Stripe, b.Shard, b.Generation, err)
+	if err := a.verifyBlock(b); err != nil {
+		return Rejected, err
 	}
+	return a.store(b, from)
+}
+
+// verifyBlock checks a parsed block's signature.
+func (a *Assembler) verifyBlock(b *block.Block) error {
+	if err := a.verify(b.KeyID, b.Salt, "block", b.Digest[:], b.Signature[:]); err != nil {
+		return fmt.Errorf("block %s/%d/%d of generation %x: %w", b.Name, b.Stripe, b.Shard, b.Generation, err)
+	}
+	return nil
+}
+
+// store adds a verified block to its segment.
+func (a *Assembler) store(b *block.Block, from Origin) (Outcome, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	seg, err := a.segment(b.Layout)

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -101,5 +102,78 @@ func BenchmarkRebuild_64MiB(b *testing.B) {
 			b.Fatal(err)
 		}
 		a.Close()
+	}
+}
+
+// benchPages is the 64 MiB input as pages of 20 blocks, every other
+// block dropped (as BenchmarkRebuild_64MiB).
+func benchPages(b *testing.B, s *keys.Sealer) [][]byte {
+	comments := packPages(b, benchInput(), s)
+	var pages [][]byte
+	for i := 0; i < len(comments); i += 20 {
+		var kept [][]byte
+		for j := i; j < i+20 && j < len(comments); j += 2 {
+			kept = append(kept, comments[j])
+		}
+		page, _ := htmlblock.Insert([]byte("<html><body><p>x</p></body></html>"), kept...)
+		pages = append(pages, page)
+	}
+	return pages
+}
+
+// BenchmarkAddPages_64MiB: pages scanned (comments found, decoded,
+// hashed, signature-checked) on 1, 2 and 4 workers and added in order,
+// stripes rebuilt; throughput of page bytes and "pages/s".
+func BenchmarkAddPages_64MiB(b *testing.B) {
+	owner, _, err := keys.Generate(false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pages := benchPages(b, owner.Server().Sealer())
+	var size int64
+	for _, p := range pages {
+		size += int64(len(p))
+	}
+	for _, workers := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				a, _ := NewAssembler(owner.Opener(), Options{TempDir: b.TempDir()})
+				in := make(chan Page)
+				go func() {
+					defer close(in)
+					for _, p := range pages {
+						in <- Page{Bytes: p}
+					}
+				}()
+				if err := a.AddPages(context.Background(), workers, in, nil); err != nil {
+					b.Fatal(err)
+				}
+				if st := a.Status(); len(st) != 1 || !st[0].Done() {
+					b.Fatalf("not rebuilt: %+v", st)
+				}
+				a.Close()
+			}
+			b.ReportMetric(float64(len(pages))*float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+		})
+	}
+}
+
+// BenchmarkScan_Page: Scan alone on one page of 10 blocks of 48 KiB.
+func BenchmarkScan_Page(b *testing.B) {
+	owner, _, err := keys.Generate(false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pages := benchPages(b, owner.Server().Sealer())
+	a, _ := NewAssembler(owner.Opener(), Options{})
+	defer a.Close()
+	b.SetBytes(int64(len(pages[0])))
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := a.Scan(pages[0], Origin{}); len(s.items) != 10 || s.items[0].err != nil {
+			b.Fatalf("scan found %d comments", len(s.items))
+		}
 	}
 }

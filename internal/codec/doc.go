@@ -13,6 +13,12 @@
 // being erasures → ciphertext verified against the segment id → decrypted
 // → safely extracted.
 //
+// Reading a page is split: Assembler.Scan finds, decodes, hashes and
+// signature-checks its comments without touching the assembler, so pages
+// can be scanned on every core (ScanOrdered, Assembler.AddPages), and
+// Assembler.AddScanned adds the results in the order the pages were read,
+// which keeps reports and results identical run to run.
+//
 // Memory stays bounded by one stripe on the way out and by the incomplete
 // stripes on the way in; segment ciphertexts live in temporary files.
 package codec

@@ -64,10 +64,18 @@ func (a *Assembler) AddManifest(payload []byte) (*manifest.Signed, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := a.verify(s.KeyID, s.Salt, "manifest", s.Digest[:], s.Signature[:]); err != nil {
-		return nil, fmt.Errorf("manifest of generation %s: %w", s.Manifest.Generation, err)
+	if err := a.verifyManifest(s); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// verifyManifest checks a parsed manifest's signature.
+func (a *Assembler) verifyManifest(s *manifest.Signed) error {
+	if err := a.verify(s.KeyID, s.Salt, "manifest", s.Digest[:], s.Signature[:]); err != nil {
+		return fmt.Errorf("manifest of generation %s: %w", s.Manifest.Generation, err)
+	}
+	return nil
 }
 
 // SegmentLayout returns the layout the blocks of manifest segment seg carry.

@@ -2,9 +2,7 @@ package codec
 
 import (
 	"errors"
-	"fmt"
 
-	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
@@ -34,16 +32,21 @@ type PageReport struct {
 const MaxPageProblems = 16
 
 func (r *PageReport) problem(err error) {
+	r.classify(err)
+	if len(r.Problems) < MaxPageProblems {
+		r.Problems = append(r.Problems, err)
+	} else {
+		r.Omitted++
+	}
+}
+
+// classify counts a foreign or unsigned item.
+func (r *PageReport) classify(err error) {
 	switch {
 	case errors.Is(err, keys.ErrUnknownSigner):
 		r.Foreign++
 	case errors.Is(err, keys.ErrUnsigned):
 		r.Unsigned++
-	}
-	if len(r.Problems) < MaxPageProblems {
-		r.Problems = append(r.Problems, err)
-	} else {
-		r.Omitted++
 	}
 }
 
@@ -63,40 +66,8 @@ func (r *PageReport) count(o Outcome) {
 // AddPage scans a page (any bytes: a capture, a mirror file, a truncated
 // record) found at from for Lazarus comments and adds every block and
 // manifest it finds. Damage never stops the scan; each damaged comment is
-// one Problem.
+// one Problem. It is AddScanned(Scan(page, from)); see Scan to spread the
+// scanning over several goroutines.
 func (a *Assembler) AddPage(page []byte, from Origin) PageReport {
-	rep := PageReport{From: from}
-	for f := range htmlblock.All(page) {
-		err := f.Err
-		if err == nil {
-			err = a.addFound(f, &rep)
-		}
-		if err != nil {
-			rep.problem(fmt.Errorf("comment at byte %d: %w", f.Offset, err))
-		}
-	}
-	rep.Released = a.salts.afterPage(a)
-	return rep
-}
-
-func (a *Assembler) addFound(f htmlblock.Found, rep *PageReport) error {
-	switch f.Kind {
-	case htmlblock.KindManifest:
-		if id, salt := parseSalt(f.Payload); a.salts.park(id, salt, itemManifest, f.Payload, rep.From) {
-			rep.Parked++
-			return nil
-		}
-		m, err := a.AddManifest(f.Payload)
-		if err != nil {
-			rep.Rejected++
-			return err
-		}
-		rep.Manifests = append(rep.Manifests, m)
-		return nil
-	case htmlblock.KindBlock:
-		o, err := a.Add(f.Payload, rep.From)
-		rep.count(o)
-		return err
-	}
-	return fmt.Errorf("unexpected comment kind %q", f.Kind)
+	return a.AddScanned(a.Scan(page, from))
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
-	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
 // Passphrase salts.
@@ -283,13 +282,4 @@ func (a *Assembler) addItem(it parkedItem, r *PageReport) error {
 	o, err := a.addParsed(b, it.from)
 	r.count(o)
 	return err
-}
-
-// parseSalt returns the signer of a manifest payload, for triage.
-func parseSalt(payload []byte) ([keys.KeyIDSize]byte, [keys.SaltSize]byte) {
-	s, err := manifest.Parse(payload)
-	if err != nil {
-		return [keys.KeyIDSize]byte{}, [keys.SaltSize]byte{}
-	}
-	return s.KeyID, s.Salt
 }
