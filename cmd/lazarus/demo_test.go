@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/internal/demo"
+	"github.com/lazarus-preserve/lazarus/cmd/lazarus/internal/demo"
 )
 
 // TestDemo plays the whole story with the in-process Caddy and checks that it ends with every file
