@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/codec"
 )
 
 // defaultCacheBytes bounds the armored blocks kept in memory,
@@ -83,7 +83,7 @@ func (c *blockCache) armored(ctx context.Context, g *generation, i int) ([]byte,
 	if err != nil {
 		return nil, err
 	}
-	v, err := htmlblock.Armor(htmlblock.KindBlock, raw)
+	v, err := codec.BlockComment(raw)
 	if err != nil {
 		return nil, fmt.Errorf("block %s: %w", b.ref, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/caddyserver/certmagic"
+	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
@@ -163,7 +164,7 @@ func (b *bundleStore) loadGeneration(ctx context.Context, id string) (*generatio
 	if prev := signed.Manifest.Previous; prev != nil {
 		g.previous = prev.String()
 	}
-	if g.manifest, err = htmlblock.Armor(htmlblock.KindManifest, env); err != nil {
+	if g.manifest, err = codec.ManifestComment(env); err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
 	if g.blocks, err = b.indexBlocks(ctx, dir+"blocks", signed.Manifest.Segments); err != nil {

@@ -5,9 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
-	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
@@ -90,20 +88,23 @@ func (s *blockStore) encode(sealed *codec.Sealed, seg *segmentInfo, signer *keys
 		return err
 	}
 	origin := codec.Generation{ID: seg.Generation, Time: seg.Time}
-	return sealed.Encode(origin, p, signer, func(b *block.Block, enc []byte) error {
+	for b, err := range sealed.Blocks(origin, p, signer) {
+		if err != nil {
+			return err
+		}
 		if err := s.check(); err != nil {
 			return err
 		}
 		ref := manifest.BlockRef{Segment: b.Name, Stripe: b.Stripe, Shard: b.Shard}
 		if raw != nil {
-			if err := raw(ref, enc); err != nil {
+			if err := raw(ref, b.Raw); err != nil {
 				return err
 			}
 		}
 		if want != nil && !want(ref) {
-			return nil
+			continue
 		}
-		c, err := htmlblock.Armor(htmlblock.KindBlock, enc)
+		c, err := b.Comment()
 		if err != nil {
 			return err
 		}
@@ -112,8 +113,8 @@ func (s *blockStore) encode(sealed *codec.Sealed, seg *segmentInfo, signer *keys
 			return err
 		}
 		s.index[segRef{seg.ID, ref}] = [2]int64{at, int64(len(c))}
-		return nil
-	})
+	}
+	return nil
 }
 
 // comment returns the stored comment of a block.

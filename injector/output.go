@@ -29,7 +29,7 @@ func (r *run) write() error {
 	if err := r.encodeBlocks(store, want); err != nil {
 		return err
 	}
-	mc, err := htmlblock.Armor(htmlblock.KindManifest, r.gen.Envelope)
+	mc, err := codec.ManifestComment(r.gen.Envelope)
 	if err != nil {
 		return err
 	}

@@ -193,9 +193,19 @@ func (r *run) sign(prev *generationInfo, changed bool) error {
 		m.Segments = append(m.Segments, r.gen.Segments[i].Segment)
 	}
 	list := &manifest.FileList{Files: r.files, Carriers: carrierList(r.gen.Pages)}
-	env, err := codec.BuildManifest(m, list, r.sealer, codec.SealOptions{TempDir: r.tmp}, r.placeListing)
+	env, listing, err := codec.BuildManifest(m, list, r.sealer, codec.SealOptions{TempDir: r.tmp})
 	if err != nil {
 		return err
+	}
+	if listing != nil { // too large to travel inline: a segment of its own
+		defer listing.Close()
+		p, carriers, err := r.placeListing(listing)
+		if err != nil {
+			return fmt.Errorf("placing the listing segment: %w", err)
+		}
+		if env, err = codec.SignWithListing(m, listing, p, carriers, r.sealer); err != nil {
+			return err
+		}
 	}
 	r.gen.Envelope = env
 	return nil

@@ -48,18 +48,24 @@ func (c crafted) make(t testing.TB, s *keys.Sealer, inputs ...codec.Input) map[s
 		if err != nil {
 			return p, err
 		}
-		return p, sealed.Encode(c.gen, p, s.Signer, func(b *block.Block, enc []byte) error {
-			enc = append([]byte(nil), enc...)
+		for b, err := range sealed.Blocks(c.gen, p, s.Signer) {
+			if err != nil {
+				return p, err
+			}
+			enc := append([]byte(nil), b.Raw...)
 			if c.tamper != nil {
-				if enc = c.tamper(b, enc); enc == nil {
-					return nil
+				if enc = c.tamper(b.Block, enc); enc == nil {
+					continue
 				}
 			}
-			a, err := htmlblock.Armor(htmlblock.KindBlock, enc)
+			a, err := codec.BlockComment(enc)
+			if err != nil {
+				return p, err
+			}
 			i := int(b.Shard) % c.pages
 			comments[i] = append(comments[i], a)
-			return err
-		})
+		}
+		return p, nil
 	}
 	for _, in := range inputs {
 		sealed, err := codec.Seal(in, s, codec.SealOptions{TempDir: t.TempDir()})
@@ -75,14 +81,21 @@ func (c crafted) make(t testing.TB, s *keys.Sealer, inputs ...codec.Input) map[s
 		m.Segments = append(m.Segments, seg)
 		list.Files = append(list.Files, sealed.Files...)
 	}
-	env, err := codec.BuildManifest(m, list, s, codec.SealOptions{TempDir: t.TempDir()}, func(ls *codec.Sealed) (erasure.Params, []manifest.Carrier, error) {
-		p, err := place(ls)
-		return p, nil, err
-	})
+	env, ls, err := codec.BuildManifest(m, list, s, codec.SealOptions{TempDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc, err := htmlblock.Armor(htmlblock.KindManifest, env)
+	if ls != nil {
+		defer ls.Close()
+		p, err := place(ls)
+		if err == nil {
+			env, err = codec.SignWithListing(m, ls, p, nil, s)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mc, err := codec.ManifestComment(env)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,21 +112,14 @@ func runEncode(src, pages, keyPath string, z, perPage int, warcOut, coding strin
 		w.warc = warc.NewWriter(f, true)
 	}
 	gen := codec.Generation{ID: [16]byte{1}, Time: time.Now().UTC().Truncate(time.Second)}
-	emit := func(_ *block.Block, enc []byte) error {
-		c, err := htmlblock.Armor(htmlblock.KindBlock, enc)
-		if err != nil {
-			return err
-		}
-		return w.add(c)
-	}
 	if warcOut != "" {
 		// A signed manifest on the root page, first in the WARC, makes
 		// the crawl a complete restore point for lazarus recover.
-		if err := w.manifest(gen, sealed, p, z, emit); err != nil {
+		if err := w.manifest(gen, sealed, p, z); err != nil {
 			return 0, err
 		}
 	}
-	err = sealed.Encode(gen, p, sealer.Signer, emit)
+	err = w.addBlocks(sealed.Blocks(gen, p, sealer.Signer))
 	if err == nil {
 		err = w.flush()
 	}
@@ -190,25 +184,48 @@ func (w *pageWriter) writePage(url, name string, comments [][]byte) error {
 	return os.WriteFile(filepath.Join(w.dir, name), page, 0o644)
 }
 
+// addBlocks adds every block's comment to the pages.
+func (w *pageWriter) addBlocks(blocks iter.Seq2[codec.Encoded, error]) error {
+	for b, err := range blocks {
+		if err != nil {
+			return err
+		}
+		c, err := b.Comment()
+		if err != nil {
+			return err
+		}
+		if err := w.add(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // manifest writes the generation's signed manifest as the root page of
 // the WARC, and the listing segment's blocks (too large to travel inline
-// for a big tree) into the pages through emit.
-func (w *pageWriter) manifest(gen codec.Generation, data *codec.Sealed, p erasure.Params, z int, emit codec.EmitFunc) error {
+// for a big tree) into the pages.
+func (w *pageWriter) manifest(gen codec.Generation, data *codec.Sealed, p erasure.Params, z int) error {
 	m := &manifest.Manifest{Generation: manifest.ID(gen.ID), Time: gen.Time.UTC().Truncate(time.Second), Site: "https://example.org/",
 		Segments: []manifest.Segment{data.Segment(gen, p)}}
 	list := &manifest.FileList{Files: data.Files}
-	place := func(ls *codec.Sealed) (erasure.Params, []manifest.Carrier, error) {
-		lp, err := ls.Params(z, 1)
-		if err != nil {
-			return lp, nil, err
-		}
-		return lp, nil, ls.Encode(gen, lp, w.sealer.Signer, emit)
-	}
-	env, err := codec.BuildManifest(m, list, w.sealer, codec.SealOptions{}, place)
+	env, listing, err := codec.BuildManifest(m, list, w.sealer, codec.SealOptions{})
 	if err != nil {
 		return err
 	}
-	c, err := htmlblock.Armor(htmlblock.KindManifest, env)
+	if listing != nil {
+		defer listing.Close()
+		lp, err := listing.Params(z, 1)
+		if err != nil {
+			return err
+		}
+		if err := w.addBlocks(listing.Blocks(gen, lp, w.sealer.Signer)); err != nil {
+			return err
+		}
+		if env, err = codec.SignWithListing(m, listing, lp, nil, w.sealer); err != nil {
+			return err
+		}
+	}
+	c, err := codec.ManifestComment(env)
 	if err != nil {
 		return err
 	}

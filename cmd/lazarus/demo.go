@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/lazarus-preserve/lazarus/internal/demo"
+	"github.com/lazarus-preserve/lazarus/cmd/lazarus/internal/demo"
 )
 
 // demoServer serves the demo's site; tests replace it.

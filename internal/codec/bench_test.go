@@ -42,7 +42,7 @@ func packPages(b testing.TB, in Input, s *keys.Sealer) [][]byte {
 		b.Fatal(err)
 	}
 	var out [][]byte
-	err = sealed.Encode(gen1, p, s.Signer, func(_ *block.Block, enc []byte) error {
+	err = eachBlock(sealed, gen1, p, s.Signer, func(_ *block.Block, enc []byte) error {
 		c, err := htmlblock.Armor(htmlblock.KindBlock, enc)
 		out = append(out, c)
 		return err

@@ -244,7 +244,7 @@ func TestBadInput(t *testing.T) {
 		}
 		defer s2.Close()
 		var other [][]byte
-		s2.Encode(gen2, mustParams(t, s2.Length, 3, 2, 4096), a.Signer(), func(b *block.Block, enc []byte) error {
+		eachBlock(s2, gen2, mustParams(t, s2.Length, 3, 2, 4096), a.Signer(), func(b *block.Block, enc []byte) error {
 			if b.Stripe == 0 {
 				other = append(other, append([]byte(nil), enc...))
 			}
@@ -394,7 +394,7 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Close()
-	err = again.Encode(gen1, p, a.Signer(), func(b *block.Block, enc []byte) error {
+	err = eachBlock(again, gen1, p, a.Signer(), func(b *block.Block, enc []byte) error {
 		if !bytes.Equal(enc, blocks[b.Stripe][b.Shard]) {
 			t.Fatalf("block %d/%d differs after reload", b.Stripe, b.Shard)
 		}

@@ -1,10 +1,13 @@
 // Package codec is the Lazarus pipeline, both directions.
 //
-// Packing: segment entries → deterministic tar → gzip (package bundle) →
-// age encryption (package keys) → a spool file holding the exact
-// ciphertext → Reed-Solomon stripes (package erasure) → signed blocks
-// (package block), which the caller armors into HTML comments (package
-// htmlblock) and places on pages.
+// Packing, in a straight line: Seal (segment entries → deterministic tar
+// → gzip, package bundle → age encryption, package keys → a spool file
+// holding the exact ciphertext), then Sealed.Blocks (Reed-Solomon stripes,
+// package erasure → signed blocks, package block, each with its HTML
+// comment, package htmlblock) for the caller to place on pages, then
+// BuildManifest (and, for a listing too large to travel inline, its
+// blocks and SignWithListing) and ManifestComment. The codec armors on the
+// way out as it scans comments on the way in.
 //
 // Rebuilding: scanned block payloads → parsed and digest-checked →
 // signature-checked against the owner key → grouped by their full layout

@@ -36,7 +36,7 @@ func newSite(n int) *site {
 // pages, so the blocks of one stripe land on distinct pages.
 func (s *site) place(t testing.TB, gen Generation, signer *keys.Signer, sealed *Sealed, p erasure.Params) {
 	t.Helper()
-	err := sealed.Encode(gen, p, signer, func(b *block.Block, enc []byte) error {
+	err := eachBlock(sealed, gen, p, signer, func(b *block.Block, enc []byte) error {
 		c, err := htmlblock.Armor(htmlblock.KindBlock, enc)
 		if err != nil {
 			return err
@@ -102,17 +102,21 @@ func packSite(t testing.TB, n int, inputs []Input, s *keys.Sealer) map[string][]
 		list.Files = append(list.Files, sealed.Files...)
 	}
 	list.Carriers = st.carrierList()
-	env, err := BuildManifest(m, list, s, SealOptions{TempDir: t.TempDir()}, func(ls *Sealed) (erasure.Params, []manifest.Carrier, error) {
+	env, ls, err := BuildManifest(m, list, s, SealOptions{TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ls != nil {
+		defer ls.Close()
 		p, err := ls.Params(8192, 1)
 		if err != nil {
-			return p, nil, err
+			t.Fatal(err)
 		}
 		st.carriers = map[string][]manifest.BlockRef{} // the listing's own carriers
 		st.place(t, gen1, s.Signer, ls, p)
-		return p, st.carrierList(), nil
-	})
-	if err != nil {
-		t.Fatal(err)
+		if env, err = SignWithListing(m, ls, p, st.carrierList(), s); err != nil {
+			t.Fatal(err)
+		}
 	}
 	mc, err := htmlblock.Armor(htmlblock.KindManifest, env)
 	if err != nil {

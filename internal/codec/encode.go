@@ -1,11 +1,14 @@
 package codec
 
 import (
+	"errors"
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/erasure"
+	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
@@ -16,10 +19,24 @@ type Generation struct {
 	Time time.Time
 }
 
-// EmitFunc receives each encoded block in stripe and shard order. enc is
-// the complete block (what gets armored); b describes it. Neither may be
-// retained after the call returns.
-type EmitFunc func(b *block.Block, enc []byte) error
+// Encoded is one block as Blocks yields it: valid only until the next
+// one is yielded.
+type Encoded struct {
+	*block.Block        // what it is
+	Raw          []byte // the complete block, as a bundle stores it
+}
+
+// Comment is the block as it goes into a page: its armored HTML comment
+// (BlockComment of Raw), a new slice the caller may keep.
+func (e Encoded) Comment() ([]byte, error) { return BlockComment(e.Raw) }
+
+// BlockComment armors a complete block as the HTML comment that carries
+// it in a page (FORMAT §9): what Scan and AddPage read back.
+func BlockComment(raw []byte) ([]byte, error) { return htmlblock.Armor(htmlblock.KindBlock, raw) }
+
+// ManifestComment armors a signed manifest envelope as the HTML comment
+// that carries it in a page.
+func ManifestComment(env []byte) ([]byte, error) { return htmlblock.Armor(htmlblock.KindManifest, env) }
 
 // Params plans the erasure parameters for the sealed segment with the
 // given block budget (bytes of shard per block) and redundancy (parity
@@ -43,10 +60,23 @@ func (s *Sealed) Layout(gen Generation, p erasure.Params, signer *keys.Signer) b
 	return l
 }
 
-// Encode erasure-codes the sealed segment with parameters p and emits every
-// block of every stripe, signed by signer (nil only for unsigned public
-// segments). Memory stays at one stripe whatever the segment size.
-func (s *Sealed) Encode(gen Generation, p erasure.Params, signer *keys.Signer, emit EmitFunc) error {
+// Blocks erasure-codes the sealed segment with parameters p and yields
+// every block of every stripe, in stripe and shard order, signed by
+// signer (nil only for unsigned public segments), then a nil error; or
+// the error that stopped it. Memory stays at one stripe whatever the
+// segment size.
+func (s *Sealed) Blocks(gen Generation, p erasure.Params, signer *keys.Signer) iter.Seq2[Encoded, error] {
+	return func(yield func(Encoded, error) bool) {
+		if err := s.encode(gen, p, signer, yield); err != nil && !errors.Is(err, errStopped) {
+			yield(Encoded{}, err)
+		}
+	}
+}
+
+// errStopped is how encode learns that the caller stopped ranging.
+var errStopped = errors.New("stopped")
+
+func (s *Sealed) encode(gen Generation, p erasure.Params, signer *keys.Signer, yield func(Encoded, error) bool) error {
 	if p.Length != s.Length {
 		return fmt.Errorf("segment %q: parameters are for %d bytes, ciphertext has %d", s.Name, p.Length, s.Length)
 	}
@@ -65,12 +95,15 @@ func (s *Sealed) Encode(gen Generation, p erasure.Params, signer *keys.Signer, e
 		if buf, err = b.Append(buf[:0], sign); err != nil {
 			return err
 		}
-		return emit(b, buf)
+		if !yield(Encoded{Block: b, Raw: buf}, nil) {
+			return errStopped
+		}
+		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, errStopped) {
 		return fmt.Errorf("segment %q: encoding: %w", s.Name, err)
 	}
-	return nil
+	return err
 }
 
 // Segment returns the manifest entry for s encoded by gen with p.

@@ -16,11 +16,6 @@ import (
 // large for the manifest comment. Names starting with "_" are reserved.
 const ListingSegment = "_listing"
 
-// PlaceFunc erasure-codes a sealed segment (choosing its parameters),
-// places its blocks on carrier pages and returns the parameters and the
-// carriers. BuildManifest calls it for the listing segment.
-type PlaceFunc func(s *Sealed) (erasure.Params, []manifest.Carrier, error)
-
 // CheckSegmentName rejects names that are invalid or reserved.
 func CheckSegmentName(name string) error {
 	if strings.HasPrefix(name, "_") {
@@ -33,44 +28,48 @@ func CheckSegmentName(name string) error {
 // generation and data segments the caller has filled) with the listing,
 // signs it and returns the encoded manifest. The listing is encrypted (in
 // public mode: only compressed) and travels inside the manifest when the
-// manifest comment stays within its 16 KiB bound; otherwise it is sealed
-// as the segment "_listing", which place codes and places, and the manifest
-// names that segment and its carriers instead.
-func BuildManifest(m *manifest.Manifest, list *manifest.FileList, s *keys.Sealer, opts SealOptions, place PlaceFunc) ([]byte, error) {
+// manifest comment stays within its 16 KiB bound; otherwise BuildManifest
+// returns no envelope but the listing sealed as the segment "_listing",
+// which the caller codes and places, then signs the manifest with
+// SignWithListing (and closes the segment).
+func BuildManifest(m *manifest.Manifest, list *manifest.FileList, s *keys.Sealer, opts SealOptions) (env []byte, listing *Sealed, err error) {
 	plain, err := manifest.EncodeList(list)
 	if err != nil {
-		return nil, err
-	}
-	var signer manifest.Signer
-	if s.Signer != nil {
-		signer = s.Signer
+		return nil, nil, err
 	}
 	m.Cipher = s.Cipher.String()
 	inline, err := encryptBytes(s, plain)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m.Listing = manifest.Listing{Inline: inline}
-	env, err := manifest.Encode(m, signer)
+	env, err = manifest.Encode(m, signerOf(s))
 	if !errors.Is(err, manifest.ErrTooLarge) {
-		return env, err
+		return env, nil, err
 	}
-	sealed, err := sealBytes(ListingSegment, block.KindListing, plain, s, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer sealed.Close()
-	p, carriers, err := place(sealed)
-	if err != nil {
-		return nil, fmt.Errorf("placing the listing segment: %w", err)
-	}
-	m.Segments = append(m.Segments, sealed.Segment(Generation{ID: m.Generation, Time: m.Time}, p))
+	listing, err = sealBytes(ListingSegment, block.KindListing, plain, s, opts)
+	return nil, listing, err
+}
+
+// SignWithListing completes m with its listing segment, coded with p and
+// named on carriers, and signs it: BuildManifest's second step for a
+// listing too large to travel inline.
+func SignWithListing(m *manifest.Manifest, listing *Sealed, p erasure.Params, carriers []manifest.Carrier, s *keys.Sealer) ([]byte, error) {
+	m.Segments = append(m.Segments, listing.Segment(Generation{ID: m.Generation, Time: m.Time}, p))
 	m.Listing = manifest.Listing{Segment: ListingSegment, Carriers: carriers}
-	env, err = manifest.Encode(m, signer)
+	env, err := manifest.Encode(m, signerOf(s))
 	if errors.Is(err, manifest.ErrTooLarge) {
 		return nil, fmt.Errorf("%w: even without its listing (%d segments); use fewer segments", err, len(m.Segments))
 	}
 	return env, err
+}
+
+// signerOf is the sealer's signer, nil (no signature) in public mode.
+func signerOf(s *keys.Sealer) manifest.Signer {
+	if s.Signer == nil {
+		return nil
+	}
+	return s.Signer
 }
 
 func encryptBytes(s *keys.Sealer, plain []byte) ([]byte, error) {

@@ -64,7 +64,7 @@ func encodeAll(t testing.TB, in Input, s *keys.Sealer, p func(length int64) eras
 	for i := range blocks {
 		blocks[i] = make([][]byte, params.Shards())
 	}
-	err = sealed.Encode(gen1, params, s.Signer, func(b *block.Block, enc []byte) error {
+	err = eachBlock(sealed, gen1, params, s.Signer, func(b *block.Block, enc []byte) error {
 		blocks[b.Stripe][b.Shard] = append([]byte(nil), enc...)
 		return nil
 	})
@@ -119,4 +119,18 @@ func randomBytes(r *rand.Rand, n int) []byte {
 		b[i] = byte(r.Uint32())
 	}
 	return b
+}
+
+// eachBlock calls emit with every block Blocks yields: the shape of the
+// tests written before Blocks was an iterator.
+func eachBlock(s *Sealed, gen Generation, p erasure.Params, signer *keys.Signer, emit func(b *block.Block, enc []byte) error) error {
+	for b, err := range s.Blocks(gen, p, signer) {
+		if err != nil {
+			return err
+		}
+		if err := emit(b.Block, b.Raw); err != nil {
+			return err
+		}
+	}
+	return nil
 }
