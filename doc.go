@@ -1,33 +1,27 @@
 // Package lazarus preserves a website's server side (scripts, config,
 // database dumps) inside the HTML pages web archives already keep, and
-// rebuilds it from archived copies after the site is lost.
+// rebuilds it from archived copies after the site is lost. Importing this
+// root package plugs the Caddy module in (caddy.go), as
+// `xcaddy build --with github.com/lazarus-preserve/lazarus` does.
 //
-// Where things live:
-//
-//   - cmd/lazarus: the command (keygen, inject, recover, demo, version).
-//     Thin: flags in, one library call, exit code out; it embeds Caddy
-//     only to serve the demo (internal/ never imports Caddy).
-//   - injector, recover, caddymodule: the three public packages, one per
-//     product piece: embedding a backup in a static site's pages, rebuilding
-//     it from archived pages, and the Caddy v2 module http.handlers.lazarus
-//     (which serves bundles or builds generations itself with injector).
-//     Importing this root package plugs that module in (caddy.go), as
-//     `xcaddy build --with github.com/lazarus-preserve/lazarus` does.
-//   - cmd/caddy: Caddy with its standard modules plus Lazarus.
-//   - internal/codec: the pipeline in both directions, built from
-//     internal/bundle (deterministic tar+gzip, safe extraction),
-//     internal/keys (age encryption, Ed25519 signatures, key files),
-//     internal/erasure (Reed-Solomon stripes), internal/block (the block
-//     wire format), internal/manifest (the signed manifest) and
-//     internal/htmlblock (HTML comment armor, insertion and scanning).
-//   - internal/site (which pages of a static site can carry blocks, and
-//     what a served page links to and whether it allows archiving),
-//     internal/placement (coding parameters and block placement) and
-//     internal/ignore (gitignore-style excludes) serve the injector;
-//     internal/fetch (the polite HTTP client), internal/archive (CDX,
-//     Memento and Common Crawl listing, and archivetest, a local archive
-//     for tests) and internal/warc (WARC/WACZ reading and writing) serve
-//     the recover sources.
-//   - docs/FORMAT.md: the normative wire format and threat model.
-//   - testdata: shared fixtures.
+// Where things live. The three public packages are the product: injector
+// (put a generation into a static site's pages: Run), recover (rebuild
+// the server side from captures: Run) and caddymodule (the Caddy handler
+// http.handlers.lazarus, which serves a bundle or builds generations
+// itself with injector). cmd/lazarus is the command (keygen, inject,
+// recover, verify, status, capture, demo, version): flags in, one library
+// call, exit codes and hints out; its demo lives in cmd/lazarus/internal.
+// cmd/caddy is Caddy with the module. Everything else is internal/, one
+// concept per package, none importing a public package or Caddy: the
+// engines of the commands that audit (verify, status, capture); the
+// pipeline (codec, over bundle, keys, erasure, block, manifest, htmlblock);
+// planning an injection (site, placement, ignore, assure, history); where
+// archived pages are found and how they are read (source, over archive,
+// fetch, warc, contentcoding, spn, siteurl); and small shared pieces
+// (rootfile, problems, optionerr, humane, noatime, statushtml, sim).
+// Test support is internal/sitetest (shared fixtures), archive/archivetest
+// (local archives), contentcoding/codingtest, chromiumtest and proctest;
+// testdata/ holds the shared test site, test-only keys and the wire
+// format's golden vectors. docs/ is the manual; docs/FORMAT.md is the
+// normative wire format and threat model.
 package lazarus

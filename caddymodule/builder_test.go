@@ -357,7 +357,7 @@ func TestBuilderKeepsServedGenerations(t *testing.T) {
 // so long that the storage lock expires and instance b builds and
 // publishes a generation meanwhile. a must then publish nothing: its
 // generation would replace b's and a's prune would delete b's, which b
-// serves (issue 12's Redis cluster: a lock lost to a stalled holder).
+// serves (a Redis cluster's lock lost to a stalled holder).
 func TestBuildAfterLostLock(t *testing.T) {
 	f := newBuildFixture(t)
 	now := genTime

@@ -31,14 +31,8 @@
 // archives hold as metrics, know a capture by its digest without
 // fetching it.
 //
-// Files: handler.go (options, lifecycle), switch.go (generation
-// switches), serve.go (HTTP), recorder.go (holding responses), inspect.go
-// (robots and links of a page), links.go (canonical paths, verified
-// pages), layout.go (what a page carries, rendering), generation.go
-// (reading bundles), placer.go (live placement) with placerstore.go (its
-// storage) and priolock.go, builder.go (self-building), retain.go (which
-// built generations stay), mirror.go (the builder's state in storage),
-// cache.go, conditional.go, metrics.go, caddyfile.go (with siteurl.go,
-// site_url from the site address), errors.go (injector errors in the
-// Caddyfile's words).
+// Each concept has its file (handler, switch, serve, recorder, inspect,
+// links, layout, generation, placer, builder, retain, mirror, cache,
+// conditional, metrics, audit, capture, caddyfile, errors), and each file
+// has its _test.go beside it.
 package caddymodule

@@ -32,7 +32,7 @@ func valgrindDir() string {
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
-// weightCase is the case issue 11 measured: the Valgrind manual (42 pages)
+// weightCase is the page-weight benchmark case: the Valgrind manual (42 pages)
 // carrying a 4 MB source tree and a 1 MB database dump.
 type weightCase struct {
 	site     string           // a copy of the manual
@@ -168,7 +168,7 @@ func ciphertext(res *injector.Report) int64 {
 }
 
 // TestPageWeightInject: inject's default plan on the Valgrind manual
-// adds few times the ciphertext (issue 11 measured 6.1× when pages were
+// adds few times the ciphertext (6.1× when pages were
 // filled), reaches its target under the model, and the server side
 // rebuilds after a random 40% of the pages are lost.
 func TestPageWeightInject(t *testing.T) {
@@ -211,7 +211,7 @@ func TestPageWeightInject(t *testing.T) {
 }
 
 // TestPageWeightModule: the Caddy module building generations itself for
-// the manual's pages adds about what inject does (issue 11 measured
+// the manual's pages adds about what inject does (measured before:
 // 10.9× the ciphertext), one block of a stripe per page at most, and the
 // server side rebuilds from a wget crawl that lost 40% of its pages.
 func TestPageWeightModule(t *testing.T) {

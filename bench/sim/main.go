@@ -1,4 +1,4 @@
-// Command sim runs the seeded simulator of issue 11 (package
+// Command sim runs the seeded placement simulator (package
 // internal/sim): a site whose server side changes, an archive that
 // captures its pages at their own rates and in sweeps, and four ways to
 // place each generation's blocks at equal bytes, with capture requests off

@@ -15,8 +15,8 @@ const (
 
 	// DefaultCapture is the probability that archives keep a page's
 	// current version, for pages Options.Capture does not name: a coin
-	// toss, for a site whose capture history is not known (issue 11,
-	// seed 001's median site is captured every few weeks).
+	// toss, for a site whose capture history is not known
+	// (seed 001's median site is captured every few weeks).
 	DefaultCapture = 0.5
 )
 

@@ -1,5 +1,5 @@
 // Package sim is the seeded discrete-event simulator behind
-// `go run ./bench/sim` (issue 11): a site of Config.Pages pages whose
+// `go run ./bench/sim`: a site of Config.Pages pages whose
 // server side changes every Config.ChangeEvery days, each change making a
 // new generation that a placement policy spreads over the pages, and an
 // archive that captures the pages at their own rates and in whole-site

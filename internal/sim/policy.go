@@ -52,7 +52,7 @@ func (p Policy) String() string {
 
 // pageCapacity is the bytes a plan may add to one simulated page: the
 // injector's default page budget, injector.DefaultPageBudget (a cap, not
-// a target: issue 11).
+// a target).
 const pageCapacity = 256 << 10
 
 // carriersOf returns the site's pages as placement carriers.

@@ -14,7 +14,7 @@ type Report struct {
 	// rotation: requests off first, policies in Policies order,
 	// make-before-break before break-before-make.
 	Cells []Cell `json:"cells"`
-	// Goals compares the cells with issue 11's goals; it asserts nothing.
+	// Goals compares the cells with the placement goals (see Goals); it asserts nothing.
 	Goals Goals `json:"goals"`
 	// Plans describes the lazarus plans, generation by generation.
 	Plans []PlanStats `json:"plans"`
@@ -64,7 +64,7 @@ type Cell struct {
 	RequestsPerGeneration float64 `json:"requests_per_generation"`
 }
 
-// Goals sets the cells beside issue 11's goals.
+// Goals sets the cells beside the placement goals.
 type Goals struct {
 	// LazarusPRec30 and RoundRobinPRec30 are P_rec 30 days after
 	// publication, requests off, make-before-break; Gain30 is their
@@ -140,7 +140,7 @@ func (rep *Report) find(p Policy, req bool, r Rotation) *Cell {
 	return &Cell{}
 }
 
-// goals compares the cells with issue 11's goals.
+// goals compares the cells with the placement goals.
 func (rep *Report) goals() Goals {
 	laz, rr := rep.find(Lazarus, false, MakeBeforeBreak), rep.find(RoundRobin, false, MakeBeforeBreak)
 	on := rep.find(Lazarus, true, MakeBeforeBreak)
@@ -197,7 +197,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 			p.Day, 100*p.Learned, p.BytesRatio, p.Planned, c.Target, 100*p.BelowTarget, p.Recoverable30)
 	}
 	g := rep.Goals
-	fmt.Fprintf(w, "\nGoals (issue 11), requests off and make-before-break unless said:\n")
+	fmt.Fprintf(w, "\nGoals, requests off and make-before-break unless said:\n")
 	fmt.Fprintf(w, "  P_rec at equal bytes, lazarus vs round-robin: +30 d %.3f vs %.3f (%+.0f%%), +7 d %+.0f%% (goal: +20%% or more)\n",
 		g.LazarusPRec30, g.RoundRobinPRec30, 100*g.Gain30, 100*g.Gain7)
 	fmt.Fprintf(w, "  unsafe drops, all policies and request modes summed: make-before-break %d (goal: 0), break-before-make %d\n",

@@ -9,7 +9,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 )
 
-// correlationNote is the plain sentence issue 10 asks for beside the two
+// correlationNote is the plain sentence beside the two
 // views.
 const correlationNote = "Archives crawl a site in sweeps, so the captures of its pages are correlated. " +
 	"The independent view assumes they are not and is therefore optimistic; " +
