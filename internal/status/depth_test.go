@@ -3,7 +3,6 @@ package status_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -15,68 +14,75 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/internal/status"
-
-	"github.com/lazarus-preserve/lazarus/internal/source"
-
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
-	"github.com/lazarus-preserve/lazarus/internal/history"
+	"github.com/lazarus-preserve/lazarus/internal/source"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
-// Regression tests for the second review of lazarus status (issue 10),
-// one per finding.
-
-// downSource lists captures with their true digests, but none of them
-// can be fetched: every replay answers HTTP 503.
-type downSource struct {
-	caps []archivetest.Capture
-}
-
-func (downSource) Name() string { return "down" }
-
-func (s downSource) List(_ context.Context, _ *url.URL, fn func(source.Capture) error) error {
-	for _, c := range s.caps {
-		if err := fn(source.Capture{Source: "down", URL: c.URL, Time: c.Time, Digest: archivetest.Digest(c.Body), Locator: c.URL}); err != nil {
-			return err
+// TestDepthFromOnePassWARC: a local WARC file is read in one pass, a
+// page before the pages it links to: those links are kept until the
+// listing ends, then the ones to pages listed stay and the walk finds
+// the depths.
+func TestDepthFromOnePassWARC(t *testing.T) {
+	site := newStatusSite(t, 1)
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "crawl.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := warc.NewWriter(f, true)
+	for _, p := range []struct{ path, body string }{
+		{"", `<a href="/a.html">a</a><a href="/nowhere.html">n</a>`},
+		{"a.html", `<a href="b.html">b</a>`},
+		{"b.html", `<a href="/">home</a>`},
+		{"c.html", ``},
+	} {
+		body := "<html><body>" + p.body + "</body></html>"
+		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		if err := w.WriteResponse("https://example.org/"+p.path, statusT1, []byte(resp)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	return nil
+	f.Close()
+	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{source.WARCSource{Path: dir}},
+		ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true})
+	checkDepths(t, rep, map[string]int{"/": 0, "/a.html": 1, "/b.html": 2, "/c.html": status.DepthUnknown}, "")
 }
 
-func (downSource) Fetch(_ context.Context, c source.Capture) (io.ReadCloser, error) {
-	return nil, errors.New("GET " + c.Locator + ": HTTP 503")
-}
-
-// TestStatusR1SpotCheckUnfetchable: an archive lists every generation 2
-// page under its true digest, but none of its copies can be fetched. The
-// spot check confirms nothing: the history's credit is withdrawn, the
-// report says the archive's copies could not be fetched, and status
-// exits 1, as recover fails.
-func TestStatusR1SpotCheckUnfetchable(t *testing.T) {
-	site := newStatusSite(t, 8)
+// TestDepthIsBreadthFirstOverArchivedLinks: "/" and "/index.html" are
+// one page; depths come from a breadth-first walk of the archived pages'
+// links, and a page the walk does not reach has an unknown depth, not 1.
+func TestDepthIsBreadthFirstOverArchivedLinks(t *testing.T) {
+	site := newStatusSite(t, 1)
 	site.inject(t, statusT1)
-	g2 := site.inject(t, statusT2)
-	src := downSource{caps: g2.plant(statusT2.Add(day), "", g2.names()...)}
-	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{src},
-		ServerKey: site.server.Marshal(), History: []history.Store{site.hist}, Now: statusNow, NoLive: true})
-	if out := rep.Outcome(); out != status.NothingRecoverable || rep.RestorePoint != nil {
-		t.Fatalf("outcome %d, restore point %+v; want nothing recoverable (no copy can be fetched)", out, rep.RestorePoint)
-	}
-	if !strings.Contains(strings.Join(rep.Problems, "\n"), "copies could not be fetched") {
-		t.Fatalf("problems do not say the archive's copies could not be fetched: %q", rep.Problems)
-	}
-	for _, c := range rep.Captures {
-		if c.How == status.HowHistory || c.Blocks > 0 {
-			t.Fatalf("capture %s still credited: %+v", c.URL, c)
+	page := func(links ...string) []byte {
+		s := "<html><body>"
+		for _, l := range links {
+			s += `<a href="` + l + `">x</a>`
 		}
+		return []byte(s + "</body></html>")
 	}
-	rrep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: site.owner.Marshal(), Out: t.TempDir(),
-		SiteURL: "https://example.org/", Sources: []source.Source{src}})
-	if err == nil && rrep.Generation != "" {
-		t.Fatalf("recover restored generation %s from an archive none of whose copies can be fetched", rrep.Generation)
+	root := page("/blog/", "/about.html")
+	caps := []archivetest.Capture{
+		{URL: "https://example.org/", Time: statusT1.Add(day), Body: root},
+		{URL: "https://example.org/index.html", Time: statusT1.Add(2 * day), Body: root},
+		{URL: "https://example.org/blog/", Time: statusT1.Add(day), Body: page("/blog/post1.html")},
+		{URL: "https://example.org/blog/post1.html", Time: statusT1.Add(day), Body: page()},
+		{URL: "https://example.org/about.html", Time: statusT1.Add(day), Body: page()},
+		{URL: "https://example.org/orphan.html", Time: statusT1.Add(day), Body: page()},
 	}
+	srv, err := archivetest.New(caps, archivetest.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	client := source.NewClient(source.ClientOptions{Rate: 600000})
+	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
+		Sources: []source.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}}
+	rep := runStatus(t, o)
+	checkDepths(t, rep, map[string]int{"/": 0, "/blog/": 1, "/about.html": 1, "/blog/post1.html": 2, "/orphan.html": status.DepthUnknown},
+		`("/index.html" is "/")`)
 }
 
 // linkySource serves pages pages, each linking to 1,000 pages no one
@@ -103,11 +109,12 @@ func (s linkySource) Fetch(_ context.Context, c source.Capture) (io.ReadCloser, 
 	return io.NopCloser(io.MultiReader(strings.NewReader("<html><!-- "+c.Locator+" -->"), bytes.NewReader(s.body))), nil
 }
 
-// TestStatusR2LinksBounded: the links of archived pages to pages neither
-// the history nor a listing knows are not kept: 40 pages of 1,000 links
-// of 4,000 bytes (160 MB of links) leave the heap, measured after a
-// collection between fetches, well under 48 MiB above where it started.
-func TestStatusR2LinksBounded(t *testing.T) {
+// TestLinksToUnknownPagesNotKept: the links of archived pages to pages
+// neither the history nor a listing knows are not kept: 40 pages of
+// 1,000 links of 4,000 bytes (160 MB of links) leave the heap, measured
+// after a collection between fetches, well under 48 MiB above where it
+// started.
+func TestLinksToUnknownPagesNotKept(t *testing.T) {
 	site := newStatusSite(t, 1)
 	var b strings.Builder
 	long := strings.Repeat("a", 3990)
@@ -147,79 +154,5 @@ func TestStatusR2LinksBounded(t *testing.T) {
 	})
 	if cached > 1<<20 {
 		t.Fatalf("the cache holds %d bytes for 40 pages without blocks", cached)
-	}
-}
-
-// TestStatusR2WARCDepth: a local WARC file is read in one pass, a page
-// before the pages it links to: those links are kept until the listing
-// ends, then the ones to pages listed stay and the walk finds the
-// depths.
-func TestStatusR2WARCDepth(t *testing.T) {
-	site := newStatusSite(t, 1)
-	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "crawl.warc.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := warc.NewWriter(f, true)
-	for _, p := range []struct{ path, body string }{
-		{"", `<a href="/a.html">a</a><a href="/nowhere.html">n</a>`},
-		{"a.html", `<a href="b.html">b</a>`},
-		{"b.html", `<a href="/">home</a>`},
-		{"c.html", ``},
-	} {
-		body := "<html><body>" + p.body + "</body></html>"
-		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-		if err := w.WriteResponse("https://example.org/"+p.path, statusT1, []byte(resp)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f.Close()
-	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{source.WARCSource{Path: dir}},
-		ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true})
-	checkDepths(t, rep, map[string]int{"/": 0, "/a.html": 1, "/b.html": 2, "/c.html": status.DepthUnknown}, "")
-}
-
-// TestStatusR5OversizedWARCDigest: a local WARC file whose records are
-// junk at least MaxCapture bytes long, each with a forged
-// WARC-Payload-Digest naming a generation 2 page, is not credited by the
-// history: its digest was not computed from its bytes. Nothing is
-// recoverable (exit 1).
-func TestStatusR5OversizedWARCDigest(t *testing.T) {
-	site := newStatusSite(t, 8)
-	site.inject(t, statusT1)
-	g2 := site.inject(t, statusT2)
-	const maxCapture = 64 << 10
-	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "forged.warc.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := warc.NewWriter(f, true)
-	for _, n := range g2.names() {
-		u := "https://example.org/" + n
-		body := "<html>" + strings.Repeat("junk ", maxCapture/5) + "</html>"
-		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-		h := warc.Header{{Name: "WARC-Type", Value: "response"}, {Name: "WARC-Target-URI", Value: u},
-			{Name: "WARC-Date", Value: warc.FormatDate(statusT2.Add(day))}, {Name: "Content-Type", Value: "application/http; msgtype=response"},
-			{Name: "WARC-Payload-Digest", Value: warc.Digest(g2.pages[u])}}
-		if err := w.WriteRecord(h, []byte(resp)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	f.Close()
-	// A local file's digests are computed from its bytes, so no spot
-	// check is needed to trust them: the verdict must not rest on one.
-	for _, spot := range []int{status.NoSpotChecks, 0} {
-		rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{source.WARCSource{Path: dir}},
-			ServerKey: site.server.Marshal(), History: []history.Store{site.hist}, Now: statusNow, NoLive: true, MaxCapture: maxCapture, SpotChecks: spot})
-		if out := rep.Outcome(); out != status.NothingRecoverable {
-			t.Fatalf("spot checks %d: outcome %d, restore point %+v; want nothing recoverable (the records hold no block)", spot, out, rep.RestorePoint)
-		}
-		for _, c := range rep.Captures {
-			if c.How == status.HowHistory || c.How == status.HowChecked || c.Blocks > 0 {
-				t.Fatalf("spot checks %d: forged record %s credited: %+v", spot, c.URL, c)
-			}
-		}
 	}
 }

@@ -1,55 +1,26 @@
 package status_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/internal/status"
-
-	"github.com/lazarus-preserve/lazarus/internal/source"
-
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/history"
+	"github.com/lazarus-preserve/lazarus/internal/source"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
-// Regression tests for a new user's second trial of lazarus status, one
-// per item (numbered as in the trial's findings).
-
-// TestStatusN4LiveCarriersUnknown: without a history, the live site
-// serves generation 2, which no archive holds: which pages carry it is
-// unknown, so there is no outlook (not a forecast of 0% forever).
-func TestStatusN4LiveCarriersUnknown(t *testing.T) {
-	w, o, _ := liveNewerWorld(t)
-	rep := runStatus(t, o)
-	a := rep.Assessment
-	if rep.Live != w.g2.id || a == nil {
-		t.Fatalf("live %q, assessment %+v; want generation 2 from the live site", rep.Live, a)
-	}
-	want := "which pages carry generation " + w.g2.id + " is unknown without the serve history"
-	if a.Reason != status.AssessCarriersUnknown || a.Error != want || len(a.Views) != 0 || a.Evidence != nil {
-		t.Fatalf("assessment %+v; want no views and reason %q: %q", a, status.AssessCarriersUnknown, want)
-	}
-	for _, note := range rep.Notes {
-		if strings.Contains(note, "Too little capture history") || strings.Contains(note, "sweep view") {
-			t.Errorf("note about a model that did not run: %q", note)
-		}
-	}
-	// With the history, the same generation is modelled.
-	o.History = []history.Store{w.site.hist}
-	if rep := runStatus(t, o); rep.Assessment == nil || rep.Assessment.Reason != "" || len(rep.Assessment.Views) != 2 {
-		t.Fatalf("with the history: assessment %+v", rep.Assessment)
-	}
-}
-
-// TestStatusN5MirrorFileTimes: a wget mirror made right after the
-// first generation dates its files by the pages' Last-Modified, a second
-// before the history records them. The captures are dated no earlier
-// than their recorded versions, so the pages count as observed for the
-// two hours since, not the model's whole window: too little history,
-// the prior dominates, as for a WARC of the same crawl. The report says
-// capture times are file times.
-func TestStatusN5MirrorFileTimes(t *testing.T) {
+// TestMirrorFileTimesDoNotPredateRecordedVersions: a wget mirror made
+// right after the first generation dates its files by the pages'
+// Last-Modified, a second before the history records them. The captures
+// are dated no earlier than their recorded versions, so the pages count
+// as observed for the two hours since, not the model's whole window: too
+// little history, the prior dominates, as for a WARC of the same crawl.
+// The report says capture times are file times.
+func TestMirrorFileTimesDoNotPredateRecordedVersions(t *testing.T) {
 	site := newStatusSite(t, 4)
 	g := site.inject(t, statusT1)
 	dir := mirror(t, g.pages, statusT1.Add(-time.Second))
@@ -75,9 +46,9 @@ func TestStatusN5MirrorFileTimes(t *testing.T) {
 	}
 }
 
-// TestStatusN6AliasOneSweep: one crawl that captures "/" and
+// TestIndexAliasIsOneSweep: one crawl that captures "/" and
 // "/index.html" (one page) is one sweep, not two.
-func TestStatusN6AliasOneSweep(t *testing.T) {
+func TestIndexAliasIsOneSweep(t *testing.T) {
 	w := newStatusWorld(t, func(w *statusWorld) {
 		at := statusT2.Add(day)
 		w.wayback = w.g2.plant(at, "", w.g2.names()...)
@@ -102,23 +73,67 @@ func TestStatusN6AliasOneSweep(t *testing.T) {
 	}
 }
 
-// TestStatusN10AsOfBeforeAnyGeneration: an audit as of a time before
-// the first generation says none had been made yet (the cause), not that
-// the archives hold none.
-func TestStatusN10AsOfBeforeAnyGeneration(t *testing.T) {
+// TestModelTimesInJSONAsSeconds: the model is asked for ModelTimes, and
+// the JSON carries them as float seconds, round trip exact.
+func TestModelTimesInJSONAsSeconds(t *testing.T) {
 	w := newStatusWorld(t, plantNewest)
-	o := w.statusOpts(true, "")
-	o.Now = statusT1.Add(-day)
-	rep := runStatus(t, o)
-	c := rep.Cause
-	if rep.Outcome() != status.NothingRecoverable || !rep.AsOf || c == nil || c.Kind != status.CauseNoneYet ||
-		!strings.Contains(c.Message, "no generation had been made yet as of "+o.Now.Format(time.RFC3339)) ||
-		!strings.Contains(c.Message, statusT1.Format(time.RFC3339)) {
-		t.Fatalf("as of %v: outcome %v, as of %v, cause %+v", o.Now, rep.Outcome(), rep.AsOf, c)
+	rep := w.status(t, true, "")
+	want := status.ModelTimes()
+	for _, v := range rep.Assessment.Views {
+		if len(v.At) != len(want) {
+			t.Fatalf("%s view: %d times, want %d", v.Name, len(v.At), len(want))
+		}
+		for i, p := range v.At {
+			if p.After != want[i] {
+				t.Fatalf("%s view: time %d is %v, want %v", v.Name, i, p.After, want[i])
+			}
+		}
 	}
-	// As of a time after the first generation: no such cause.
-	o.Now = statusNow
-	if rep := runStatus(t, o); rep.Cause != nil {
-		t.Fatalf("as of %v: cause %+v", o.Now, rep.Cause)
+	raw, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(`_ns"`)) || !bytes.Contains(raw, []byte(`"after_seconds":604800`)) ||
+		!bytes.Contains(raw, []byte(`"age_seconds":`)) || !bytes.Contains(raw, []byte(`"reach_in_seconds":`)) {
+		t.Fatalf("JSON durations are not float seconds: %s", raw[:min(len(raw), 400)])
+	}
+	var back status.Report
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.RestorePoint.Age != rep.RestorePoint.Age || back.Assessment.Views[1].At[7].After != 7*day ||
+		back.Assessment.Views[1].ReachIn != rep.Assessment.Views[1].ReachIn {
+		t.Fatalf("round trip: %+v, want %+v", back.RestorePoint, rep.RestorePoint)
+	}
+}
+
+// TestThinEvidenceIsSaid: five days of captures weigh less than the
+// prior's 30 days: the report carries the evidence and says it is thin;
+// with two months of captures it does not.
+func TestThinEvidenceIsSaid(t *testing.T) {
+	w := newStatusWorld(t, func(w *statusWorld) {
+		w.wayback = w.g1.plant(statusT1.Add(day), "", w.g1.names()...)
+	})
+	for _, tc := range []struct {
+		now  time.Time
+		thin bool
+	}{{statusT1.Add(5 * day), true}, {statusT1.Add(60 * day), false}} {
+		o := w.statusOpts(true, "")
+		o.Now = tc.now
+		rep := runStatus(t, o)
+		e := rep.Assessment.Evidence
+		if e == nil || e.PriorDominated != tc.thin || e.MedianExposure <= 0 {
+			t.Fatalf("as of %v: evidence %+v; want prior-dominated %v", tc.now, e, tc.thin)
+		}
+		if got := strings.Contains(strings.Join(rep.Notes, "\n"), "Too little capture history"); got != tc.thin {
+			t.Fatalf("as of %v: thin-evidence note %v, want %v: %q", tc.now, got, tc.thin, rep.Notes)
+		}
+		raw, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(raw, []byte(`"median_exposure_seconds":`)) || bytes.Contains(raw, []byte(`"prior_dominated":true`)) != tc.thin {
+			t.Fatalf("as of %v: JSON evidence wrong", tc.now)
+		}
 	}
 }

@@ -4,15 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/lazarus-preserve/lazarus/internal/sitetest"
-	"github.com/lazarus-preserve/lazarus/internal/status"
 
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
@@ -21,6 +20,8 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // statusSite is a small injected site whose generations are kept page by
@@ -206,4 +207,64 @@ func checkDepths(t *testing.T, rep *status.Report, want map[string]int, why stri
 			t.Errorf("%s: depth %d, want %d", u, got[u], d)
 		}
 	}
+}
+
+// statusOpts are the options w.status uses, for tests that tune them.
+func (w *statusWorld) statusOpts(hist bool, state string) status.Options {
+	o := status.Options{SiteURL: "https://example.org/", Sources: w.sources, ServerKey: w.site.server.Marshal(),
+		StateDir: state, Now: statusNow, NoLive: true}
+	if hist {
+		o.History = []history.Store{w.site.hist}
+	}
+	return o
+}
+
+func runStatus(t *testing.T, o status.Options) *status.Report {
+	t.Helper()
+	rep, err := status.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// mirror writes pages (URL suffix → bytes) as a wget mirror does, under
+// DIR/example.org/, with modification time at, and returns DIR.
+func mirror(t *testing.T, pages map[string][]byte, at time.Time) string {
+	t.Helper()
+	dir := t.TempDir()
+	for u, body := range pages {
+		name := strings.TrimPrefix(u, "https://example.org/")
+		if name == "" || strings.HasSuffix(name, "/") {
+			name += "index.html"
+		}
+		p := filepath.Join(dir, "example.org", filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// liveDoer answers every request with the page at its URL's path, as the
+// live site would, without leaving the test; it counts requests.
+type liveDoer struct {
+	pages map[string][]byte
+	n     *int
+}
+
+func (d liveDoer) Do(req *http.Request) (*http.Response, error) {
+	*d.n++
+	body, ok := d.pages[req.URL.String()]
+	if !ok {
+		return &http.Response{StatusCode: http.StatusNotFound, Body: io.NopCloser(strings.NewReader("")), Request: req}, nil
+	}
+	return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader(string(body))), Request: req,
+		Header: http.Header{"Content-Type": {"text/html"}}}, nil
 }
