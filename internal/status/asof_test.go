@@ -54,7 +54,7 @@ func TestAsOfIgnoresLocalCopiesOfLaterGenerations(t *testing.T) {
 	site.inject(t, statusT1)
 	g2 := site.inject(t, statusT2)
 	dir := mirror(t, g2.pages, statusT1.Add(day))
-	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusT1.Add(10 * day), NoLive: true,
+	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.Server.Marshal(), Now: statusT1.Add(10 * day), NoLive: true,
 		Sources: []source.Source{source.DirSource{Dir: dir}}, SpotChecks: status.NoSpotChecks}
 	rep := runStatus(t, o)
 	for _, g := range rep.Generations {

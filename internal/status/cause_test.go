@@ -53,7 +53,7 @@ func TestUnreadableSourcesAreTheCause(t *testing.T) {
 	site := newStatusSite(t, 2)
 	site.inject(t, statusT1)
 	missing := filepath.Join(t.TempDir(), "nonexist.warc")
-	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
+	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true,
 		Sources: []source.Source{source.WARCSource{Path: missing}}}
 	rep := runStatus(t, o)
 	c := rep.Cause
@@ -66,7 +66,7 @@ func TestUnreadableSourcesAreTheCause(t *testing.T) {
 	if c := rep.Cause; c == nil || !strings.HasPrefix(c.Message, "every source failed: source warc=") || !strings.Contains(c.Message, "; source dir=") {
 		t.Fatalf("two unreadable sources: cause %+v", c)
 	}
-	o.Sources[1] = source.DirSource{Dir: filepath.Join(site.dir, "site")}
+	o.Sources[1] = source.DirSource{Dir: site.Pages()}
 	if rep := runStatus(t, o); rep.Cause != nil {
 		t.Fatalf("one source read: cause %+v", rep.Cause)
 	}

@@ -46,7 +46,7 @@ func TestDepthFromOnePassWARC(t *testing.T) {
 	}
 	f.Close()
 	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{source.WARCSource{Path: dir}},
-		ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true})
+		ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true})
 	checkDepths(t, rep, map[string]int{"/": 0, "/a.html": 1, "/b.html": 2, "/c.html": status.DepthUnknown}, "")
 }
 
@@ -78,7 +78,7 @@ func TestDepthIsBreadthFirstOverArchivedLinks(t *testing.T) {
 	}
 	t.Cleanup(srv.Close)
 	client := source.NewClient(source.ClientOptions{Rate: 600000})
-	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
+	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true,
 		Sources: []source.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}}
 	rep := runStatus(t, o)
 	checkDepths(t, rep, map[string]int{"/": 0, "/blog/": 1, "/about.html": 1, "/blog/post1.html": 2, "/orphan.html": status.DepthUnknown},
@@ -133,7 +133,7 @@ func TestLinksToUnknownPagesNotKept(t *testing.T) {
 	}
 	state := t.TempDir()
 	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{src},
-		ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true, Progress: measure, StateDir: state})
+		ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true, Progress: measure, StateDir: state})
 	if rep.Sources[0].Fetched != 40 {
 		t.Fatalf("fetched %d pages, want 40: %+v", rep.Sources[0].Fetched, rep.Sources[0])
 	}

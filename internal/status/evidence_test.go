@@ -25,7 +25,7 @@ func TestMirrorFileTimesDoNotPredateRecordedVersions(t *testing.T) {
 	g := site.inject(t, statusT1)
 	dir := mirror(t, g.pages, statusT1.Add(-time.Second))
 	now := statusT1.Add(2 * time.Hour)
-	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: now, NoLive: true,
+	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.Server.Marshal(), Now: now, NoLive: true,
 		Sources: []source.Source{source.DirSource{Dir: dir}}, History: []history.Store{site.hist}, SpotChecks: status.NoSpotChecks}
 	rep := runStatus(t, o)
 	for _, c := range rep.Captures {

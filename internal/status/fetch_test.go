@@ -59,11 +59,11 @@ func TestFailedFetchTriesAnotherCaptureOfTheDigest(t *testing.T) {
 	g2 := site.inject(t, statusT2)
 	src := flakySource{caps: g2.plant(statusT2.Add(day), "", g2.names()...)}
 	rep, err := status.Run(context.Background(), status.Options{SiteURL: "https://example.org/",
-		Sources: []source.Source{src}, ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true})
+		Sources: []source.Source{src}, ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true})
 	if err != nil || rep.RestorePoint == nil || rep.RestorePoint.Generation != g2.id {
 		t.Fatalf("status: %v, restore point %+v", err, rep.RestorePoint)
 	}
-	rrep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: site.owner.Marshal(), Out: t.TempDir(),
+	rrep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: site.Owner.Marshal(), Out: t.TempDir(),
 		SiteURL: "https://example.org/", Sources: []source.Source{src}})
 	if err != nil || rrep.Generation != g2.id {
 		t.Fatalf("recover: %v, generation %q, want %s; problems %q", err, rrep.Generation, g2.id, rrep.Problems)

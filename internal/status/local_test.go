@@ -27,7 +27,7 @@ func TestStatusLocalCache(t *testing.T) {
 	g := site.inject(t, statusT1)
 	dir := mirror(t, g.pages, statusT1.Add(time.Hour))
 	state := t.TempDir()
-	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
+	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true,
 		Sources: []source.Source{source.DirSource{Dir: dir}}, StateDir: state}
 	first := runStatus(t, o)
 	if first.RestorePoint == nil || first.RestorePoint.Generation != g.id {
@@ -94,7 +94,7 @@ func TestStatusStreamedBounded(t *testing.T) {
 	f.Close()
 	run := func() (*status.Report, int) {
 		n := 0
-		o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
+		o := status.Options{SiteURL: "https://example.org/", ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true,
 			Sources: []source.Source{countingWARC{source.WARCSource{Path: file}, &n}}}
 		return runStatus(t, o), n
 	}
@@ -124,7 +124,7 @@ func TestLocalCopiesKnownByDigest(t *testing.T) {
 	site.inject(t, statusT1)
 	g2 := site.inject(t, statusT2)
 	dir := mirror(t, g2.pages, statusT2.Add(day))
-	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
+	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true,
 		Sources: []source.Source{source.DirSource{Dir: dir}}, History: []history.Store{site.hist}, SpotChecks: status.NoSpotChecks}
 	rep := runStatus(t, o)
 	if s := rep.Sources[0]; s.Captures != len(g2.pages) || s.Known != len(g2.pages) || s.Fetched != 0 {

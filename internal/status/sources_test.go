@@ -31,7 +31,7 @@ func TestXHTMLCapturesAreListed(t *testing.T) {
 	if rep.Sources[0].Captures != len(w.wayback) || rep.Sources[1].Captures != len(w.cc) {
 		t.Fatalf("listed %d and %d captures, planted %d and %d", rep.Sources[0].Captures, rep.Sources[1].Captures, len(w.wayback), len(w.cc))
 	}
-	rrep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: w.site.owner.Marshal(), Out: t.TempDir(),
+	rrep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: w.site.Owner.Marshal(), Out: t.TempDir(),
 		SiteURL: "https://example.org/", Sources: w.sources[:1]})
 	if err != nil || rrep.Generation != w.g2.id {
 		t.Fatalf("recover: %v, generation %q, want %s", err, rrep.Generation, w.g2.id)

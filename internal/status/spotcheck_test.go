@@ -119,7 +119,7 @@ func TestSpotCheckOfUnfetchableCopiesWithdrawsCredit(t *testing.T) {
 	g2 := site.inject(t, statusT2)
 	src := downSource{caps: g2.plant(statusT2.Add(day), "", g2.names()...)}
 	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{src},
-		ServerKey: site.server.Marshal(), History: []history.Store{site.hist}, Now: statusNow, NoLive: true})
+		ServerKey: site.Server.Marshal(), History: []history.Store{site.hist}, Now: statusNow, NoLive: true})
 	if out := rep.Outcome(); out != status.NothingRecoverable || rep.RestorePoint != nil {
 		t.Fatalf("outcome %d, restore point %+v; want nothing recoverable (no copy can be fetched)", out, rep.RestorePoint)
 	}
@@ -131,7 +131,7 @@ func TestSpotCheckOfUnfetchableCopiesWithdrawsCredit(t *testing.T) {
 			t.Fatalf("capture %s still credited: %+v", c.URL, c)
 		}
 	}
-	rrep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: site.owner.Marshal(), Out: t.TempDir(),
+	rrep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: site.Owner.Marshal(), Out: t.TempDir(),
 		SiteURL: "https://example.org/", Sources: []source.Source{src}})
 	if err == nil && rrep.Generation != "" {
 		t.Fatalf("recover restored generation %s from an archive none of whose copies can be fetched", rrep.Generation)
@@ -170,7 +170,7 @@ func TestOversizedWARCRecordDigestNotCredited(t *testing.T) {
 	// check is needed to trust them: the verdict must not rest on one.
 	for _, spot := range []int{status.NoSpotChecks, 0} {
 		rep := runStatus(t, status.Options{SiteURL: "https://example.org/", Sources: []source.Source{source.WARCSource{Path: dir}},
-			ServerKey: site.server.Marshal(), History: []history.Store{site.hist}, Now: statusNow, NoLive: true, MaxCapture: maxCapture, SpotChecks: spot})
+			ServerKey: site.Server.Marshal(), History: []history.Store{site.hist}, Now: statusNow, NoLive: true, MaxCapture: maxCapture, SpotChecks: spot})
 		if out := rep.Outcome(); out != status.NothingRecoverable {
 			t.Fatalf("spot checks %d: outcome %d, restore point %+v; want nothing recoverable (the records hold no block)", spot, out, rep.RestorePoint)
 		}
