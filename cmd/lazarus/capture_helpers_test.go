@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,7 +13,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
-	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 )
 
 const captureSecret = "Sup3rS3cretValue"
@@ -45,8 +44,8 @@ func (s *captureSite) run(t *testing.T, extra ...string) (int, string, string) {
 // newCaptureSite injects a 6-page site served through wrap (if set).
 func newCaptureSite(t *testing.T, cfg archivetest.SPNConfig, wrap func(http.Handler) http.Handler) *captureSite {
 	t.Helper()
-	dir := t.TempDir()
-	site := filepath.Join(dir, "site")
+	ks := sitetest.NewSite(t)
+	dir, site := ks.Dir, ks.Pages()
 	links := ""
 	for _, p := range []string{"a", "b", "c", "d", "e"} {
 		links += `<a href="` + p + `.html">` + p + "</a>\n"
@@ -60,21 +59,10 @@ func newCaptureSite(t *testing.T, cfg archivetest.SPNConfig, wrap func(http.Hand
 	}
 	srv := httptest.NewUnstartedServer(h)
 	u := "http://" + srv.Listener.Addr().String() + "/"
-	ownerPath, serverPath, err := keys.WriteNewPair(filepath.Join(dir, "keys"), true, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = ownerPath
-	server, _, err := keys.LoadServer(serverPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := injector.DefaultOptions()
+	_, serverPath := ks.KeyFiles(t)
+	o := ks.DefaultOptions(u) // inject's own plan: capture plans for light pages
 	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src")}}
-	o.ServerKey, o.SiteURL, o.SiteDir, o.StateDir = server.Marshal(), u, site, filepath.Join(dir, "state")
-	if _, err := injector.Run(context.Background(), o); err != nil {
-		t.Fatal(err)
-	}
+	sitetest.Inject(t, o)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	arch, err := archivetest.New(nil, archivetest.Config{})
