@@ -14,7 +14,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/injector"
-	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 )
 
 // fixture is a bundle made by the real injector and the files it preserves.
@@ -30,29 +30,22 @@ var genTime = time.Unix(1795255200, 0).UTC()
 // whose plan names urls, by default /, /a, /b and /c.
 func newFixture(t testing.TB, urls ...string) *fixture {
 	t.Helper()
-	dir := t.TempDir()
-	f := &fixture{bundle: filepath.Join(dir, "bundle"), src: filepath.Join(dir, "src")}
+	s := sitetest.NewSite(t)
+	f := &fixture{bundle: s.Path("bundle"), src: s.Path("src"), owner: s.Owner.Marshal()}
 	noise := make([]byte, 20000)
 	rand.Read(noise)
 	writeFile(t, filepath.Join(f.src, "app/index.php"), noise)
 	writeFile(t, filepath.Join(f.src, "app/app.conf"), []byte("secret = 1\n"))
-	owner, server, err := keys.Generate(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.owner = owner.Marshal()
-	o := injector.DefaultOptions()
-	o.Includes = []injector.Include{{Path: filepath.Join(f.src, "app")}}
-	o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), "https://example.org/", 1024
-	o.BundleDir, o.StateDir = f.bundle, filepath.Join(dir, "state")
+	// Pages filled as before target plans (the layout these tests were
+	// written for); TestModuleLightPages covers the default.
+	o := s.Options("https://example.org/")
+	o.Includes = s.Include("app")
+	o.SiteDir, o.BundleDir = "", f.bundle // generations for the module, no site
 	o.URLs = urls
 	if len(urls) == 0 {
 		o.URLs = []string{"/", "/a", "/b", "/c"}
 	}
 	o.Now = func() time.Time { return genTime }
-	// Pages filled as before target plans (the layout these tests were
-	// written for); TestModuleLightPages covers the default.
-	o.Target, o.Fill = 0, true
 	f.opts = o
 	f.inject(t)
 	return f

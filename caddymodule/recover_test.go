@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"fmt"
 	"iter"
@@ -12,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/injector"
-	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -69,23 +66,16 @@ func TestRecoverFromServedPages(t *testing.T) {
 // whole backup. Before the fix 3,000 junk spellings took every record,
 // the 700 real pages then got 256 fixed block sets, and recovery failed.
 func TestRecoverDespiteJunkSpellings(t *testing.T) {
-	dir := t.TempDir()
+	s := sitetest.NewSite(t)
 	noise := make([]byte, 1<<20) // 512 blocks of 4 KiB, one per page
 	rand.Read(noise)
-	writeFile(t, filepath.Join(dir, "src/app/data.bin"), noise)
-	owner, server, err := keys.Generate(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := injector.DefaultOptions()
-	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
-	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
-	o.ServerKey, o.SiteURL, o.MaxBlockBytes, o.PageBudget = server.Marshal(), "https://example.org/", 4096, 8192
-	o.BundleDir, o.StateDir, o.Carriers = filepath.Join(dir, "bundle"), filepath.Join(dir, "state"), 16
+	writeFile(t, s.Path("src/app/data.bin"), noise)
+	o := s.Options("https://example.org/") // pages filled: the layout these tests were written for
+	o.Includes = s.Include("app")
+	o.MaxBlockBytes, o.PageBudget = 4096, 8192
+	o.SiteDir, o.BundleDir, o.Carriers = "", s.Path("bundle"), 16 // generations for the module, no site
 	o.Now = func() time.Time { return genTime }
-	if _, err := injector.Run(context.Background(), o); err != nil {
-		t.Fatal(err)
-	}
+	sitetest.Inject(t, o)
 	const posts, junk = 300, 2000
 	site := t.TempDir()
 	var index strings.Builder
@@ -110,5 +100,5 @@ func TestRecoverDespiteJunkSpellings(t *testing.T) {
 		_, pages["https://example.org"+p] = get(t, "GET", "http://"+addr+p, nil)
 	}
 	// Expected: the root and the posts restore the file.
-	checkRecoverFiles(t, owner.Marshal(), pages, map[string]string{"app/data.bin": filepath.Join(dir, "src/app/data.bin")})
+	checkRecoverFiles(t, s.Owner.Marshal(), pages, map[string]string{"app/data.bin": s.Path("src/app/data.bin")})
 }

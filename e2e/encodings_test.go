@@ -10,11 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/verify"
 
-	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/contentcoding/codingtest"
-	"github.com/lazarus-preserve/lazarus/internal/keys"
 )
 
 // TestVerifyCodingsThroughCaddy: a static site injected in place and
@@ -25,8 +24,8 @@ import (
 // blocks, and that browsers' captures (br) of the root page carry other
 // blocks: a warning and a short verdict; once the stale .br is gone, none.
 func TestVerifyCodingsThroughCaddy(t *testing.T) {
-	dir := t.TempDir()
-	site := filepath.Join(dir, "site")
+	s := sitetest.NewSite(t)
+	dir, site := s.Dir, s.Pages()
 	links := ""
 	for i := range 6 {
 		links += fmt.Sprintf("<a href=\"p%d.html\">page %d</a>\n", i, i)
@@ -42,17 +41,10 @@ func TestVerifyCodingsThroughCaddy(t *testing.T) {
 	}
 	writePage(t, site, "index.html.br", string(br)) // the build's, before inject
 
-	_, server, err := keys.Generate(true)
-	if err != nil {
-		t.Fatal(err)
-	}
 	base := runCaddy(t, func(base string) []any {
-		o := injector.DefaultOptions()
-		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
-		o.ServerKey, o.SiteURL, o.SiteDir, o.StateDir = server.Marshal(), base, site, filepath.Join(dir, "state")
-		if _, err := injector.Run(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
+		o := s.DefaultOptions(base) // inject's own plan, as a webmaster runs it
+		o.Includes = s.Include("app")
+		sitetest.Inject(t, o)
 		return []any{
 			map[string]any{"handler": "encode", "encodings": map[string]any{"zstd": map[string]any{}, "gzip": map[string]any{}}, "prefer": []string{"zstd", "gzip"}},
 			map[string]any{"handler": "file_server", "root": site, "precompressed": map[string]any{"br": map[string]any{}}, "precompressed_order": []string{"br"}},
@@ -61,7 +53,7 @@ func TestVerifyCodingsThroughCaddy(t *testing.T) {
 	verifyOnce := func() (*verify.Report, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		rep, err := verify.Run(ctx, verify.Options{SiteURL: base, ServerKey: server.Marshal(), Rate: 600000})
+		rep, err := verify.Run(ctx, verify.Options{SiteURL: base, ServerKey: s.Server.Marshal(), Rate: 600000})
 		if rep == nil {
 			t.Fatalf("verify: %v", err)
 		}

@@ -74,7 +74,8 @@ func (s serverSide) check(t *testing.T, out string) {
 }
 
 // injectOptions returns inject options preserving s with a fresh key
-// pair, and the owner key.
+// pair, and the owner key. Not sitetest.Site's: real material, with
+// inject's defaults and a dump, outside any site directory of its own.
 func (s serverSide) injectOptions(t *testing.T) (injector.Options, []byte) {
 	t.Helper()
 	owner, server, err := keys.Generate(true)

@@ -3,16 +3,13 @@ package recover_test
 import (
 	"context"
 	"crypto/rand"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
-	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
-	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -22,22 +19,16 @@ import (
 // stripe given the most blocks any one page carries. Reported as metrics
 // "requests", "minimum" and "ratio".
 func BenchmarkRecoverRequests_200Pages(b *testing.B) {
-	dir := b.TempDir()
-	sitetest.Linked(b, dir, 199)
+	s := sitetest.NewSite(b)
+	sitetest.Linked(b, s.Dir, 199)
 	noise := make([]byte, 2<<20) // a 2 MiB incompressible server side
 	rand.Read(noise)
-	sitetest.WriteFile(b, dir, "src/app/data.bin", noise)
-	owner, server, _ := keys.Generate(true)
-	o := injector.DefaultOptions()
-	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
-	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
-	o.ServerKey, o.SiteURL = server.Marshal(), "https://example.org/"
-	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")
-	res, err := injector.Run(context.Background(), o)
-	if err != nil {
-		b.Fatal(err)
-	}
-	caps := sitetest.CapturesOf(b, filepath.Join(dir, "site"), time.Now().Add(time.Hour))
+	sitetest.WriteFile(b, s.Dir, "src/app/data.bin", noise)
+	o := s.Options("https://example.org/")
+	o.MaxBlockBytes = 0 // pages filled, in blocks of the size inject chooses
+	o.Includes = s.Include("app")
+	res := sitetest.Inject(b, o)
+	caps := sitetest.CapturesOf(b, s.Pages(), time.Now().Add(time.Hour))
 	minimum := 1 // the CDX listing
 	for _, s := range res.Segments {
 		most := 0
@@ -52,7 +43,7 @@ func BenchmarkRecoverRequests_200Pages(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, err = lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: b.TempDir(), SiteURL: "https://example.org/",
+		_, err = lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: s.Owner.Marshal(), Out: b.TempDir(), SiteURL: "https://example.org/",
 			Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 1e6})}}})
 		if err != nil {
 			b.Fatal(err)

@@ -11,6 +11,9 @@ import (
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
+// Not sitetest's fixture: an Example is read as documentation, so it
+// builds its site with the public API alone.
+
 // Example preserves a server side in a small static site's pages, then
 // rebuilds it from copies of those pages alone (here the site's own
 // directory stands in for a mirror or an archive; ParseSource also takes

@@ -14,7 +14,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
-	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
@@ -29,30 +28,22 @@ import (
 // coherent restore point), --at goes back in time, and asking for the
 // incomplete one says what is short.
 func TestThreeGenerations(t *testing.T) {
-	dir := t.TempDir()
-	sitetest.Linked(t, dir, 11)
-	owner, server, _ := keys.Generate(true)
+	s := sitetest.NewSite(t)
+	sitetest.Linked(t, s.Dir, 11)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var caps []archivetest.Capture
 	var gens []string
 	for g := 1; g <= 3; g++ {
 		noise := make([]byte, 15000)
 		rand.Read(noise)
-		sitetest.WriteFile(t, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", g)))
-		sitetest.WriteFile(t, dir, "src/app/blob.bin", noise)
+		sitetest.WriteFile(t, s.Dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", g)))
+		sitetest.WriteFile(t, s.Dir, "src/app/blob.bin", noise)
 		now := base.Add(time.Duration(g) * 30 * 24 * time.Hour)
-		o := injector.DefaultOptions()
-		o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
-		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
-		o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), "https://example.org/", 1024
-		o.SiteDir, o.StateDir, o.KeepPrevious = filepath.Join(dir, "site"), filepath.Join(dir, "state"), 0
+		o := s.Options("https://example.org/")
+		o.Includes, o.KeepPrevious = s.Include("app"), 0
 		o.Now = func() time.Time { return now }
-		res, err := injector.Run(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gens = append(gens, res.Generation)
-		pages := sitetest.CapturesOf(t, filepath.Join(dir, "site"), now.Add(time.Hour))
+		gens = append(gens, sitetest.Inject(t, o).Generation)
+		pages := sitetest.CapturesOf(t, s.Pages(), now.Add(time.Hour))
 		if g == 3 { // the newest generation is barely archived
 			pages = pages[:2]
 		}
@@ -66,7 +57,7 @@ func TestThreeGenerations(t *testing.T) {
 	run := func(at time.Time, gen string) (*lzrecover.Report, string, error) {
 		out := t.TempDir()
 		rep, err := lzrecover.Run(context.Background(), lzrecover.Options{
-			OwnerKey: owner.Marshal(), Out: out, SiteURL: "https://example.org/", At: at, Generation: gen,
+			OwnerKey: s.Owner.Marshal(), Out: out, SiteURL: "https://example.org/", At: at, Generation: gen,
 			Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})}}})
 		v, _ := os.ReadFile(filepath.Join(out, "app/version.txt"))
 		return rep, string(v), err

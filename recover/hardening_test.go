@@ -3,7 +3,6 @@ package recover_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,13 +11,12 @@ import (
 	"testing/iotest"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
-	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/fetch"
-	"github.com/lazarus-preserve/lazarus/internal/keys"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -179,39 +177,27 @@ func TestP4Requests(t *testing.T) {
 // requests to recover it, counted as BenchmarkRecoverRequests_200Pages
 // counts them: one listing plus, per segment, the fewest pages that
 // could carry k blocks of each stripe. By default it is the site
-// injectedSite makes (12 pages filled in 1 KiB blocks, a 20 kB
+// sitetest.Injected makes (12 pages filled in 1 KiB blocks, a 20 kB
 // incompressible file and a config); with LAZARUS_P4_PAGES=200 it is the
 // benchmark's (200 pages filled, a 2 MiB incompressible server side).
 func p4Site(t *testing.T) (string, []byte, int) {
 	t.Helper()
-	dir := t.TempDir()
-	o := injector.DefaultOptions()
-	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
-	o.SiteURL = "https://example.org/"
-	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")
-	noise := make([]byte, 20000)
-	if os.Getenv("LAZARUS_P4_PAGES") == "200" {
-		sitetest.Linked(t, dir, 199)
-		noise = make([]byte, 2<<20)
-		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
-	} else {
-		sitetest.Linked(t, dir, 11)
-		sitetest.WriteFile(t, dir, "src/etc/app.conf", []byte("secret = 1\n"))
-		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}, {Path: filepath.Join(dir, "src/etc")}}
-		o.MaxBlockBytes = 1024
+	if os.Getenv("LAZARUS_P4_PAGES") != "200" {
+		s, res := sitetest.InjectedSite(t)
+		return s.Pages(), s.Owner.Marshal(), p4Minimum(res)
 	}
-	rand.Read(noise)
-	sitetest.WriteFile(t, dir, "src/app/index.php", noise)
-	owner, server, err := keys.Generate(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.ServerKey = server.Marshal()
-	o.Now = func() time.Time { return time.Unix(1795255200, 0) }
-	res, err := injector.Run(context.Background(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := sitetest.NewSite(t)
+	sitetest.Linked(t, s.Dir, 199)
+	sitetest.ServerSide(t, s.Dir, 2<<20)
+	o := s.Options("https://example.org/")
+	o.MaxBlockBytes = 0 // blocks of the size inject chooses, as the benchmark's
+	o.Includes = s.Include("app")
+	o.Now = func() time.Time { return sitetest.InjectedAt }
+	return s.Pages(), s.Owner.Marshal(), p4Minimum(sitetest.Inject(t, o))
+}
+
+// p4Minimum is the fewest requests that could recover what res injected.
+func p4Minimum(res *injector.Report) int {
 	most := 0
 	for _, p := range res.Pages {
 		most = max(most, p.Blocks)
@@ -220,7 +206,7 @@ func p4Site(t *testing.T) (string, []byte, int) {
 	for _, s := range res.Segments {
 		minimum += (s.K*s.Stripes + most - 1) / max(most, 1)
 	}
-	return filepath.Join(dir, "site"), owner.Marshal(), minimum
+	return minimum
 }
 
 // cutSource is a Source whose every capture's first read ends early, in

@@ -17,7 +17,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
-	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
@@ -116,7 +115,8 @@ func TestNothingFoundSaysWhy(t *testing.T) {
 // every block, an archive beside it is asked only for its listing (which
 // holds no root capture newer than that generation).
 func TestLiveSiteCompletes(t *testing.T) {
-	dir := t.TempDir()
+	s := sitetest.NewSite(t)
+	dir := s.Dir
 	sitetest.Linked(t, dir, 6)
 	sitetest.WriteFile(t, dir, "src/app/index.php", []byte("<?php echo 1;\n"))
 	live := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(dir, "site"))))
@@ -127,17 +127,11 @@ func TestLiveSiteCompletes(t *testing.T) {
 		io.WriteString(w, "[]") // an empty CDX listing
 	}))
 	defer archive.Close()
-	owner, server, _ := keys.Generate(true)
-	o := injector.DefaultOptions()
-	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
-	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
-	o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), live.URL+"/", 1024
-	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")
-	if _, err := injector.Run(context.Background(), o); err != nil {
-		t.Fatal(err)
-	}
+	o := s.Options(live.URL + "/")
+	o.Includes = s.Include("app")
+	sitetest.Inject(t, o)
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
-	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: t.TempDir(), SiteURL: live.URL + "/",
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: s.Owner.Marshal(), Out: t.TempDir(), SiteURL: live.URL + "/",
 		Sources: []lzrecover.Source{source.CDXSource{Base: archive.URL, Client: client}, source.LiveSource{Client: client}}})
 	if err != nil {
 		t.Fatalf("%v %q", err, rep.Problems)
@@ -152,27 +146,22 @@ func TestLiveSiteCompletes(t *testing.T) {
 // Recovery does not settle for the live site's old generation: root
 // captures newer than it are fetched, and generation 2 is restored.
 func TestLiveReplayOfOldPages(t *testing.T) {
-	dir := t.TempDir()
+	s := sitetest.NewSite(t)
+	dir := s.Dir
 	sitetest.Linked(t, dir, 6)
 	var live *httptest.Server
 	mirror := filepath.Join(dir, "mirror")
 	live = httptest.NewServer(http.FileServer(http.Dir(mirror)))
 	defer live.Close()
-	owner, server, _ := keys.Generate(true)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var caps []archivetest.Capture
 	for g := 1; g <= 2; g++ {
 		sitetest.WriteFile(t, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", g)))
 		now := base.Add(time.Duration(g) * 30 * 24 * time.Hour)
-		o := injector.DefaultOptions()
-		o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
-		o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
-		o.ServerKey, o.SiteURL, o.MaxBlockBytes = server.Marshal(), live.URL+"/", 1024
-		o.SiteDir, o.StateDir, o.KeepPrevious = filepath.Join(dir, "site"), filepath.Join(dir, "state"), 0
+		o := s.Options(live.URL + "/")
+		o.Includes, o.KeepPrevious = s.Include("app"), 0
 		o.Now = func() time.Time { return now }
-		if _, err := injector.Run(context.Background(), o); err != nil {
-			t.Fatal(err)
-		}
+		sitetest.Inject(t, o)
 		for _, c := range sitetest.CapturesOf(t, filepath.Join(dir, "site"), now.Add(time.Hour)) {
 			c.URL = strings.Replace(c.URL, "https://example.org/", live.URL+"/", 1)
 			caps = append(caps, c)
@@ -190,7 +179,7 @@ func TestLiveReplayOfOldPages(t *testing.T) {
 	defer srv.Close()
 	client := lzrecover.NewClient(lzrecover.ClientOptions{Rate: 60000})
 	out := t.TempDir()
-	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner.Marshal(), Out: out, SiteURL: live.URL + "/",
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: s.Owner.Marshal(), Out: out, SiteURL: live.URL + "/",
 		Sources: []lzrecover.Source{source.CDXSource{Base: srv.URL, Client: client}, source.LiveSource{Client: client}}})
 	if err != nil {
 		t.Fatalf("%v %q", err, rep.Problems)

@@ -16,9 +16,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
-	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
-	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -31,25 +29,20 @@ type lightGen struct {
 	pages map[string][]byte
 }
 
-// injectLight makes the next generation of the site in dir at time at;
-// src/app/version.txt holds "version N".
-func injectLight(tb testing.TB, dir string, server *keys.Server, at time.Time, n int) lightGen {
+// injectLight makes the next generation of s at time at with inject's
+// defaults; src/app/version.txt holds "version N".
+func injectLight(tb testing.TB, s *sitetest.Site, at time.Time, n int) lightGen {
 	tb.Helper()
 	noise := make([]byte, 6000)
 	rand.Read(noise)
-	sitetest.WriteFile(tb, dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", n)))
-	sitetest.WriteFile(tb, dir, "src/app/blob.bin", noise)
-	o := injector.DefaultOptions()
-	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}}
-	o.ServerKey, o.SiteURL = server.Marshal(), "https://example.org/"
-	o.SiteDir, o.StateDir = filepath.Join(dir, "site"), filepath.Join(dir, "state")
+	sitetest.WriteFile(tb, s.Dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", n)))
+	sitetest.WriteFile(tb, s.Dir, "src/app/blob.bin", noise)
+	o := s.DefaultOptions("https://example.org/")
+	o.Includes = s.Include("app")
 	o.Now = func() time.Time { return at }
-	res, err := injector.Run(context.Background(), o)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	res := sitetest.Inject(tb, o)
 	g := lightGen{id: res.Generation, pages: map[string][]byte{}}
-	files, _ := filepath.Glob(filepath.Join(dir, "site", "*.html"))
+	files, _ := filepath.Glob(filepath.Join(s.Pages(), "*.html"))
 	for _, f := range files {
 		body, err := os.ReadFile(f)
 		if err != nil {
@@ -91,16 +84,12 @@ func writeCrawl(tb testing.TB, file string, g lightGen, at time.Time, names ...s
 // and of the pages in them; a newer generation only partly crawled
 // makes the restore of the older one exit 3, never a silent rollback.
 func TestWARCDirectoryNewest(t *testing.T) {
-	dir := t.TempDir()
-	sitetest.Linked(t, dir, 6)
-	owner, server, err := keys.Generate(true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := sitetest.NewSite(t)
+	sitetest.Linked(t, s.Dir, 6)
 	tA := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	tB := tA.Add(30 * 24 * time.Hour)
-	a := injectLight(t, dir, server, tA, 1)
-	b := injectLight(t, dir, server, tB, 2)
+	a := injectLight(t, s, tA, 1)
+	b := injectLight(t, s, tB, 2)
 	names := func(g lightGen) []string { // the root first, as wget crawls
 		out := []string{""}
 		for i := 0; i < 6; i++ {
@@ -152,7 +141,7 @@ func TestWARCDirectoryNewest(t *testing.T) {
 			srcs = append(srcs, src)
 		}
 		rep, err := lzrecover.Run(context.Background(), lzrecover.Options{
-			OwnerKey: owner.Marshal(), Out: out, SiteURL: "https://example.org/", Sources: srcs})
+			OwnerKey: s.Owner.Marshal(), Out: out, SiteURL: "https://example.org/", Sources: srcs})
 		v, _ := os.ReadFile(filepath.Join(out, "app/version.txt"))
 		return rep, string(v), err
 	}

@@ -157,7 +157,8 @@ func waitLogged(t *testing.T, srv *archivetest.Server, n int) {
 
 // killSite is interruptSiteN with 30 pages whose server side (app/, 30 kB
 // of noise) is injected into every page in small blocks, so recovery
-// needs many captures.
+// needs many captures. It injects into the CLI's fixture rather than a
+// sitetest.Site: the lazarus processes of the test read its key files.
 func killSite(t *testing.T) string {
 	t.Helper()
 	dir := interruptSiteN(t, 29)

@@ -35,10 +35,10 @@ func TestPrintable(t *testing.T) {
 // URL: it clears the screen and sets the terminal title.
 const hostile = "https://example.org/\x1b[2J\x1b]0;pwned\a\u202e"
 
-// TestStatusPrintEscapesF9: status's text summary never writes a
-// control character from an archive's listing (source errors, problems,
-// notes) to the terminal.
-func TestStatusPrintEscapesF9(t *testing.T) {
+// TestStatusPrintEscapesControlCharacters: status's text summary never
+// writes a control character from an archive's listing (source errors,
+// problems, notes) to the terminal.
+func TestStatusPrintEscapesControlCharacters(t *testing.T) {
 	rep := &status.Report{Site: "https://example.org/", Now: time.Now(),
 		Sources:  []status.SourceReport{{Name: "cdx=" + hostile, Error: "GET " + hostile + ": HTTP 503"}},
 		Problems: []string{"wayback " + hostile + ": truncated"}, Notes: []string{"note " + hostile}}
@@ -47,8 +47,9 @@ func TestStatusPrintEscapesF9(t *testing.T) {
 	checkNoControl(t, buf.String())
 }
 
-// TestRecoverPrintEscapesF9: the same for recover's summary.
-func TestRecoverPrintEscapesF9(t *testing.T) {
+// TestRecoverPrintEscapesControlCharacters: the same for recover's
+// summary.
+func TestRecoverPrintEscapesControlCharacters(t *testing.T) {
 	rep := &lzrecover.Report{Generation: "g", Problems: []string{"wayback " + hostile + ": HTTP 503"},
 		Segments: []lzrecover.SegmentReport{{Name: "app", Status: "partial", Detail: hostile, Paths: []string{hostile}}}}
 	var buf bytes.Buffer

@@ -8,8 +8,8 @@ import (
 )
 
 // TestRangesRefused: out-of-range numbers are usage errors naming the
-// flag, before any request (a user review found status --rate -3 and
-// verify --hygiene-pages -7 accepted, and capture --dry-run any --rate).
+// flag, before any request: status --rate -3, verify --hygiene-pages -7
+// and capture --dry-run --rate 0/min are refused.
 func TestRangesRefused(t *testing.T) {
 	for _, c := range []struct {
 		run  func([]string, *bytes.Buffer, *bytes.Buffer) int
@@ -31,8 +31,8 @@ func TestRangesRefused(t *testing.T) {
 }
 
 // TestPartialTimesMeanTheirEnd: a compact date means the end of that day
-// as the dashed one does (a user review: --as-of 20261125 meant midnight,
-// 2026-11-25 the day's last second), and a month or year its end.
+// as the dashed one does (--as-of 20261125 is 2026-11-25's last second,
+// not its midnight), and a month or year its end.
 func TestPartialTimesMeanTheirEnd(t *testing.T) {
 	day, _ := parseTime("--at", "2026-11-25")
 	for v, want := range map[string]string{

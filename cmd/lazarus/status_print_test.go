@@ -79,3 +79,39 @@ func TestPrintStatusNewestUnconfirmed(t *testing.T) {
 		t.Fatalf("summary:\n%s\nwant the newest", out.String())
 	}
 }
+
+// TestPrintStatusOutlookUnavailableAndStripeCounts: the outlook of a
+// generation known only from the live site is unavailable, said so; a
+// stripe's blocks read "8 (1 needed)", followed by each source's count
+// when there are two.
+func TestPrintStatusOutlookUnavailableAndStripeCounts(t *testing.T) {
+	now := time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC)
+	r := &status.Report{Site: "https://example.org/", Now: now, Newest: "g2", Live: "g2",
+		Sources: []status.SourceReport{{Name: "dir=crawl1", Captures: 8, Known: 8}},
+		Generations: []status.Generation{{ID: "g1", Time: now, Recoverable: true, SegmentsRebuildable: true, ManifestArchived: true,
+			Segments: []status.Segment{{Name: "app", K: 1, Stripes: 1, Complete: 1,
+				PerStripe: []status.Stripe{{Need: 1, Combined: 8, Have: map[string]int{"dir=crawl1": 8}}}}}}},
+		Assessment: &status.Assessment{Generation: "g2", Reason: status.AssessCarriersUnknown,
+			Error: "which pages carry generation g2 is unknown without the serve history"}}
+	var out bytes.Buffer
+	printStatus(&out, r)
+	text := out.String()
+	for _, want := range []string{"weakest stripe 0: 8 (1 needed)\n",
+		"Outlook unavailable: which pages carry generation g2 is unknown without the serve history\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in:\n%s", want, text)
+		}
+	}
+	for _, bad := range []string{"8 of 1", "never reaches", "model could not run"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("%q in:\n%s", bad, text)
+		}
+	}
+	// Two sources: each one's count follows.
+	r.Generations[0].Segments[0].PerStripe[0].Have = map[string]int{"wayback": 3, "commoncrawl": 5}
+	out.Reset()
+	printStatus(&out, r)
+	if !strings.Contains(out.String(), "weakest stripe 0: 8 (1 needed): commoncrawl 5, wayback 3\n") {
+		t.Errorf("per-source counts missing:\n%s", out.String())
+	}
+}

@@ -31,9 +31,9 @@ func init() {
 	}
 }
 
-// TestVerifyInterrupted (review finding on the trial restore): Ctrl-C or
-// SIGTERM during verify's trial restore stops it: exit 130 or 143, and
-// nothing is left in the temporary directory (no decrypted file).
+// TestVerifyInterrupted: Ctrl-C or SIGTERM during verify's trial restore
+// stops it: exit 130 or 143, and nothing is left in the temporary
+// directory (no decrypted file).
 func TestVerifyInterrupted(t *testing.T) {
 	bin, err := exec.LookPath("lazarus")
 	if err != nil {

@@ -115,9 +115,9 @@ func cmdCaddyHistory(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// TestVerifyProgress (item 12): progress says it is progress, pluralises,
-// rewrites one terminal line and clears it before the report; in a log
-// a short crawl prints nothing, a long one a line every logEvery.
+// TestVerifyProgress: progress says it is progress, pluralises, rewrites
+// one terminal line and clears it before the report; in a log a short
+// crawl prints nothing, a long one a line every logEvery.
 func TestVerifyProgress(t *testing.T) {
 	var tty bytes.Buffer
 	show, done := verifyProgressOn(&progressLine{w: &tty, tty: true, start: time.Now()})
@@ -149,8 +149,8 @@ func TestVerifyProgress(t *testing.T) {
 	}
 }
 
-// TestShortHints (item 8): the hint points at "not kept by archives" only
-// when such pages are listed, at "missing blocks" when a plan named the
+// TestShortHints: the hint points at "not kept by archives" only when
+// such pages are listed, at "missing blocks" when a plan named the
 // pages, and otherwise says what would name them and fix them.
 func TestShortHints(t *testing.T) {
 	short := func(reachable, elsewhere int) []verify.Segment {

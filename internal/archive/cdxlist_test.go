@@ -10,8 +10,8 @@ import (
 )
 
 // TestListDefaultFiltersXHTML: the default filters keep HTML and XHTML
-// captures with status 200 and drop other types and statuses (review
-// finding F5: XHTML carriers were dropped).
+// captures with status 200 and drop other types and statuses (XHTML
+// carriers were once dropped).
 func TestListDefaultFiltersXHTML(t *testing.T) {
 	at := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	caps := []archivetest.Capture{

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestDirFIFO (review finding F10a): a FIFO where a value belongs is
+// TestDirFIFO: a FIFO where a value belongs is
 // refused at once, by Get and by Load, instead of blocking on its open.
 func TestDirFIFO(t *testing.T) {
 	dir := t.TempDir()
@@ -57,9 +57,9 @@ func TestDirFIFO(t *testing.T) {
 	}
 }
 
-// TestDirSymlinkOut (review finding F10b): a records directory that is a
-// symbolic link to a directory outside the store is neither written
-// through nor read through.
+// TestDirSymlinkOut: a records directory that is a symbolic link to a
+// directory outside the store is neither written through nor read
+// through.
 func TestDirSymlinkOut(t *testing.T) {
 	ctx := context.Background()
 	dir, outside := t.TempDir(), t.TempDir()

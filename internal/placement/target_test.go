@@ -538,10 +538,10 @@ func TestTargetThenFill(t *testing.T) {
 
 // TestTargetRatesLargeSite: on a large site whose pages' keep
 // probabilities vary, the plan made with them reaches the target, with
-// fewer bytes than a plan that ignores them. Found by an adversarial
-// review: stripes placed one after another left the last ones the worst
-// pages (10,000 pages, 1 GiB: P 0.346 where 0.999 fit); they now take
-// pages in turns and the estimate knows it.
+// fewer bytes than a plan that ignores them. Stripes placed one after
+// another once left the last ones the worst pages (10,000 pages, 1 GiB:
+// P 0.346 where 0.999 fit); they now take pages in turns and the
+// estimate knows it.
 func TestTargetRatesLargeSite(t *testing.T) {
 	if raceEnabled {
 		t.Skip("hundreds of megabytes of plan are slow under the race detector")
@@ -578,9 +578,9 @@ func TestTargetRatesLargeSite(t *testing.T) {
 // plan is the most recoverable the pages allow, not what aiming at the
 // target leaves: a higher target never gives a less recoverable plan than
 // a lower one on the same site, and an unreachable target on a site with
-// room gives a short plan, not an error. Found by the second adversarial
-// review: 20 pages, three segments, target 0.999 gave P 0.142 where 0.99
-// gave 0.992; 300 segments at 0.999999999 gave a budget error.
+// room gives a short plan, not an error. Once, 20 pages, three segments
+// and target 0.999 gave P 0.142 where 0.99 gave 0.992; 300 segments at
+// 0.999999999 gave a budget error.
 func TestTargetShortIsBestEffort(t *testing.T) {
 	cs := []Carrier{{URL: "/", Capacity: 256 * kiB}}
 	for i := 1; i < 20; i++ {

@@ -1,14 +1,10 @@
 package sitetest
 
 import (
-	"context"
-	"crypto/rand"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 
-	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/verify"
 )
 
@@ -28,32 +24,26 @@ func ServedInjected(tb testing.TB, wrap func(dir string, h http.Handler) http.Ha
 }
 
 // Serve serves a root page linking pages others, carrying an
-// incompressible file of size bytes and a small one, in blocks of
-// blockBytes.
+// incompressible file of size bytes and a small one (ServerSide), in
+// blocks of blockBytes.
 func Serve(tb testing.TB, pages, size, blockBytes int, wrap func(dir string, h http.Handler) http.Handler) Live {
 	tb.Helper()
-	dir := tb.TempDir()
-	Linked(tb, dir, pages)
-	noise := make([]byte, size) // incompressible, so the segment needs many blocks
-	rand.Read(noise)
-	WriteFile(tb, dir, "src/app/index.php", noise)
-	WriteFile(tb, dir, "src/etc/app.conf", []byte("secret = 1\n"))
-	site := filepath.Join(dir, "site")
-	var h http.Handler = http.FileServer(http.Dir(site))
+	s := NewSite(tb)
+	Linked(tb, s.Dir, pages)
+	ServerSide(tb, s.Dir, size)
+	var h http.Handler = http.FileServer(http.Dir(s.Pages()))
 	if wrap != nil {
-		h = wrap(site, h)
+		h = wrap(s.Pages(), h)
 	}
 	srv := httptest.NewUnstartedServer(h)
 	u := "http://" + srv.Listener.Addr().String() + "/"
-	o, owner := InjectOptions(tb, dir, u)
+	o := s.Options(u)
 	o.MaxBlockBytes = blockBytes
-	o.Includes = []injector.Include{{Path: filepath.Join(dir, "src/app")}, {Path: filepath.Join(dir, "src/etc")}}
-	if _, err := injector.Run(context.Background(), o); err != nil {
-		tb.Fatal(err)
-	}
+	o.Includes = s.Include("app", "etc")
+	Inject(tb, o)
 	srv.Start()
 	tb.Cleanup(srv.Close)
-	return Live{Site: site, URL: u, Owner: owner.Marshal(), Server: owner.Server().Marshal()}
+	return Live{Site: s.Pages(), URL: u, Owner: s.Owner.Marshal(), Server: s.Server.Marshal()}
 }
 
 // VerifyOptions are the options of a test verify of the site: verify's

@@ -1,7 +1,9 @@
 // Package sitetest builds the fixtures tests across the module share: a
 // small linked site on disk, captures of it as an archive holds them,
-// and (see Injected) a site with keys and a generation. It is for tests
-// only; its keys are made fresh for each test and protect nothing.
+// and a site with keys and generations: Site, which tests inject into
+// with the options they need, and Injected, the common one ready made.
+// It is for tests only; its keys are made fresh for each test and
+// protect nothing.
 package sitetest
 
 import (

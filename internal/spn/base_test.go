@@ -11,7 +11,7 @@ import (
 )
 
 // TestCheckBaseRefuses: base URLs that would send requests to another
-// path, or nowhere sensible, are refused (second review).
+// path, or nowhere sensible, are refused.
 func TestCheckBaseRefuses(t *testing.T) {
 	for _, bad := range []string{"https://web.archive.org#frag", "https://web.archive.org?", "https://web.archive.org:99999",
 		"https://user:pw@web.archive.org", "http://evil.com@127.0.0.1", "https://web.archive.org?x=1"} {
@@ -27,7 +27,7 @@ func TestCheckBaseRefuses(t *testing.T) {
 }
 
 // TestRetryAfterAbsurd: a Retry-After in seconds past 2^31 is a wait too
-// long, not none (second review: it was retried at once).
+// long, not none (it was once retried at once).
 func TestRetryAfterAbsurd(t *testing.T) {
 	for v, want := range map[string]bool{"2147483649": true, "99999999999999999999": true, "0": false, "": false, "soon": false, "00": false} {
 		resp := &http.Response{Header: http.Header{"Retry-After": {v}}}
@@ -40,7 +40,7 @@ func TestRetryAfterAbsurd(t *testing.T) {
 // TestUnreachableEndsRun: when the first submission fails for good (no
 // connection, or HTTP errors through its retries) before the API ever
 // answered, the run ends with ErrUnreachable instead of trying every URL
-// (a user review: 188 s for 6 pages against a dead endpoint, then
+// (it once took 188 s for 6 pages against a dead endpoint, then said
 // "not yet safe").
 func TestUnreachableEndsRun(t *testing.T) {
 	var posts atomic.Int32

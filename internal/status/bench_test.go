@@ -48,7 +48,7 @@ func benchStatusWorld(b *testing.B) (*statusSite, *archivetest.Server, time.Time
 func BenchmarkStatus_1000pages_10000captures(b *testing.B) {
 	s, srv, now, _ := benchStatusWorld(b)
 	client := source.NewClient(source.ClientOptions{Rate: 6e6})
-	o := status.Options{SiteURL: "https://example.org/", ServerKey: s.server.Marshal(), Now: now,
+	o := status.Options{SiteURL: "https://example.org/", ServerKey: s.Server.Marshal(), Now: now,
 		Sources: []source.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}},
 		History: []history.Store{s.hist}}
 	before := len(srv.Requests())
@@ -84,7 +84,7 @@ func BenchmarkStatus_1000pages_10000captures(b *testing.B) {
 func BenchmarkStatus_1000pages_10000captures_NoHistory(b *testing.B) {
 	s, srv, now, distinct := benchStatusWorld(b)
 	client := source.NewClient(source.ClientOptions{Rate: 6e6})
-	o := status.Options{SiteURL: "https://example.org/", ServerKey: s.server.Marshal(), Now: now,
+	o := status.Options{SiteURL: "https://example.org/", ServerKey: s.Server.Marshal(), Now: now,
 		Sources: []source.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Client: client}}, NoLive: true}
 	before := len(srv.Requests())
 	b.ResetTimer()

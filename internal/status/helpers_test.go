@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,27 +13,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/internal/sitetest"
-	"github.com/lazarus-preserve/lazarus/internal/status"
-
-	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
-	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/sitetest"
+	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
 // statusSite is a small injected site whose generations are kept page by
 // page, with the serve history of every version in hist.
 type statusSite struct {
+	*sitetest.Site
 	// siteURL is the site URL inject records; "" means
 	// https://example.org/ (pages are keyed by that URL either way).
 	siteURL string
-	dir     string
-	owner   *keys.Owner
-	server  *keys.Server
 	hist    history.Dir
 	gens    []statusGen
 }
@@ -47,13 +44,9 @@ type statusGen struct {
 // newStatusSite writes a site of n linked pages and makes keys.
 func newStatusSite(tb testing.TB, n int) *statusSite {
 	tb.Helper()
-	dir := tb.TempDir()
-	sitetest.Linked(tb, dir, n)
-	owner, server, err := keys.Generate(true)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &statusSite{dir: dir, owner: owner, server: server, hist: history.Dir(filepath.Join(dir, "history"))}
+	s := sitetest.NewSite(tb)
+	sitetest.Linked(tb, s.Dir, n)
+	return &statusSite{Site: s, hist: history.Dir(s.Path("history"))}
 }
 
 // inject makes the next generation at time at (the "app" segment
@@ -62,23 +55,17 @@ func (s *statusSite) inject(tb testing.TB, at time.Time) statusGen {
 	tb.Helper()
 	noise := make([]byte, 6000)
 	rand.Read(noise)
-	sitetest.WriteFile(tb, s.dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", len(s.gens)+1)))
-	sitetest.WriteFile(tb, s.dir, "src/app/blob.bin", noise)
-	o := injector.DefaultOptions()
-	o.Target, o.Fill = 0, true // pages filled: the layout these tests were written for
-	o.Includes = []injector.Include{{Path: filepath.Join(s.dir, "src/app")}}
-	o.ServerKey, o.SiteURL, o.MaxBlockBytes = s.server.Marshal(), "https://example.org/", 1024
+	sitetest.WriteFile(tb, s.Dir, "src/app/version.txt", []byte(fmt.Sprintf("version %d\n", len(s.gens)+1)))
+	sitetest.WriteFile(tb, s.Dir, "src/app/blob.bin", noise)
+	o := s.Options("https://example.org/")
 	if s.siteURL != "" {
 		o.SiteURL = s.siteURL
 	}
-	o.SiteDir, o.StateDir = filepath.Join(s.dir, "site"), filepath.Join(s.dir, "state")
+	o.Includes = s.Include("app")
 	o.Now = func() time.Time { return at }
-	res, err := injector.Run(context.Background(), o)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	res := sitetest.Inject(tb, o)
 	g := statusGen{id: res.Generation, time: at, pages: map[string][]byte{}}
-	files, _ := filepath.Glob(filepath.Join(s.dir, "site", "*.html"))
+	files, _ := filepath.Glob(filepath.Join(s.Pages(), "*.html"))
 	var recs []history.Record
 	for _, f := range files {
 		body, err := os.ReadFile(f)
@@ -206,4 +193,64 @@ func checkDepths(t *testing.T, rep *status.Report, want map[string]int, why stri
 			t.Errorf("%s: depth %d, want %d", u, got[u], d)
 		}
 	}
+}
+
+// statusOpts are the options w.status uses, for tests that tune them.
+func (w *statusWorld) statusOpts(hist bool, state string) status.Options {
+	o := status.Options{SiteURL: "https://example.org/", Sources: w.sources, ServerKey: w.site.Server.Marshal(),
+		StateDir: state, Now: statusNow, NoLive: true}
+	if hist {
+		o.History = []history.Store{w.site.hist}
+	}
+	return o
+}
+
+func runStatus(t *testing.T, o status.Options) *status.Report {
+	t.Helper()
+	rep, err := status.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// mirror writes pages (URL suffix → bytes) as a wget mirror does, under
+// DIR/example.org/, with modification time at, and returns DIR.
+func mirror(t *testing.T, pages map[string][]byte, at time.Time) string {
+	t.Helper()
+	dir := t.TempDir()
+	for u, body := range pages {
+		name := strings.TrimPrefix(u, "https://example.org/")
+		if name == "" || strings.HasSuffix(name, "/") {
+			name += "index.html"
+		}
+		p := filepath.Join(dir, "example.org", filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// liveDoer answers every request with the page at its URL's path, as the
+// live site would, without leaving the test; it counts requests.
+type liveDoer struct {
+	pages map[string][]byte
+	n     *int
+}
+
+func (d liveDoer) Do(req *http.Request) (*http.Response, error) {
+	*d.n++
+	body, ok := d.pages[req.URL.String()]
+	if !ok {
+		return &http.Response{StatusCode: http.StatusNotFound, Body: io.NopCloser(strings.NewReader("")), Request: req}, nil
+	}
+	return &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader(string(body))), Request: req,
+		Header: http.Header{"Content-Type": {"text/html"}}}, nil
 }

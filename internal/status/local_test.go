@@ -7,13 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/internal/status"
-
+	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/source"
-
+	"github.com/lazarus-preserve/lazarus/internal/status"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
 )
 
@@ -27,7 +27,7 @@ func TestStatusLocalCache(t *testing.T) {
 	g := site.inject(t, statusT1)
 	dir := mirror(t, g.pages, statusT1.Add(time.Hour))
 	state := t.TempDir()
-	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
+	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true,
 		Sources: []source.Source{source.DirSource{Dir: dir}}, StateDir: state}
 	first := runStatus(t, o)
 	if first.RestorePoint == nil || first.RestorePoint.Generation != g.id {
@@ -94,7 +94,7 @@ func TestStatusStreamedBounded(t *testing.T) {
 	f.Close()
 	run := func() (*status.Report, int) {
 		n := 0
-		o := status.Options{SiteURL: "https://example.org/", ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true,
+		o := status.Options{SiteURL: "https://example.org/", ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true,
 			Sources: []source.Source{countingWARC{source.WARCSource{Path: file}, &n}}}
 		return runStatus(t, o), n
 	}
@@ -112,5 +112,39 @@ func TestStatusStreamedBounded(t *testing.T) {
 	}
 	if !reflect.DeepEqual(free.Generations, bounded.Generations) {
 		t.Errorf("generations differ:\n%+v\n%+v", free.Generations, bounded.Generations)
+	}
+}
+
+// TestLocalCopiesKnownByDigest: a mirror directory and a WARC file are
+// read once, their bytes' digest looked up in the history: every capture
+// is known from it, none scanned; the note on captures read says why
+// when some are (a page version the history does not record).
+func TestLocalCopiesKnownByDigest(t *testing.T) {
+	site := newStatusSite(t, 4)
+	site.inject(t, statusT1)
+	g2 := site.inject(t, statusT2)
+	dir := mirror(t, g2.pages, statusT2.Add(day))
+	o := status.Options{SiteURL: "https://example.org/", ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true,
+		Sources: []source.Source{source.DirSource{Dir: dir}}, History: []history.Store{site.hist}, SpotChecks: status.NoSpotChecks}
+	rep := runStatus(t, o)
+	if s := rep.Sources[0]; s.Captures != len(g2.pages) || s.Known != len(g2.pages) || s.Fetched != 0 {
+		t.Fatalf("mirror with history: %+v; want every capture known", s)
+	}
+	if rp := rep.RestorePoint; rp == nil || rp.Generation != g2.id {
+		t.Fatalf("restore point %+v", rp)
+	}
+	// A page changed by the mirror: read, and the note says why.
+	p := filepath.Join(dir, "example.org", "p0.html")
+	body, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, append(body, "\n<!-- wget -->"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, statusT2.Add(day), statusT2.Add(day)); err != nil {
+		t.Fatal(err)
+	}
+	rep = runStatus(t, o)
+	notes := strings.Join(rep.Notes, "\n")
+	if rep.Sources[0].Fetched != 1 || !strings.Contains(notes, "1 whose digest the history does not record") || strings.Contains(notes, "their digests are not in it") {
+		t.Fatalf("changed page: %+v, notes %q", rep.Sources[0], notes)
 	}
 }

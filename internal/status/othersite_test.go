@@ -31,7 +31,7 @@ func newTwoSites(t *testing.T) *twoSites {
 	a := newStatusSite(t, 6)
 	g1 := a.inject(t, statusT1)
 	b := newStatusSite(t, 6)
-	b.owner, b.server, b.hist, b.siteURL = a.owner, a.server, a.hist, "https://shop.example.org/"
+	b.Owner, b.Server, b.hist, b.siteURL = a.Owner, a.Server, a.hist, "https://shop.example.org/"
 	g2 := b.inject(t, statusT2)
 	return &twoSites{a: a, g1: g1, g2: g2}
 }
@@ -71,7 +71,7 @@ func TestStatusOtherSite(t *testing.T) {
 		for _, d := range dirs {
 			srcs = append(srcs, source.DirSource{Dir: d})
 		}
-		rep, err := status.Run(context.Background(), status.Options{SiteURL: site, ServerKey: w.a.server.Marshal(),
+		rep, err := status.Run(context.Background(), status.Options{SiteURL: site, ServerKey: w.a.Server.Marshal(),
 			Now: statusNow, NoLive: true, Sources: srcs, History: []history.Store{w.a.hist}})
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +110,7 @@ func TestRecoverOtherSite(t *testing.T) {
 		for _, d := range dirs {
 			srcs = append(srcs, source.DirSource{Dir: d})
 		}
-		return lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: w.a.owner.Marshal(), SiteURL: site,
+		return lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: w.a.Owner.Marshal(), SiteURL: site,
 			Generation: gen, Out: t.TempDir(), Sources: srcs})
 	}
 	rep, err := run("https://example.org/", "", a, b)

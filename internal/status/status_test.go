@@ -321,14 +321,14 @@ func TestStatusForged(t *testing.T) {
 func TestStatusKeys(t *testing.T) {
 	w := newStatusWorld(t, plantNewest)
 	o := status.Options{SiteURL: "https://example.org/", Sources: w.sources, Now: statusNow,
-		OwnerKey: w.site.owner.Marshal(), History: []history.Store{w.site.hist}}
+		OwnerKey: w.site.Owner.Marshal(), History: []history.Store{w.site.hist}}
 	rep, err := status.Run(context.Background(), o)
 	if err != nil || rep.RestorePoint == nil || rep.RestorePoint.Generation != w.g2.id {
 		t.Fatalf("owner key: %v, %+v", err, rep)
 	}
 	for name, mod := range map[string]func(*status.Options){
 		"none":      func(o *status.Options) { o.OwnerKey = nil },
-		"two":       func(o *status.Options) { o.ServerKey = w.site.server.Marshal() },
+		"two":       func(o *status.Options) { o.ServerKey = w.site.Server.Marshal() },
 		"damaged":   func(o *status.Options) { o.OwnerKey = []byte("AGE-SECRET-KEY-1XYZ") },
 		"no URL":    func(o *status.Options) { o.SiteURL = "example.org" },
 		"no source": func(o *status.Options) { o.Sources = nil },
@@ -404,7 +404,7 @@ func TestStatusWARC(t *testing.T) {
 	f.Close()
 	for _, hist := range []bool{true, false} {
 		o := status.Options{SiteURL: "https://example.org/", Sources: []source.Source{source.WARCSource{Path: dir}},
-			ServerKey: site.server.Marshal(), Now: statusNow, NoLive: true, SpotChecks: status.NoSpotChecks}
+			ServerKey: site.Server.Marshal(), Now: statusNow, NoLive: true, SpotChecks: status.NoSpotChecks}
 		if hist {
 			o.History = []history.Store{site.hist}
 		}
@@ -428,7 +428,7 @@ func TestStatusWARC(t *testing.T) {
 func TestStatusMemento(t *testing.T) {
 	w := newStatusWorld(t, plantNewest)
 	client := source.NewClient(source.ClientOptions{Rate: 600000})
-	rep, err := status.Run(context.Background(), status.Options{SiteURL: "https://example.org/", ServerKey: w.site.server.Marshal(),
+	rep, err := status.Run(context.Background(), status.Options{SiteURL: "https://example.org/", ServerKey: w.site.Server.Marshal(),
 		Sources: []source.Source{source.MementoSource{TimeMapBase: w.srvW.URL + "/timemap/link/", Client: client}},
 		History: []history.Store{w.site.hist}, Now: statusNow})
 	if err != nil {

@@ -15,21 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/internal/source"
-
-	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 	"github.com/lazarus-preserve/lazarus/internal/verify"
 )
-
-func runVerify(t *testing.T, o verify.Options) (*verify.Report, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	return verify.Run(ctx, o)
-}
 
 // TestVerifyServerKey: the untouched site passes with server.key alone:
 // every segment rebuildable, the manifest on the root and one-hop pages,
@@ -82,30 +73,6 @@ func TestVerifyOwnerKey(t *testing.T) {
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Fatalf("the trial restore left %d entries in the temporary directory", len(left))
 	}
-}
-
-// shard names one block: segment, stripe, shard.
-type shard struct {
-	seg           string
-	stripe, shard int
-}
-
-// shardsOf lists the blocks on a page, and each segment's k.
-func shardsOf(t *testing.T, page []byte, k map[string]int) []shard {
-	t.Helper()
-	var out []shard
-	for f := range htmlblock.All(page) {
-		if f.Err != nil || f.Kind != htmlblock.KindBlock {
-			continue
-		}
-		b, err := block.Parse(f.Payload)
-		if err != nil {
-			t.Fatal(err)
-		}
-		k[b.Name] = int(b.K)
-		out = append(out, shard{b.Name, int(b.Stripe), int(b.Shard)})
-	}
-	return out
 }
 
 // TestVerifyShort: blocks stripped from eight pages leave some stripes

@@ -92,8 +92,8 @@ func TestWACZ(t *testing.T) {
 }
 
 // TestWalkNoFiles: a root that is, or holds, no WARC or WACZ file is an
-// error, not an empty archive (a user review: `--source warc=config.ini`,
-// `warc=/dev/zero` and an empty directory all read as 0 captures).
+// error, not an empty archive (`--source warc=config.ini`, `warc=/dev/zero`
+// and an empty directory once all read as 0 captures).
 func TestWalkNoFiles(t *testing.T) {
 	dir := t.TempDir()
 	ini := filepath.Join(dir, "config.ini")

@@ -9,15 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lazarus-preserve/lazarus/internal/verify"
-
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
+	"github.com/lazarus-preserve/lazarus/internal/verify"
 )
-
-// Tests for what a new user's trial of lazarus verify found (items 8 to
-// 12 of its report).
 
 // serveIndexAsIs serves "/index.html" itself, as Python's http.server
 // does, where http.FileServer redirects it to "/".
@@ -36,10 +32,10 @@ func serveIndexAsIs(dir string, h http.Handler) http.Handler {
 	})
 }
 
-// TestVerifyIndexAlias (item 10): a link to index.html makes the crawl
-// fetch the root page twice, as "/" and "/index.html": it is one page,
-// counted once among pages, carriers and one-hop pages (inject counts
-// 12 carriers), its second URL counted as an alias.
+// TestVerifyIndexAlias: a link to index.html makes the crawl fetch the
+// root page twice, as "/" and "/index.html": it is one page, counted
+// once among pages, carriers and one-hop pages (inject counts 12
+// carriers), its second URL counted as an alias.
 func TestVerifyIndexAlias(t *testing.T) {
 	s := sitetest.ServedInjected(t, serveIndexAsIs)
 	p := filepath.Join(s.Site, "p0.html")
@@ -69,9 +65,9 @@ func TestVerifyIndexAlias(t *testing.T) {
 	}
 }
 
-// TestVerifyRobotsPerArchive (item 11): a page counts when one archive's
-// crawler may fetch it; an archive robots.txt shuts out entirely is a
-// warning, not a short generation, unless every archive is shut out.
+// TestVerifyRobotsPerArchive: a page counts when one archive's crawler
+// may fetch it; an archive robots.txt shuts out entirely is a warning,
+// not a short generation, unless every archive is shut out.
 func TestVerifyRobotsPerArchive(t *testing.T) {
 	s := sitetest.ServedInjected(t, nil)
 	cases := []struct {
@@ -125,8 +121,8 @@ func TestVerifyRobotsPerArchive(t *testing.T) {
 	})
 }
 
-// TestVerifyMissingPages (item 8): blocks stripped from eight pages. With
-// a placement plan (the serve history, or the owner key's listing) the
+// TestVerifyMissingPages: blocks stripped from eight pages. With a
+// placement plan (the serve history, or the owner key's listing) the
 // report and the error name those pages and how many blocks each lost;
 // without one, the report says no plan was known.
 func TestVerifyMissingPages(t *testing.T) {
@@ -181,7 +177,7 @@ func TestVerifyMissingPages(t *testing.T) {
 	}
 }
 
-// TestVerifyUnreachable (item 12): no crawl ran, so no report.
+// TestVerifyUnreachable: no crawl ran, so no report.
 func TestVerifyUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	u := srv.URL + "/"

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,11 +13,33 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 )
 
-// runCaptureArgs runs lazarus capture with exactly args.
-func runCaptureArgs(args ...string) (int, string, string) {
-	var stdout, stderr bytes.Buffer
-	code := runCapture(args, &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
+// TestCaptureCLIExits: usage errors exit 2 and send nothing; a refused
+// key exits 1; a world-readable key file is warned about; the daily
+// limit after a failed job exits 3 and says how many were sent.
+func TestCaptureCLIExits(t *testing.T) {
+	s := newCaptureSite(t, archivetest.SPNConfig{Daily: 1}, failRootForSPN)
+	for name, args := range map[string][]string{
+		"no access key file": nil,
+		"bad rate":           {"--access-key-file", s.iaKeys, "--rate", "12/day"},
+		"negative margin":    {"--access-key-file", s.iaKeys, "--margin", "-1"},
+	} {
+		if code, _, stderr := s.run(t, args...); code != exitUsage {
+			t.Errorf("%s: exit %d, want 2\n%s", name, code, stderr)
+		}
+	}
+	if n := len(s.spn.Requests()); n != 0 {
+		t.Fatalf("usage errors sent %d requests", n)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.keys")
+	writeTestFile(t, bad, "AKEY:wrong-"+captureSecret+"\n")
+	code, _, stderr := s.run(t, "--access-key-file", bad)
+	if code != exitError || !strings.Contains(stderr, "the access key was refused by") || !strings.Contains(stderr, "archive.org/account/s3.php") || !strings.Contains(stderr, "accessible by other users") {
+		t.Fatalf("refused key: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := s.run(t, "--access-key-file", s.iaKeys)
+	if code != exitPartial || !strings.Contains(stdout, "failed     "+s.url) || !strings.Contains(stderr, "daily capture limit is reached after 1 request") {
+		t.Fatalf("daily limit: exit %d\n%s\n%s", code, stdout, stderr)
+	}
 }
 
 // TestCaptureCLISourcesFailed: a dry run whose only source cannot be
@@ -73,18 +94,6 @@ func TestCaptureCLIWaitTooLong(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "lazarus: warning: requests stopped: spn: "+asked) || !strings.Contains(stdout, "1 accepted, 1 captured, 1 failed") {
 		t.Fatalf("root captured: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-}
-
-// failRootForSPN answers the root page 503 to Save Page Now (any client
-// but lazarus's): its capture job fails.
-func failRootForSPN(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/" && !strings.Contains(r.UserAgent(), "lazarus") {
-			http.Error(w, "busy", http.StatusServiceUnavailable)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 // TestCaptureCLIFailedJobs: when every job fails, the summary says they
