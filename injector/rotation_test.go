@@ -116,8 +116,8 @@ func keptIDs(res *Report) []string {
 // TestRotationRestorePointFirst: when the pages have room for only some
 // earlier generations' blocks, the restore point's go first (the archives
 // hold the rest of it), not the newest unarchived ones'; the report says
-// how many of each the pages carry. Found by an adversarial review: the
-// restore point was the first squeezed out.
+// how many of each the pages carry. The restore point was once the first
+// squeezed out.
 func TestRotationRestorePointFirst(t *testing.T) {
 	f := newFixture(t, 12, 5)
 	day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)

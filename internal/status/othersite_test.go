@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +14,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/history"
-	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
 // twoSites is one key protecting two sites: g1 of https://example.org/
@@ -95,43 +93,5 @@ func TestStatusOtherSite(t *testing.T) {
 	}
 	if !sitetest.HasLine(rep.Problems, "https://example.org/, https://shop.example.org/, not https://moved.example/: counted") {
 		t.Errorf("no problem line says for which sites the generations were made: %q", rep.Problems)
-	}
-}
-
-// TestRecoverOtherSite: recover of example.org restores example.org's
-// generation, not the newer one of shop.example.org signed with the same
-// key, unless asked for it by id; recover under a URL no generation names
-// restores what it finds and says for which site it was made.
-func TestRecoverOtherSite(t *testing.T) {
-	w := newTwoSites(t)
-	a, b := siteMirror(t, w.g1, ""), siteMirror(t, w.g2, "")
-	run := func(site, gen string, dirs ...string) (*lzrecover.Report, error) {
-		var srcs []source.Source
-		for _, d := range dirs {
-			srcs = append(srcs, source.DirSource{Dir: d})
-		}
-		return lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: w.a.Owner.Marshal(), SiteURL: site,
-			Generation: gen, Out: t.TempDir(), Sources: srcs})
-	}
-	rep, err := run("https://example.org/", "", a, b)
-	if err != nil || rep.Generation != w.g1.id || !slices.Equal(rep.OtherSites, []string{"https://shop.example.org/"}) {
-		t.Fatalf("recover of example.org: %v, generation %s, other sites %q; want %s and shop.example.org named", err, rep.Generation, rep.OtherSites, w.g1.id)
-	}
-	if rep, err := run("https://example.org/", w.g2.id, a, b); err != nil || rep.Generation != w.g2.id {
-		t.Fatalf("asked for %s by id: %v, generation %s", w.g2.id, err, rep.Generation)
-	}
-	rep, err = run("https://moved.example/", "", a)
-	if err != nil || rep.Generation != w.g1.id {
-		t.Fatalf("recover under a URL no generation names: %v, generation %s; want %s restored", err, rep.Generation, w.g1.id)
-	}
-	if !sitetest.HasLine(rep.Problems, "made for https://example.org/, not https://moved.example/") {
-		t.Errorf("no problem line says for which site the generations were made: %q", rep.Problems)
-	}
-	// Only shop.example.org's pages, recovered as example.org: nothing
-	// names example.org, so what is found is restored, and said to be
-	// shop.example.org's.
-	rep, err = run("https://example.org/", "", b)
-	if err != nil || rep.Generation != w.g2.id || !sitetest.HasLine(rep.Problems, "made for https://shop.example.org/, not https://example.org/") {
-		t.Fatalf("only the other site's pages: %v, generation %s, problems %q", err, rep.Generation, rep.Problems)
 	}
 }
