@@ -13,7 +13,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/optionerr"
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
-	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
 // Errors callers branch on.
@@ -56,7 +55,7 @@ type Options struct {
 	// (optional for mirror directories and WARC files).
 	SiteURL string
 	// Sources are where Recover looks for captures.
-	Sources []source.Source
+	Sources []Source
 	// MaxCapture bounds one capture's bytes; defaults to 32 MiB.
 	MaxCapture int64
 	// At, if set, restores the newest generation made at or before it.
