@@ -13,7 +13,6 @@ import (
 // last count enumerated, so results stay lower bounds and no mass is lost.
 const Epsilon = 1e-7
 
-
 // capMiss is how unlikely more sweeps must make it that a page within
 // their reach is missed before their count stops being told apart: counts
 // above the cap are taken as the cap, which gives a lower bound.
@@ -287,7 +286,6 @@ func (e *enumeration) levels(ai, l, reach int, w float64, counts []int, saved []
 		term *= mean / float64(n+1)
 	}
 }
-
 
 // groupedNeed is a need as its pages' classes and the shards each page
 // carries, in order (the same sums every run).
