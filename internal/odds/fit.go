@@ -136,6 +136,7 @@ func fitArchive(h History, name string, p Prior) Archive {
 	for d := range levels {
 		a.Sweeps[d] = (float64(reach[d]) + a.Sweeps[d]*p.Weight) / (days + p.Weight)
 	}
+	a.SweepWeight = days + p.Weight
 	a.Take = (took + p.Take*p.TakeWeight) / (inReach + p.TakeWeight)
 
 	// One-page captures: the rest, pooled by depth; pages with three or
@@ -146,19 +147,45 @@ func fitArchive(h History, name string, p Prior) Archive {
 			own[c.Page]++
 		}
 	}
-	pooled := make([]int, levels)
-	for k, n := range own {
-		pooled[levelOf[k]] += n
+	// Each level's pages share a gamma prior, fitted to them by the
+	// method of moments on top of the archive's own: mean m, and a weight
+	// β = m/τ² (days) from the spread τ² of their rates beyond counting
+	// noise, at least the prior's weight and at most the observation's
+	// plus it. A page's rate is then the posterior mean (n + mβ)/(T + β),
+	// of weight T + β.
+	counts := make([][]float64, levels)
+	for _, pg := range h.Pages {
+		l := levelOf[pg.Key]
+		counts[l] = append(counts[l], float64(own[pg.Key]))
 	}
-	for d := range levels {
-		if atLevel[d] > 0 {
-			a.OnePage[d] = (float64(pooled[d])/float64(atLevel[d]) + a.OnePage[d]*p.Weight) / (days + p.Weight)
-		}
-	}
+	a.OneWeight = make([]float64, levels)
 	a.PageRate = map[string]float64{}
-	for k, n := range own {
-		if n >= 3 {
-			a.PageRate[k] = (float64(n) + a.OnePage[levelOf[k]]*p.Weight) / (days + p.Weight)
+	for d := range levels {
+		n := float64(len(counts[d]))
+		if n == 0 || days <= 0 {
+			a.OneWeight[d] = p.Weight
+			continue
+		}
+		var sum float64
+		for _, c := range counts[d] {
+			sum += c
+		}
+		m := (sum/n + a.OnePage[d]*p.Weight) / (days + p.Weight)
+		var ss float64
+		for _, c := range counts[d] {
+			ss += (c - m*days) * (c - m*days)
+		}
+		tau2 := math.Max(0, (ss-m*days*n)/(n*days*days))
+		beta := days + p.Weight
+		if tau2 > 0 && m > 0 {
+			beta = math.Min(beta, math.Max(p.Weight, m/tau2))
+		}
+		a.OnePage[d] = m
+		a.OneWeight[d] = days + beta
+		for _, pg := range h.Pages {
+			if levelOf[pg.Key] == d {
+				a.PageRate[pg.Key] = (float64(own[pg.Key]) + m*beta) / (days + beta)
+			}
 		}
 	}
 	return a

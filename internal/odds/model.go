@@ -22,6 +22,11 @@ type Archive struct {
 	// d = 0 … len−1, non-increasing; pages deeper than the last level
 	// take the last.
 	Sweeps []float64
+	// SweepWeight is how many days of evidence the sweep rates rest on
+	// (observation plus the prior's weight): their uncertainty, as the
+	// weight β of a gamma posterior, makes sweep counts negative binomial
+	// instead of Poisson. Zero means the rates are known exactly.
+	SweepWeight float64
 	// Take is ρ, the probability that a sweep takes a page within its
 	// reach.
 	Take float64
@@ -30,6 +35,11 @@ type Archive struct {
 	// pages with captures enough of their own.
 	OnePage  []float64
 	PageRate map[string]float64
+	// OneWeight is, by depth level, how many days of evidence the
+	// one-page rates rest on (the weight β of their gamma posterior, so a
+	// page's chance of a one-page capture within t days is
+	// 1 − (β/(β+t))^(μβ)); zero or missing means exactly known rates.
+	OneWeight []float64
 	// Lag is how long a capture takes to become visible.
 	Lag time.Duration
 	// Truncate is the most bytes of a page the archive keeps; 0 for no
@@ -73,6 +83,17 @@ func (a *Archive) onePage(p Page) float64 {
 		return 0
 	}
 	return a.OnePage[level(p.Depth, len(a.OnePage))]
+}
+
+// oneMiss returns the probability that page p gets no one-page capture
+// in t days.
+func (a *Archive) oneMiss(p Page, t float64) float64 {
+	mu := a.onePage(p)
+	if l := level(p.Depth, max(1, len(a.OnePage))); l < len(a.OneWeight) && a.OneWeight[l] > 0 {
+		b := a.OneWeight[l]
+		return math.Pow(b/(b+t), mu*b)
+	}
+	return math.Exp(-mu * t)
 }
 
 // counts reports whether the archive can keep page p at all.

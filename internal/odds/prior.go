@@ -37,19 +37,21 @@ var (
 	// sites go uncaptured for 90 days), each hop 0.6 times as often
 	// (deep links poorly archived: Alkwai et al.; −0.042 recovery per hop,
 	// seed 004 §VII), taking 70% of the pages in reach; one-page captures
-	// once a year at the root, halving per hop; visible within a day.
+	// once a year at the root, halving per hop; visible within three days
+	// (crawls reach the index in hours to days; Save Page Now at once).
 	Wayback = Prior{Sweep: 1.0 / 120, DepthDecay: 0.6, Take: 0.7, TakeWeight: 10,
-		OnePage: 1.0 / 365, OnePageDecay: 0.5, Weight: 60, Gap: 24 * time.Hour, Lag: 24 * time.Hour}
+		OnePage: 1.0 / 365, OnePageDecay: 0.5, Weight: 60, Gap: 24 * time.Hour, Lag: 3 * Day}
 	// CommonCrawl crawls monthly, about 56 pages per host (so a small
 	// site is in some crawls, not all: a sweep every 60 days, 0.8 per
 	// hop, taking half the pages in reach), takes no one-page captures,
-	// publishes a crawl about two weeks after it ends, and truncates
-	// records at 5 MiB (1 MiB before February 2025).
+	// publishes a crawl weeks after it starts (a crawl takes about two
+	// weeks, its index follows: 30 days from capture to listing), and
+	// truncates records at 5 MiB (1 MiB before February 2025).
 	CommonCrawl = Prior{Sweep: 1.0 / 60, DepthDecay: 0.8, Take: 0.5, TakeWeight: 10,
-		Weight: 60, Gap: 7 * 24 * time.Hour, Lag: 14 * 24 * time.Hour, Truncate: 5 << 20}
+		Weight: 60, Gap: 7 * Day, Lag: 30 * Day, Truncate: 5 << 20}
 	// Other is any other archive: a sweep reaching the root once a year.
 	Other = Prior{Sweep: 1.0 / 365, DepthDecay: 0.6, Take: 0.7, TakeWeight: 10,
-		OnePage: 1.0 / 730, OnePageDecay: 0.5, Weight: 60, Gap: 24 * time.Hour, Lag: 24 * time.Hour}
+		OnePage: 1.0 / 730, OnePageDecay: 0.5, Weight: 60, Gap: 24 * time.Hour, Lag: 3 * Day}
 )
 
 // PriorOf returns the prior of the archive named name ("wayback",

@@ -143,6 +143,8 @@ type enumeration struct {
 type archiveTerms struct {
 	levels int
 	mean   []float64 // expected sweeps reaching exactly level l
+	weight float64   // days of evidence behind the rates (0: exact, Poisson counts)
+	span   float64   // the horizon left after the lag, in days
 	take   float64
 	cap    int       // sweep counts beyond this are taken as it (a lower bound)
 	pow    []float64 // (1 − take)^n for n ≤ cap
@@ -162,7 +164,7 @@ func newEnumeration(m *Model, pages []Page, horizon time.Duration) *enumeration 
 		a := &m.Archives[i]
 		t := a.effective(horizon)
 		n := max(1, len(a.Sweeps))
-		at := archiveTerms{levels: n, take: math.Min(1, math.Max(0, a.Take))}
+		at := archiveTerms{levels: n, take: math.Min(1, math.Max(0, a.Take)), weight: a.SweepWeight, span: t}
 		for l := range n {
 			next := 0.0
 			if l+1 < len(a.Sweeps) {
@@ -189,7 +191,7 @@ func newEnumeration(m *Model, pages []Page, horizon time.Duration) *enumeration 
 		for j, p := range pages {
 			k := key{a: i, level: level(p.Depth, n), base: -1}
 			if a.counts(p) {
-				k.base = math.Exp(-a.onePage(p) * t)
+				k.base = a.oneMiss(p, t)
 			}
 			perPage[j] = append(perPage[j], k)
 		}
@@ -266,7 +268,20 @@ func (e *enumeration) levels(ai, l, reach int, w float64, counts []int, saved []
 		e.levels(ai, l-1, reach, w, counts, saved, f)
 		return
 	}
-	term := math.Exp(-mean) // P(n = 0)
+	// Sweeps of exactly this reach: Poisson(mean) when the rate is known,
+	// else negative binomial (a gamma posterior of weight β days mixed
+	// over the Poisson): P(0) = (β/(β+t))^(ν·β), P(n+1) = P(n)·(νβ+n)/(n+1)·t/(β+t).
+	term, shape, q := math.Exp(-mean), 0.0, 0.0
+	if a.weight > 0 && a.span > 0 {
+		shape, q = mean/a.span*a.weight, a.span/(a.weight+a.span)
+		term = math.Pow(1-q, shape)
+	}
+	next := func(n int) float64 {
+		if shape > 0 {
+			return term * (shape + float64(n)) / float64(n+1) * q
+		}
+		return term * mean / float64(n+1)
+	}
 	left := 1.0
 	for n := 0; ; n++ {
 		// The tail beyond n is folded into n when more sweeps change
@@ -283,7 +298,7 @@ func (e *enumeration) levels(ai, l, reach int, w float64, counts []int, saved []
 		if last || left <= 0 {
 			return
 		}
-		term *= mean / float64(n+1)
+		term = next(n)
 	}
 }
 
