@@ -164,6 +164,7 @@ func (r *run) apply(p *placement.Plan, segs []segmentInfo) {
 	r.old = p.Old
 	r.added = p.Bytes
 	r.res.Recoverability, r.res.Target = p.Recoverability, r.o.Target
+	r.res.Outlook = r.outlook(p)
 	r.res.Kept = r.keptGenerations(p.Old)
 	r.res.CaptureRates = 0
 	for _, pg := range r.pages {

@@ -12,13 +12,17 @@ type Report struct {
 	Written    int             `json:"pages_written"` // files written: pages, snippets, the sitemap, bundle files
 	Warnings   []string        `json:"warnings,omitempty"`
 	Carriers   int             `json:"carriers"` // carrier pages available
-	// Recoverability is the probability that the archives keep the
-	// manifest and enough blocks of every stripe if they keep each page
-	// with its capture probability (Options.Capture, else 0.5); a lower
-	// bound, as stripes sharing pages help each other. Target is
-	// Options.Target (0: planned by redundancy).
+	// Recoverability is the planner's figure: the probability that the
+	// archives keep the manifest and enough blocks of every stripe if they
+	// kept each page independently with its capture probability
+	// (Options.Capture, else 0.5). Archives crawl in sweeps, so it is a
+	// ceiling, not a forecast: Outlook is. Target is Options.Target (0:
+	// planned by redundancy).
 	Recoverability float64 `json:"recoverability"`
 	Target         float64 `json:"target,omitempty"`
+	// Outlook is what is known of the generation's chances and what the
+	// capture model expects, by horizon.
+	Outlook *Outlook `json:"outlook,omitempty"`
 	// Kept lists the earlier generations kept beside the current one,
 	// newest first, with how many of their blocks the pages still carry
 	// (room allowing).

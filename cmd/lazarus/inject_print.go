@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"io"
 	"strconv"
 	"strings"
@@ -46,7 +47,10 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 	if len(r.Kept) > 0 {
 		of = "the ciphertext, earlier generations' blocks included"
 	}
-	fmt.Fprintf(w, "  %s added in all (%s %s); %s\n", formatSize(added), ratio(added, cipher), of, recoverabilityLine(r))
+	fmt.Fprintf(w, "  %s added in all (%s %s)%s\n", formatSize(added), ratio(added, cipher), of, targetNote(r))
+	for _, line := range outlookLines(r.Outlook) {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
 	if n := len(r.Kept); n > 0 {
 		var kept []string
 		for _, k := range r.Kept {
@@ -105,21 +109,52 @@ func ratio(a, b int64) string {
 	return fmt.Sprintf("%.1f×", float64(a)/float64(b))
 }
 
-// recoverabilityLine says how likely the archives are to keep enough of
-// the generation, under which assumption, against the target.
-func recoverabilityLine(r *injector.Report) string {
-	model := "if archives keep each page with probability 1/2"
-	if r.CaptureRates > 0 {
-		model = fmt.Sprintf("with the capture probabilities --status gives for %s", count(r.CaptureRates, "page", "pages"))
+// targetNote says when the plan falls short of its target: the planner's
+// figure (each page kept independently with probability 1/2, or as
+// --status estimates) is a ceiling, so it is shown only as a shortfall.
+func targetNote(r *injector.Report) string {
+	if r.Target > 0 && r.Recoverability < r.Target {
+		return fmt.Sprintf("; SHORT of the planner's %s target even if each page were kept independently: link more pages from the root page, raise --page-budget or lower --target", chance(r.Target))
 	}
-	line := fmt.Sprintf("recoverable with probability ≥ %s %s", chance(r.Recoverability), model)
+	return ""
+}
+
+// outlookLines says what is known of the generation first (the pages it
+// may lose, its manifest's pages), then what the capture model expects,
+// labelled as its prior (inject reads no capture history).
+func outlookLines(o *injector.Outlook) []string {
+	if o == nil {
+		return nil
+	}
+	var lines []string
 	switch {
-	case r.Target > 0 && r.Recoverability < r.Target:
-		line += fmt.Sprintf(" — SHORT of the %s target: link more pages from the root page, raise --page-budget or lower --target", chance(r.Target))
-	case r.Target > 0:
-		line += fmt.Sprintf(" (target %s)", chance(r.Target))
+	case o.Survives < 0:
+		lines = append(lines, fmt.Sprintf("the %s cannot rebuild it even if all are kept", count(o.Carriers, "carrier page", "carrier pages")))
+	default:
+		lines = append(lines, fmt.Sprintf("it survives the loss of any %d of its %s; its manifest is on %s",
+			o.Survives, count(o.Carriers, "carrier page", "carrier pages"), count(o.ManifestPages, "page", "pages")))
 	}
-	return line
+	var within []string
+	for _, c := range o.Within {
+		within = append(within, fmt.Sprintf("within %s %s", count(c.Days, "day", "days"), forecast(c.Probability)))
+	}
+	lines = append(lines,
+		"no archive holds it yet; lazarus capture asks them now, lazarus status says what they hold",
+		fmt.Sprintf("capture model's prior (%s, no capture history read): recoverable %s", strings.Join(o.Archives, " and "), strings.Join(within, ", ")))
+	return lines
+}
+
+// forecast formats a lower bound on a probability: "≥ 17%" in whole
+// percents, "< 1%" and "> 99%" at the ends, where the model's prior
+// cannot tell more.
+func forecast(p float64) string {
+	switch {
+	case p < 0.01:
+		return "< 1%"
+	case p > 0.99:
+		return "> 99%"
+	}
+	return fmt.Sprintf("≥ %.0f%%", math.Floor(100*p))
 }
 
 // chance formats a probability with the digits that matter near 1:

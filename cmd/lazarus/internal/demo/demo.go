@@ -187,11 +187,8 @@ func (d *run) inject(ctx context.Context) error {
 			seg.Name, seg.Files, plural(seg.Files, "entry", "entries"), human(seg.Ciphertext), seg.Stripes, seg.K, seg.M, human(int64(seg.ShardSize)))
 	}
 	d.s.say("%d blocks spread over %d pages; the manifest on the root page", blocks, len(d.res.Pages))
-	if d.res.Recoverability < d.res.Target {
-		d.s.say("recoverable with probability ≥ %.1f%% if archives keep each page with probability 1/2: all %d pages allow (the %.1f%% target needs more pages)",
-			100*d.res.Recoverability, len(d.res.Pages), 100*d.res.Target)
-	} else {
-		d.s.say("recoverable with probability ≥ %.2f%% if archives keep each page with probability 1/2", 100*d.res.Recoverability)
+	if o := d.res.Outlook; o != nil && o.Survives >= 0 {
+		d.s.say("any %d of the %d carrier pages may be lost: the rest rebuild the server side", o.Survives, o.Carriers)
 	}
 	d.s.done()
 	return nil

@@ -1,0 +1,66 @@
+package injector
+
+import (
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/odds"
+	"github.com/lazarus-preserve/lazarus/internal/placement"
+)
+
+// Outlook is what is known of the current generation's chances once it is
+// on the pages, model-free facts first: how many carrier pages it may lose
+// whichever they are, how many carry its manifest, then the capture
+// model's probability that the archives hold enough of it within each
+// horizon.
+type Outlook struct {
+	Carriers      int `json:"carriers"`         // pages carrying its blocks
+	Survives      int `json:"survives_loss_of"` // carrier pages it survives losing, whichever they are (−1: short even with every page)
+	ManifestPages int `json:"manifest_pages"`   // pages carrying its manifest
+	// Within are the capture model's probabilities (lower bounds) that
+	// the archives hold the manifest and enough blocks of every stripe
+	// within each horizon from now. Inject reads no capture history, so
+	// they are the model's prior for the archives in Archives: what a
+	// site no archive has captured yet can expect (lazarus status fits
+	// the model to the archives' history).
+	Within   []Chance `json:"within"`
+	Archives []string `json:"archives"`
+}
+
+// Chance is a probability within a horizon.
+type Chance struct {
+	Days        int     `json:"days"`
+	Probability float64 `json:"probability"`
+}
+
+// OutlookArchives are the archives inject's outlook counts on: the
+// default sources of lazarus recover.
+var OutlookArchives = []string{"commoncrawl", "wayback"}
+
+// outlookDays are the horizons of the outlook.
+var outlookDays = []int{1, 7, 30}
+
+// outlook computes the generation's outlook from its plan.
+func (r *run) outlook(p *placement.Plan) *Outlook {
+	var pages []odds.Page
+	for _, pg := range r.pages {
+		if pg.Carrier {
+			pages = append(pages, odds.Page{Key: pg.URL, Depth: pg.Depth})
+		}
+	}
+	for url := range p.Pages {
+		if isVirtual(url) {
+			pages = append(pages, odds.Page{Key: url, Depth: odds.MaxLevels})
+		}
+	}
+	l := odds.Layout{Blocks: p.Pages, Manifest: p.Manifest, K: map[string]int{}}
+	for name, prm := range p.Params {
+		l.K[name] = prm.K
+	}
+	needs, _ := odds.Needs(pages, l)
+	o := &Outlook{Carriers: len(p.Pages), Survives: odds.Tolerance(needs[1:]), ManifestPages: len(p.Manifest), Archives: OutlookArchives}
+	m := odds.Fit(odds.History{Now: r.o.Now(), Since: r.o.Now(), Pages: pages, Archives: OutlookArchives})
+	for _, d := range outlookDays {
+		o.Within = append(o.Within, Chance{Days: d, Probability: m.Recoverable(pages, needs, time.Duration(d)*odds.Day)})
+	}
+	return o
+}
