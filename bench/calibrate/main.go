@@ -27,7 +27,6 @@ import (
 	"io"
 	"os"
 	"time"
-
 )
 
 func main() {
