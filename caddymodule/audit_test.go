@@ -56,7 +56,7 @@ func TestAuditFromHistory(t *testing.T) {
 	if got := metricValue(t, h.metrics.auditBlocks.WithLabelValues(h.Name, "archived")); got != float64(full.sum.Needed) {
 		t.Errorf("archived gauge %v, want %d", got, full.sum.Needed)
 	}
-	if got := metricValue(t, h.metrics.auditProb.WithLabelValues(h.Name, "sweep")); got != full.sum.Probability["sweep"] || got <= 0 {
+	if got := metricValue(t, h.metrics.auditProb.WithLabelValues(h.Name, status.ModelViewName)); got != full.sum.Probability[status.ModelViewName] || got <= 0 {
 		t.Errorf("probability gauge %v, summary %v", got, full.sum.Probability)
 	}
 	again, err := full.a.runShared(context.Background())

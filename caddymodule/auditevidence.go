@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/status"
 	"go.uber.org/zap"
 )
 
@@ -18,19 +19,21 @@ const (
 	// DefaultMaxOverlap is how long, with Audit, the previous generation
 	// rides along at most while no audit shows the current one safe.
 	DefaultMaxOverlap = 90 * 24 * time.Hour
-	// SafeProbability is the P_rec now, in the model's independent view,
-	// an audit must give the current generation for it to count as safe.
+	// SafeProbability is the P_rec now, in the capture model's view, an
+	// audit must give the current generation for it to count as safe.
 	SafeProbability = 0.99
 )
 
 // proves reports whether s shows generation id safe in the archives, in
 // the stricter of the two readings of "recoverable": the generation the
 // audit judged newest is id, the archives hold enough of it to restore
-// it now (it is the restore point), and the model's independent view
-// gives it at least SafeProbability now. A summary whose model did not
-// run proves nothing.
+// it now (it is the restore point), and the capture model gives it at
+// least SafeProbability now (summaries stored before the model had one
+// view name it "independent"). A summary whose model did not run proves
+// nothing.
 func (s *auditSummary) proves(id string) bool {
-	return id != "" && s.Newest == id && s.RestorePoint == id && s.Probability["independent"] >= SafeProbability
+	p := max(s.Probability[status.ModelViewName], s.Probability["independent"])
+	return id != "" && s.Newest == id && s.RestorePoint == id && p >= SafeProbability
 }
 
 // safeKey is where the time an audit first showed generation id safe is

@@ -77,7 +77,7 @@ func newMetrics(reg prometheus.Registerer, c *counters) *metrics {
 		auditAge: gaugeVec("audit_generation_age_seconds",
 			"Age of the newest generation recoverable from the archives at the last audit, -1 if none is.", "site"),
 		auditProb: gaugeVec("audit_recoverable_probability",
-			"Estimated probability that the newest generation is recoverable from the archives now, by model view: independent (optimistic) or sweep (correlated crawls).", "site", "view"),
+			"Probability (a lower bound, under the capture model fitted to the archives' history) that the archives hold enough of the newest generation now, by model view (\"model\").", "site", "view"),
 		auditBlocks: gaugeVec("audit_blocks",
 			"Data blocks of the newest generation: archived (distinct, at most k per stripe, the archives combined) and needed (k per stripe).", "site", "kind"),
 	}

@@ -161,10 +161,13 @@ func printAssessment(w io.Writer, a *status.Assessment) {
 	if unknown := a.Pages - a.DepthKnown; unknown > 0 {
 		depth = fmt.Sprintf("; link depth unknown for %d, modelled one hop from the root", unknown)
 	}
-	fmt.Fprintf(w, "Outlook of generation %s (%s, %s%s): probability it is recoverable\n", a.Generation,
+	fmt.Fprintf(w, "Outlook of generation %s (%s, %s%s): probability the archives hold enough of it\n", a.Generation,
 		humane.Count(a.Pages, "page"), humane.Count(a.Carriers, "carrier"), depth)
 	for _, v := range a.Views {
-		label := map[string]string{"independent": "independent captures (optimistic)", "sweep": "site sweeps (realistic)"}[v.Name]
+		label := viewLabels[v.Name]
+		if label == "" {
+			label = v.Name
+		}
 		var at []string
 		for _, p := range v.At {
 			if shownAfter(p.After, v.At) {
@@ -178,6 +181,9 @@ func printAssessment(w io.Writer, a *status.Assessment) {
 		fmt.Fprintf(w, "  %-34s %s; %s\n", label+":", strings.Join(at, ", "), reach)
 	}
 }
+
+// viewLabels name the model's views in the text output.
+var viewLabels = map[string]string{status.ModelViewName: "capture model (lower bound)"}
 
 // nowOrAsOf is "now", or "as of TIME" for an audit as of a given time
 // (--as-of).

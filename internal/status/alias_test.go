@@ -3,8 +3,6 @@ package status
 import (
 	"testing"
 	"time"
-
-	"github.com/lazarus-preserve/lazarus/internal/assure"
 )
 
 // TestFoldAliases: captures of one page under its two paths in one visit
@@ -13,7 +11,7 @@ import (
 func TestFoldAliases(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(d time.Duration, path string) aliasCapture {
-		return aliasCapture{c: assure.Capture{Time: t0.Add(d)}, path: path}
+		return aliasCapture{c: pageCapture{Time: t0.Add(d)}, path: path}
 	}
 	cases := []struct {
 		name string

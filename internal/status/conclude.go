@@ -296,8 +296,9 @@ func (r *statusRun) orphans(t *statusTally) {
 func (r *statusRun) notes() []string {
 	var out []string
 	if a := r.rep.Assessment; a != nil && len(a.Views) > 0 {
-		out = append(out, "Archives crawl a site in sweeps, so captures of its pages are correlated: the independent view assumes they are not "+
-			"and is optimistic; the sweep view accounts for sweeps. Both are shown.")
+		out = append(out, "The outlook is the capture model fitted to each archive's history: site sweeps by depth (found as bursts "+
+			"against the background), one-page captures, an ingest lag and truncation. Its figures are lower bounds within each horizon, "+
+			"counting the blocks already archived as certain.")
 		if n := thinEvidenceNote(a); n != "" {
 			out = append(out, n)
 		}

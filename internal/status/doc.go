@@ -4,6 +4,7 @@
 // where it can), finds which generation each capture carries, tallies
 // per generation, segment and stripe the distinct blocks the archives
 // hold, finds the newest coherent restore point as recover would choose
-// it, and runs the recoverability model (package assure). Run returns a
+// it, and fits the capture model to the archives' history (package odds)
+// for a forecast of the newest generation. Run returns a
 // Report; RunHeld also says which blocks the captures hold.
 package status

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/internal/assure"
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 )
 
@@ -19,25 +18,26 @@ func ModelTimes() []time.Duration {
 	return []time.Duration{0, time.Hour, 6 * time.Hour, day, 2 * day, 3 * day, 5 * day, 7 * day, 10 * day, 14 * day, 21 * day, 30 * day}
 }
 
-// Evidence is what the model's capture rates rest on
-// (assure.Evidence): how long the pages have been observed, the sweeps
-// each archive showed, and whether the fixed prior outweighs them.
+// Evidence is what the capture model rests on (odds.Evidence): how long
+// the site has been observed, the sweeps each archive showed, and whether
+// the archives' priors outweigh them.
 type Evidence struct {
 	// ShortestExposure and MedianExposure are the shortest and the median
 	// of the pages' observation windows (JSON: float seconds).
 	ShortestExposure time.Duration `json:"shortest_exposure_seconds"`
 	MedianExposure   time.Duration `json:"median_exposure_seconds"`
-	// Sweeps are, per archive with captures, the sweeps seen and the
-	// sweep rate used.
+	// Sweeps are, per archive, the sweeps found (bursts against the
+	// background of one-page captures) and the rate of sweeps reaching
+	// the root the model uses.
 	Sweeps []Sweeps `json:"sweeps,omitempty"`
-	// PriorInterval and PriorWeight are the fixed prior: a capture every
-	// PriorInterval, weighing as much as PriorWeight of observation
-	// (JSON: float seconds); 0 without a prior.
+	// PriorInterval and PriorWeight are the first archive's prior: a
+	// sweep reaching the root every PriorInterval, weighing as much as
+	// PriorWeight of observation (JSON: float seconds).
 	PriorInterval time.Duration `json:"prior_interval_seconds"`
 	PriorWeight   time.Duration `json:"prior_weight_seconds"`
-	// PriorDominated reports that the median page has been observed for
-	// less than PriorWeight: there is too little capture history, and
-	// the figures mostly reflect the prior (what a typical site would
+	// PriorDominated reports that every archive has observed the site
+	// for less than its prior weighs, or captured none of it: the
+	// figures mostly reflect the prior (what a typical site would
 	// expect), not what these archives have shown.
 	PriorDominated bool `json:"prior_dominated"`
 }
@@ -49,16 +49,6 @@ type Sweeps struct {
 	Rate    float64 `json:"per_day"` // the sweep rate used, per day
 }
 
-// statusEvidence converts the model's evidence.
-func statusEvidence(e assure.Evidence) *Evidence {
-	out := &Evidence{ShortestExposure: e.ShortestExposure, MedianExposure: e.MedianExposure,
-		PriorInterval: e.PriorInterval, PriorWeight: e.PriorDays, PriorDominated: e.PriorDominated}
-	for _, s := range e.Sweeps {
-		out.Sweeps = append(out.Sweeps, Sweeps{Archive: s.Archive, Sweeps: s.Sweeps, Rate: finite(s.Rate)})
-	}
-	return out
-}
-
 // thinEvidenceNote is the note of an assessment whose estimates the
 // prior dominates, "" if it is not.
 func thinEvidenceNote(a *Assessment) string {
@@ -66,7 +56,7 @@ func thinEvidenceNote(a *Assessment) string {
 		return ""
 	}
 	e := a.Evidence
-	return fmt.Sprintf("Too little capture history to estimate: the median page has been observed for %s, less than the %s the prior "+
-		"weighs (a capture every %s), so the probabilities mostly reflect what a typical site would expect, not what these archives have shown.",
+	return fmt.Sprintf("Too little capture history to estimate: the archives have observed the site for at most %s, less than the %s "+
+		"their priors weigh (a sweep every %s), so the probabilities are mostly the model's prior, what a typical site would expect, not what these archives have shown.",
 		humane.Duration(e.MedianExposure), humane.Duration(e.PriorWeight), humane.Duration(e.PriorInterval))
 }

@@ -101,15 +101,15 @@ func TestModelTimesInJSONAsSeconds(t *testing.T) {
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
-	if back.RestorePoint.Age != rep.RestorePoint.Age || back.Assessment.Views[1].At[7].After != 7*day ||
-		back.Assessment.Views[1].ReachIn != rep.Assessment.Views[1].ReachIn {
+	if back.RestorePoint.Age != rep.RestorePoint.Age || back.Assessment.Views[0].At[7].After != 7*day ||
+		back.Assessment.Views[0].ReachIn != rep.Assessment.Views[0].ReachIn {
 		t.Fatalf("round trip: %+v, want %+v", back.RestorePoint, rep.RestorePoint)
 	}
 }
 
 // TestThinEvidenceIsSaid: five days of captures weigh less than the
-// prior's 30 days: the report carries the evidence and says it is thin;
-// with two months of captures it does not.
+// archives' priors (60 days): the report carries the evidence and says it
+// is thin; with three months of captures it does not.
 func TestThinEvidenceIsSaid(t *testing.T) {
 	w := newStatusWorld(t, func(w *statusWorld) {
 		w.wayback = w.g1.plant(statusT1.Add(day), "", w.g1.names()...)
@@ -117,7 +117,7 @@ func TestThinEvidenceIsSaid(t *testing.T) {
 	for _, tc := range []struct {
 		now  time.Time
 		thin bool
-	}{{statusT1.Add(5 * day), true}, {statusT1.Add(60 * day), false}} {
+	}{{statusT1.Add(5 * day), true}, {statusT1.Add(90 * day), false}} {
 		o := w.statusOpts(true, "")
 		o.Now = tc.now
 		rep := runStatus(t, o)

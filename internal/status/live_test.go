@@ -59,7 +59,7 @@ func TestLiveOnlyGenerationHasNoOutlook(t *testing.T) {
 	}
 	// With the history, the same generation is modelled.
 	o.History = []history.Store{w.site.hist}
-	if rep := runStatus(t, o); rep.Assessment == nil || rep.Assessment.Reason != "" || len(rep.Assessment.Views) != 2 {
+	if rep := runStatus(t, o); rep.Assessment == nil || rep.Assessment.Reason != "" || len(rep.Assessment.Views) != 1 {
 		t.Fatalf("with the history: assessment %+v", rep.Assessment)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/internal/assure"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/odds"
 	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
@@ -17,7 +17,7 @@ type statusPageInfo struct {
 	path string
 	// captures are the captures the model counts, per source: aliases
 	// captured in one visit are one (foldAliases).
-	captures map[string][]assure.Capture
+	captures map[string][]pageCapture
 	// times are every capture's time, per source (the report's timeline).
 	times   map[string][]time.Time
 	aliases map[string][]aliasCapture
@@ -50,7 +50,7 @@ func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
 	get := func(p string) *statusPageInfo {
 		pi := out[p]
 		if pi == nil {
-			pi = &statusPageInfo{path: p, captures: map[string][]assure.Capture{}, times: map[string][]time.Time{},
+			pi = &statusPageInfo{path: p, captures: map[string][]pageCapture{}, times: map[string][]time.Time{},
 				aliases: map[string][]aliasCapture{}, blocks: map[manifest.BlockRef]bool{}}
 			out[p] = pi
 		}
@@ -70,7 +70,7 @@ func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
 		raw := statusPath(c.c.URL)
 		pi := get(siteurl.CanonicalPage(raw))
 		name := r.srcs[c.src].Name()
-		pi.aliases[name] = append(pi.aliases[name], aliasCapture{c: assure.Capture{Time: c.c.Time, Digest: c.c.Digest}, path: raw})
+		pi.aliases[name] = append(pi.aliases[name], aliasCapture{c: pageCapture{Time: c.c.Time, Digest: c.c.Digest}, path: raw})
 		pi.times[name] = append(pi.times[name], c.c.Time)
 		if c.held == nil {
 			continue
@@ -96,7 +96,7 @@ func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
 	for p, pi := range out {
 		paths = append(paths, p)
 		for name, cs := range pi.aliases {
-			pi.captures[name] = foldAliases(cs, r.statusSweepGap())
+			pi.captures[name] = foldAliases(cs, aliasGap)
 		}
 	}
 	sort.Strings(paths)
@@ -128,36 +128,34 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 		out.Error = fmt.Sprintf("which pages carry generation %s is unknown without the serve history", out.Generation)
 		return out
 	}
-	site := assure.Site{Now: r.o.Now, Archived: map[string][]manifest.BlockRef{}}
+	in := modelInput{manifestHad: newest.archived > 0, had: map[manifest.BlockRef]bool{}, k: map[string]int{},
+		captures: map[string][]odds.Capture{}}
 	for _, s := range m.Segments {
-		site.Segments = append(site.Segments, assure.SegmentOf(s))
+		in.k[s.Name] = s.K
+		if s.Kind == "listing" {
+			in.listing = append(in.listing, s.Name)
+		}
 		st := t.segs[manifest.SegmentKey{ID: s.ID, Name: s.Name}]
 		if st == nil {
 			continue
 		}
 		for stripe, shards := range st.shards {
 			for shard, bits := range shards {
-				for i := range r.srcs {
-					if bits&(1<<i) != 0 {
-						name := r.srcs[i].Name()
-						site.Archived[name] = append(site.Archived[name], manifest.BlockRef{Segment: s.Name, Stripe: stripe, Shard: shard})
-					}
+				if bits != 0 {
+					in.had[manifest.BlockRef{Segment: s.Name, Stripe: stripe, Shard: shard}] = true
 				}
 			}
 		}
 	}
-	for _, refs := range site.Archived {
-		sort.Slice(refs, func(i, j int) bool { return refs[i].String() < refs[j].String() })
+	for _, src := range r.srcs {
+		in.archives = append(in.archives, src.Name())
 	}
-	for _, sm := range r.manifests {
-		site.Rotations = append(site.Rotations, sm.m.Manifest.Time)
-	}
-	sort.Slice(site.Rotations, func(i, j int) bool { return site.Rotations[i].Before(site.Rotations[j]) })
 	paths := make([]string, 0, len(pages))
 	for p := range pages {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	in.blocks = map[string][]manifest.BlockRef{}
 	for _, p := range paths {
 		pi := pages[p]
 		d, ok := depths[p]
@@ -166,31 +164,27 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 		} else {
 			d = 1
 		}
-		pg := assure.Page{URL: p, Depth: d, Captures: pi.captures, Since: r.since(p, pi)}
+		in.pages = append(in.pages, odds.Page{Key: p, Depth: d})
+		if since := r.since(p, pi); !since.IsZero() && (in.since.IsZero() || since.Before(in.since)) {
+			in.since = since
+		}
+		for name, cs := range pi.captures {
+			for _, c := range cs {
+				in.captures[name] = append(in.captures[name], odds.Capture{Page: p, Time: c.Time})
+			}
+		}
 		for ref := range pi.blocks {
-			pg.Blocks = append(pg.Blocks, ref)
+			in.blocks[p] = append(in.blocks[p], ref)
 		}
-		sort.Slice(pg.Blocks, func(i, j int) bool { return pg.Blocks[i].String() < pg.Blocks[j].String() })
-		if len(pg.Blocks) > 0 {
+		if len(pi.blocks) > 0 {
 			out.Carriers++
-		}
-		site.Pages = append(site.Pages, pg)
-	}
-	out.Pages = len(site.Pages)
-	a, err := assure.Assess(site, r.o.Assess)
-	if err != nil {
-		out.Error = err.Error()
-		return out
-	}
-	out.Target = a.Target
-	out.Evidence = statusEvidence(a.Evidence)
-	out.Views = []ModelView{modelView("independent", a.At, a.Independent), modelView("sweep", a.At, a.Sweep)}
-	for _, pr := range a.Rates {
-		if pr.Pooled {
-			out.Pooled++
+			if d == 0 || d == 1 {
+				in.manifest = append(in.manifest, p) // the planner puts the manifest on the root and one-hop pages
+			}
 		}
 	}
-	out.Capture = captureProbabilities(a.Rates)
+	out.Pages = len(in.pages)
+	r.model(in, out)
 	return out
 }
 
@@ -219,32 +213,6 @@ func (r *statusRun) since(p string, pi *statusPageInfo) time.Time {
 		}
 	}
 	return first
-}
-
-// modelView converts one view of the model.
-func modelView(name string, at []time.Duration, v assure.View) ModelView {
-	out := ModelView{Name: name, At: probabilities(at, v.Generation), Exact: v.Generation.Exact,
-		Reached: v.Generation.Reached, ReachIn: v.Generation.Reach}
-	for _, s := range v.Segments {
-		out.Segments = append(out.Segments, SegmentOutlook{Name: s.Name, Listing: s.Listing, At: probabilities(at, s.Curve),
-			Reached: s.Reached, ReachIn: s.Reach, Weakest: s.Weakest})
-	}
-	return out
-}
-
-func probabilities(at []time.Duration, c assure.Curve) []Probability {
-	out := make([]Probability, 0, len(at))
-	for i, d := range at {
-		p := Probability{After: d}
-		if i < len(c.P) {
-			p.P = finite(c.P[i])
-		}
-		if i < len(c.StdErr) {
-			p.StdErr = finite(c.StdErr[i])
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // finite keeps a NaN or an infinity out of the JSON report (which cannot

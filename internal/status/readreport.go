@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/internal/assure"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
-	"github.com/lazarus-preserve/lazarus/internal/siteurl"
 )
 
 // CaptureHorizon is the time within which Assessment.Capture gives
@@ -24,27 +21,6 @@ const (
 	MaxReportBytes  = 64 << 20
 	maxCapturePages = 1_000_000
 )
-
-// captureProbabilities turns the model's capture rates (per page and
-// archive, per day) into the probability that some archive captures each
-// page within CaptureHorizon: 1 − exp(−Σ_archives κ·H), pages named as
-// inject names them (canonicalPage).
-func captureProbabilities(rates []assure.PageRate) map[string]float64 {
-	sum := map[string]float64{}
-	for _, pr := range rates {
-		if pr.Rate > 0 && !math.IsInf(pr.Rate, 0) {
-			sum[siteurl.CanonicalPage(pr.URL)] += pr.Rate
-		} else if _, ok := sum[siteurl.CanonicalPage(pr.URL)]; !ok {
-			sum[siteurl.CanonicalPage(pr.URL)] = 0
-		}
-	}
-	days := CaptureHorizon.Hours() / 24
-	out := make(map[string]float64, len(sum))
-	for u, k := range sum {
-		out[u] = -math.Expm1(-k * days)
-	}
-	return out
-}
 
 // ReadReport reads a report saved from `lazarus status --json`, for
 // planning the next generation with what the audit learned (`lazarus

@@ -3,7 +3,6 @@ package status
 import (
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/internal/assure"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 )
@@ -35,9 +34,8 @@ type Options struct {
 	// Defaults to time.Now(); a Now given is reported as
 	// Report.AsOf (the report says "as of" it, not "now").
 	Now time.Time
-	// Assess tunes the recoverability model (see assure.Options); a nil
-	// Assess.At asks for ModelTimes.
-	Assess assure.Options
+	// Model tunes the capture model.
+	Model ModelOptions
 	// MaxCapture bounds one fetched capture's bytes; defaults to
 	// DefaultMaxCapture.
 	MaxCapture int64
@@ -296,9 +294,10 @@ type RestorePoint struct {
 	Newest bool `json:"newest"`
 }
 
-// Assessment is the model's estimate for the newest generation
-// (package assure), in both views: independent captures (optimistic) and
-// correlated site sweeps (realistic).
+// Assessment is the capture model's forecast for the newest generation
+// (package odds, fitted to the archives' history): lower bounds on the
+// probability that the archives hold it within each horizon, computed,
+// not sampled.
 type Assessment struct {
 	Generation string      `json:"generation"`
 	Target     float64     `json:"target"` // the P_rec whose reaching time is reported
@@ -333,7 +332,7 @@ const AssessCarriersUnknown = "carriers_unknown"
 
 // ModelView is one view of the model.
 type ModelView struct {
-	Name string `json:"name"` // "independent" or "sweep"
+	Name string `json:"name"` // ModelViewName
 	// At is P_rec of the generation (every data segment) at each reported
 	// time.
 	At []Probability `json:"at"`

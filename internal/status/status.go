@@ -46,7 +46,7 @@ const MaxSources = 64
 // combines them), finds the newest coherent restore point (as recover
 // chooses it: a generation whose verified manifest is archived and whose
 // data segments all have k distinct blocks in every stripe), and runs the
-// recoverability model (package assure) for the newest generation.
+// capture model (package odds) for the newest generation.
 //
 // The report is returned with a nil error whenever the audit ran, even if
 // nothing is recoverable (see Report.RestorePoint); errors are for
@@ -198,8 +198,8 @@ func newStatusRun(o Options) (*statusRun, error) {
 	if o.SpotChecks == 0 {
 		o.SpotChecks = DefaultSpotChecks
 	}
-	if o.Assess.At == nil {
-		o.Assess.At = ModelTimes()
+	if o.Model.At == nil {
+		o.Model.At = ModelTimes()
 	}
 	if o.Client == nil && !o.NoLive {
 		o.Client = source.NewClient(source.ClientOptions{})

@@ -172,7 +172,7 @@ func TestStatusNewestCombined(t *testing.T) {
 		t.Errorf("%d Common Crawl record fetches, want 0", n)
 	}
 	a := rep.Assessment
-	if a == nil || a.Error != "" || a.Generation != w.g2.id || len(a.Views) != 2 || len(a.Views[0].At) != len(status.ModelTimes()) {
+	if a == nil || a.Error != "" || a.Generation != w.g2.id || len(a.Views) != 1 || len(a.Views[0].At) != len(status.ModelTimes()) {
 		t.Fatalf("assessment %+v", a)
 	}
 	// Generation 2 is already recoverable from what is archived.
@@ -181,8 +181,8 @@ func TestStatusNewestCombined(t *testing.T) {
 			t.Errorf("%s view: P_rec now = %v, want 1", v.Name, v.At[0].P)
 		}
 	}
-	if !strings.Contains(strings.Join(rep.Notes, " "), "optimistic") {
-		t.Errorf("notes do not say independence is optimistic: %q", rep.Notes)
+	if !strings.Contains(strings.Join(rep.Notes, " "), "lower bounds within each horizon") {
+		t.Errorf("notes do not say what the outlook's figures are: %q", rep.Notes)
 	}
 }
 

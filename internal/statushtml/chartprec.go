@@ -15,7 +15,7 @@ const precHeight = 220
 
 // viewColours draw the model's views; other view names take the sources'
 // colours.
-var viewColours = map[string]string{"independent": "#E69F00", "sweep": "#0072B2"}
+var viewColours = map[string]string{status.ModelViewName: "#0072B2"}
 
 // precChart is the projected P_rec of the newest generation over time, one
 // step series per view, against the target.

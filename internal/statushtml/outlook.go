@@ -65,10 +65,7 @@ type probCell struct {
 }
 
 // viewLabels describe the model's views in words.
-var viewLabels = map[string]string{
-	"independent": "Independent captures (optimistic)",
-	"sweep":       "Correlated site sweeps (realistic)",
-}
+var viewLabels = map[string]string{status.ModelViewName: "Capture model, fitted to the archives' history (lower bound)"}
 
 // makeOutlook lays out r's assessment, nil if there is none.
 func makeOutlook(a *status.Assessment) *outlook {
