@@ -15,7 +15,8 @@
 // concept per package, none importing a public package or Caddy: the
 // engines of the commands that audit (verify, status, capture); the
 // pipeline (codec, over bundle, keys, erasure, block, manifest, htmlblock);
-// planning an injection (site, placement, ignore, assure, history); where
+// planning an injection (site, placement, ignore, history); the capture model
+// (odds), behind every forecast; where
 // archived pages are found and how they are read (source, over archive,
 // fetch, warc, contentcoding, spn, siteurl); and small shared pieces
 // (rootfile, problems, optionerr, humane, noatime, statushtml, sim).

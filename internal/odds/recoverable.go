@@ -361,3 +361,14 @@ func (g groupedNeed) met(miss, dist []float64) float64 {
 	}
 	return dist[g.want]
 }
+
+// Captured returns, for each page, a lower bound on the probability that
+// some archive captures it within horizon (and lists the capture by then):
+// the per-page figure planners take.
+func (m *Model) Captured(pages []Page, horizon time.Duration) []float64 {
+	sets := make([][]Need, len(pages))
+	for i := range pages {
+		sets[i] = []Need{{K: 1, Pages: []int{i}}}
+	}
+	return m.RecoverableAll(pages, sets, horizon)
+}

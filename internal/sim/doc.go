@@ -18,7 +18,7 @@
 //   - timeline.go: the archive's own captures of the pages, drawn once per
 //     run and shared by every policy (common random numbers).
 //   - estimate.go: what status would learn from those captures: per-page
-//     capture probabilities for the lazarus plan (internal/assure's rates).
+//     capture probabilities for the lazarus plan (the capture model, internal/odds, fitted as status fits it).
 //   - layout.go: which page carries which block and manifest copy.
 //   - policy.go, allpages.go: the four placement policies at equal bytes.
 //   - requests.go: which pages capture requests ask for, in order of
@@ -50,7 +50,7 @@
 // Rotation. Break-before-make drops a generation's blocks from the pages
 // when the next one is published. Make-before-break keeps them until a
 // newer generation is recoverable, as status sees it at its next check
-// (every Check days; status reads the archives' copies, and assure counts
+// (every Check days; status reads the archives' copies, and the model counts
 // blocks found there as certain, so its estimate reaches 99% exactly when
 // they hold enough), or until MaxAge days after it was replaced.
 //

@@ -149,11 +149,7 @@ func weakest(m *odds.Model, pages []odds.Page, needs []odds.Need, idx []int) []i
 // captures it within CaptureHorizon (and the capture is listed by then):
 // what inject --status plans the next generation with.
 func captureOdds(m *odds.Model, pages []odds.Page) map[string]float64 {
-	sets := make([][]odds.Need, len(pages))
-	for i := range pages {
-		sets[i] = []odds.Need{{K: 1, Pages: []int{i}}}
-	}
-	ps := m.RecoverableAll(pages, sets, CaptureHorizon)
+	ps := m.Captured(pages, CaptureHorizon)
 	out := make(map[string]float64, len(pages))
 	for i, p := range pages {
 		out[p.Key] = finite(ps[i])
