@@ -74,8 +74,9 @@ type Build struct {
 	MaxBlockBytes int `json:"max_block_bytes,omitempty"`
 	// Target is the recoverability each generation is planned for
 	// (injector.Options.Target): the fewest bytes with which archives
-	// keeping each page with probability 1/2 keep enough blocks with at
-	// least this probability. Defaults to 0.999.
+	// keeping each page independently with probability 1/2 would keep
+	// enough blocks with at least this probability, a ceiling (archives
+	// crawl in sweeps), not a forecast. Defaults to 0.999.
 	Target float64 `json:"target,omitempty"`
 	// Redundancy, when set, fixes the parity blocks per data block
 	// instead of planning for Target (the two do not combine). With
@@ -331,11 +332,21 @@ func (b *builder) build(ctx context.Context) (string, error) {
 	if err := b.st.Store(ctx, b.prefix+"built", []byte(b.h.now().UTC().Format(time.RFC3339Nano)+"\n")); err != nil {
 		return "failed", err
 	}
-	b.h.logger.Info("built lazarus generation", zap.String("generation", res.Generation), zap.Bool("new", res.New),
+	fields := []zap.Field{zap.String("generation", res.Generation), zap.Bool("new", res.New),
 		// The code is planned for this many pages (Build.Carriers, or more
 		// if the blocks need them); the bundle names none: the blocks are
 		// placed on pages as they are served.
-		zap.Int("segments", len(res.Segments)), zap.Int("code_planned_for_pages", res.Carriers))
+		zap.Int("segments", len(res.Segments)), zap.Int("code_planned_for_pages", res.Carriers)}
+	if o := res.Outlook; o != nil {
+		// What is certain first (pages it may lose, whichever), then the
+		// capture model's prior forecast (no capture history read; page
+		// depths unknown to a bundle, so taken as deep): lower bounds.
+		fields = append(fields, zap.Int("survives_loss_of_pages", o.Survives))
+		for _, c := range o.Within {
+			fields = append(fields, zap.Float64(fmt.Sprintf("prior_forecast_within_%dd", c.Days), c.Probability))
+		}
+	}
+	b.h.logger.Info("built lazarus generation", fields...)
 	if res.New {
 		return "new", nil
 	}

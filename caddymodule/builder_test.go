@@ -15,6 +15,8 @@ import (
 
 	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // buildFixture is a server side, keys and a shared storage for handlers
@@ -395,5 +397,34 @@ func TestBuildAfterLostLock(t *testing.T) {
 	}
 	if _, err := b.src.loadGeneration(context.Background(), second); err != nil {
 		t.Errorf("b's generation cannot be loaded after a's build: %v", err)
+	}
+}
+
+// TestBuiltLogSaysWhatIsKnownFirst: the "built" log line says how many of
+// the planned pages the generation survives losing, then the capture
+// model's prior forecast by horizon (lower bounds, below one for a new
+// generation no archive holds), not a probability under "each page kept
+// with probability 1/2".
+func TestBuiltLogSaysWhatIsKnownFirst(t *testing.T) {
+	f := newBuildFixture(t)
+	now := time.Now()
+	h := f.handler(t, &now)
+	core, logs := observer.New(zap.InfoLevel)
+	h.logger = zap.New(core)
+	if got, err := h.builder.build(context.Background()); err != nil || got != "new" {
+		t.Fatalf("build: %q, %v", got, err)
+	}
+	built := logs.FilterMessage("built lazarus generation").All()
+	if len(built) != 1 {
+		t.Fatalf("%d built lines", len(built))
+	}
+	m := built[0].ContextMap()
+	if n, ok := m["survives_loss_of_pages"].(int64); !ok || n < 1 {
+		t.Errorf("survives_loss_of_pages %v (%T), want at least 1", m["survives_loss_of_pages"], m["survives_loss_of_pages"])
+	}
+	p7, ok7 := m["prior_forecast_within_7d"].(float64)
+	p30, ok30 := m["prior_forecast_within_30d"].(float64)
+	if !ok7 || !ok30 || p7 > p30 || p30 >= 1 || p7 < 0 {
+		t.Errorf("prior forecasts within 7 and 30 days %v, %v; want 0 ≤ p7 ≤ p30 < 1", m["prior_forecast_within_7d"], m["prior_forecast_within_30d"])
 	}
 }
