@@ -161,8 +161,15 @@ func printAssessment(w io.Writer, a *status.Assessment) {
 	if unknown := a.Pages - a.DepthKnown; unknown > 0 {
 		depth = fmt.Sprintf("; link depth unknown for %d, modelled one hop from the root", unknown)
 	}
-	fmt.Fprintf(w, "Outlook of generation %s (%s, %s%s): probability the archives hold enough of it\n", a.Generation,
-		humane.Count(a.Pages, "page"), humane.Count(a.Carriers, "carrier"), depth)
+	known := fmt.Sprintf("any %d of its carriers may go uncaptured", a.Survives)
+	switch {
+	case a.Survives < 0:
+		known = "its carriers cannot rebuild it even if all are captured"
+	case a.Survives >= a.Carriers:
+		known = "the archives hold enough of it already"
+	}
+	fmt.Fprintf(w, "Outlook of generation %s (%s, %s%s; %s): probability the archives hold enough of it\n", a.Generation,
+		humane.Count(a.Pages, "page"), humane.Count(a.Carriers, "carrier"), depth, known)
 	for _, v := range a.Views {
 		label := viewLabels[v.Name]
 		if label == "" {

@@ -105,6 +105,7 @@ func (r *statusRun) model(in modelInput, out *Assessment) {
 		view.Segments = append(view.Segments, s)
 	}
 	out.Views = []ModelView{view}
+	out.Survives = min(odds.Tolerance(gen), out.Carriers)
 	out.Evidence = modelEvidence(m)
 	out.Capture = captureOdds(m, in.pages)
 	for _, p := range in.pages {

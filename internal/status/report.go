@@ -304,6 +304,12 @@ type Assessment struct {
 	Views      []ModelView `json:"views"`
 	Pages      int         `json:"pages"`    // pages modelled (carriers and others, for the depth pools)
 	Carriers   int         `json:"carriers"` // of which carry blocks of the generation
+	// Survives is how many carrier pages may go uncaptured, whichever
+	// they are, with the archives still holding enough of the generation
+	// (the blocks already archived count); the number of carriers when
+	// the archives hold enough already, −1 when even every carrier would
+	// not do. Certain, model-free: said before any probability.
+	Survives int `json:"survives_loss_of"`
 	Pooled     int         `json:"pooled"`   // page rates borrowed from their depth pool
 	// DepthKnown counts the pages whose link depth is known (Page);
 	// the others are pooled as if one hop from the root.
