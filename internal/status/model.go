@@ -156,6 +156,7 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 	}
 	sort.Strings(paths)
 	in.blocks = map[string][]manifest.BlockRef{}
+	withManifest := r.manifestPages(out.Generation)
 	for _, p := range paths {
 		pi := pages[p]
 		d, ok := depths[p]
@@ -178,13 +179,37 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 		}
 		if len(pi.blocks) > 0 {
 			out.Carriers++
-			if d == 0 || d == 1 {
-				in.manifest = append(in.manifest, p) // the planner puts the manifest on the root and one-hop pages
+		}
+		if withManifest[p] {
+			in.manifest = append(in.manifest, p)
+		}
+	}
+	if len(in.manifest) == 0 {
+		// No history says which pages carry the manifest: the planner puts
+		// it on the root and one-hop pages that carry blocks.
+		for _, pg := range in.pages {
+			if pg.Depth <= 1 && len(in.blocks[pg.Key]) > 0 {
+				in.manifest = append(in.manifest, pg.Key)
 			}
 		}
 	}
 	out.Pages = len(in.pages)
 	r.model(in, out)
+	return out
+}
+
+// manifestPages returns the pages (canonical) the serve history records
+// carrying generation gen's manifest.
+func (r *statusRun) manifestPages(gen string) map[string]bool {
+	out := map[string]bool{}
+	for u, recs := range r.hist.urls {
+		for _, rec := range recs {
+			if rec.Manifest == gen {
+				out[siteurl.CanonicalPage(u)] = true
+				break
+			}
+		}
+	}
 	return out
 }
 

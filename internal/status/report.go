@@ -310,7 +310,7 @@ type Assessment struct {
 	// the archives hold enough already, −1 when even every carrier would
 	// not do. Certain, model-free: said before any probability.
 	Survives int `json:"survives_loss_of"`
-	Pooled     int         `json:"pooled"`   // page rates borrowed from their depth pool
+	Pooled   int `json:"pooled"` // page rates borrowed from their depth pool
 	// DepthKnown counts the pages whose link depth is known (Page);
 	// the others are pooled as if one hop from the root.
 	DepthKnown int `json:"depth_known"`
