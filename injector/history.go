@@ -32,11 +32,12 @@ type pageVersions struct {
 }
 
 // note records that the page at url will be served with the given
-// digests (history.SumsOf its bytes), first produced at at. Pages that
+// digests (history.SumsOf its bytes), first produced at at, depth link
+// hops from the root (nil when unknown). Pages that
 // carry nothing and did not change are not versions a run produced:
 // callers leave them out (see addPage).
-func (r *run) note(v *pageVersions, url string, sums history.Sums, at time.Time) {
-	rec := history.Record{Digest: sums.SHA1, SHA256: sums.SHA256, URL: r.servedPath(url), Time: at.UTC()}
+func (r *run) note(v *pageVersions, url string, depth *int, sums history.Sums, at time.Time) {
+	rec := history.Record{Digest: sums.SHA1, SHA256: sums.SHA256, URL: r.servedPath(url), Time: at.UTC(), Depth: depth}
 	if slices.Contains(r.gen.Manifests, url) {
 		rec.Manifest = r.gen.ID.String()
 	}

@@ -207,7 +207,11 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 			r.res.Written++
 		}
 		if r.addPage(page.res) {
-			r.note(&versions, p.URL, page.sums, page.made)
+			var depth *int
+			if p.File != "" && p.Depth >= 0 { // a page of the site, its links walked
+				depth = &p.Depth
+			}
+			r.note(&versions, p.URL, depth, page.sums, page.made)
 		}
 	}
 	r.recordHistory(&versions)

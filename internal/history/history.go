@@ -68,6 +68,11 @@ type Record struct {
 	// generation's and, while it rides along, the previous one's. The
 	// segment is the one of that name in that generation's manifest.
 	Blocks map[string][]string
+	// Depth is the page's link depth from the root page (0) when the
+	// writer knew it (inject walks the site's links; the Caddy module
+	// does not), nil otherwise. Status models pages it cannot reach by
+	// the archived pages' links at this depth.
+	Depth *int
 }
 
 // validDigest reports whether s is a Record.Digest: 32 characters of the

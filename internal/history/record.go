@@ -18,10 +18,14 @@ type wireRecord struct {
 	Time     time.Time           `json:"time"`
 	Manifest string              `json:"manifest,omitempty"`
 	Blocks   map[string][]string `json:"blocks,omitempty"`
+	Depth    *int                `json:"depth,omitempty"`
 }
 
 // maxGenerations bounds the generations one record names.
 const maxGenerations = 64
+
+// MaxDepth is the deepest link depth a record may give.
+const MaxDepth = 1 << 16
 
 // Marshal returns rec as one line of JSON, without the newline. It
 // refuses an invalid record (ErrInvalid) and one over MaxRecordBytes
@@ -30,7 +34,7 @@ func Marshal(rec *Record) ([]byte, error) {
 	if err := rec.Validate(); err != nil {
 		return nil, err
 	}
-	w := wireRecord{V: Version, Digest: rec.Digest, SHA256: rec.SHA256, URL: rec.URL, Time: rec.Time, Manifest: rec.Manifest, Blocks: rec.Blocks}
+	w := wireRecord{V: Version, Digest: rec.Digest, SHA256: rec.SHA256, URL: rec.URL, Time: rec.Time, Manifest: rec.Manifest, Blocks: rec.Blocks, Depth: rec.Depth}
 	if len(w.Blocks) == 0 {
 		w.Blocks = nil
 	}
@@ -61,6 +65,8 @@ func (rec *Record) Validate() error {
 		return fmt.Errorf("%w: page %s: manifest %q is not a generation id", ErrInvalid, rec.URL, rec.Manifest)
 	case len(rec.Blocks) > maxGenerations:
 		return fmt.Errorf("%w: page %s: %d generations", ErrInvalid, rec.URL, len(rec.Blocks))
+	case rec.Depth != nil && (*rec.Depth < 0 || *rec.Depth > MaxDepth):
+		return fmt.Errorf("%w: page %s: depth %d is not in [0, %d]", ErrInvalid, rec.URL, *rec.Depth, MaxDepth)
 	}
 	for gen, refs := range rec.Blocks {
 		if !validGeneration(gen) {
@@ -125,7 +131,7 @@ func parseLine(line []byte) (Record, bool) {
 	if err := json.Unmarshal(line, &w); err != nil || w.V != Version {
 		return Record{}, false
 	}
-	rec := Record{Digest: w.Digest, SHA256: w.SHA256, URL: w.URL, Time: w.Time, Manifest: w.Manifest, Blocks: w.Blocks}
+	rec := Record{Digest: w.Digest, SHA256: w.SHA256, URL: w.URL, Time: w.Time, Manifest: w.Manifest, Blocks: w.Blocks, Depth: w.Depth}
 	if len(rec.Blocks) == 0 {
 		rec.Blocks = nil
 	}

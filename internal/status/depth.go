@@ -203,8 +203,25 @@ func (r *statusRun) noteLinks(u string, links []string) []string {
 
 // depths is each known page's link depth from the site's root page,
 // from the links of the archived pages Status read (see
-// statusLinks.depths). Pages known from the history and not fetched have
-// unread links: the pages only they link to have no known depth.
+// statusLinks.depths), and for the pages those links do not reach, the
+// depth the serve history records (inject writes it; the least of a
+// page's records). Pages neither gives have no known depth.
 func (r *statusRun) depths() map[string]int {
-	return r.links.depths(r.rootPage())
+	out := r.links.depths(r.rootPage())
+	for u, recs := range r.hist.urls {
+		p := siteurl.CanonicalPage(u)
+		if _, ok := out[p]; ok {
+			continue
+		}
+		best := -1
+		for _, rec := range recs {
+			if rec.Depth != nil && (best < 0 || *rec.Depth < best) {
+				best = *rec.Depth
+			}
+		}
+		if best >= 0 {
+			out[p] = best
+		}
+	}
+	return out
 }
