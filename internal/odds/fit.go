@@ -133,11 +133,16 @@ func fitArchive(h History, name string, p Prior) Archive {
 			}
 		}
 	}
+	if p.Weight <= 0 && days <= 0 {
+		return a // nothing observed and no prior weight: the prior's values
+	}
 	for d := range levels {
 		a.Sweeps[d] = (float64(reach[d]) + a.Sweeps[d]*p.Weight) / (days + p.Weight)
 	}
 	a.SweepWeight = days + p.Weight
-	a.Take = (took + p.Take*p.TakeWeight) / (inReach + p.TakeWeight)
+	if inReach+p.TakeWeight > 0 {
+		a.Take = (took + p.Take*p.TakeWeight) / (inReach + p.TakeWeight)
+	}
 
 	// One-page captures: the rest, pooled by depth; pages with three or
 	// more keep a rate of their own.

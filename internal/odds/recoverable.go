@@ -110,9 +110,19 @@ type leaf struct {
 // mass counts as failure: a lower bound).
 func (e *enumeration) leaves() []leaf {
 	var out []leaf
-	e.walk(0, 1, func(miss []float64, w float64) {
-		out = append(out, leaf{w: w, miss: slices.Clone(miss)})
-	})
+	for e.eps = Epsilon; ; e.eps *= 10 {
+		out, e.aborted = out[:0], false
+		e.walk(0, 1, func(miss []float64, w float64) {
+			if len(out) >= MaxLeaves {
+				e.aborted = true
+				return
+			}
+			out = append(out, leaf{w: w, miss: slices.Clone(miss)})
+		})
+		if !e.aborted {
+			break
+		}
+	}
 	slices.SortStableFunc(out, func(a, b leaf) int { return cmp.Compare(b.w, a.w) })
 	var tail float64
 	n := len(out)
@@ -122,6 +132,16 @@ func (e *enumeration) leaves() []leaf {
 	}
 	return out[:n]
 }
+
+// MaxLeaves bounds the sweep-count combinations one computation
+// evaluates: past it the enumeration starts again with Epsilon ten times
+// larger (coarser, still a lower bound), so no history, however hostile,
+// makes it run without end.
+const MaxLeaves = 50_000
+
+// MaxSweepCount is the most sweeps of one archive the enumeration tells
+// apart; more are taken as this many (a lower bound).
+const MaxSweepCount = 32
 
 // LeafMass is the most probability mass of the least likely sweep-count
 // combinations that is counted as failure instead of computed.
@@ -133,7 +153,9 @@ const LeafMass = 1e-6
 // at the same level with the same one-page odds (pooled by depth, so a big
 // site has few classes beyond its busiest pages).
 type enumeration struct {
-	class   []int     // per page, its class
+	eps     float64 // the current Epsilon (raised when MaxLeaves is passed)
+	aborted bool    // the walk passed MaxLeaves
+	class   []int   // per page, its class
 	miss    []float64 // per class, P(not captured) given the counts so far
 	archs   []archiveTerms
 	scratch [][]float64
@@ -164,7 +186,7 @@ func newEnumeration(m *Model, pages []Page, horizon time.Duration) *enumeration 
 		a := &m.Archives[i]
 		t := a.effective(horizon)
 		n := max(1, len(a.Sweeps))
-		at := archiveTerms{levels: n, take: math.Min(1, math.Max(0, a.Take)), weight: a.SweepWeight, span: t}
+		at := archiveTerms{levels: n, take: sane(a.Take, 1), weight: sane(a.SweepWeight, math.MaxFloat64), span: t}
 		for l := range n {
 			next := 0.0
 			if l+1 < len(a.Sweeps) {
@@ -174,7 +196,7 @@ func newEnumeration(m *Model, pages []Page, horizon time.Duration) *enumeration 
 			if l < len(a.Sweeps) {
 				rate = a.Sweeps[l]
 			}
-			at.mean = append(at.mean, math.Max(0, rate-next)*t)
+			at.mean = append(at.mean, sane((rate-next)*t, 1e6))
 		}
 		switch {
 		case at.take >= 1:
@@ -182,7 +204,7 @@ func newEnumeration(m *Model, pages []Page, horizon time.Duration) *enumeration 
 		case at.take <= 0:
 			at.cap = 0
 		default:
-			at.cap = int(math.Ceil(math.Log(capMiss) / math.Log(1-at.take)))
+			at.cap = min(MaxSweepCount, int(math.Ceil(math.Log(capMiss)/math.Log(1-at.take))))
 		}
 		at.pow = make([]float64, at.cap+1)
 		for c := range at.pow {
@@ -191,7 +213,7 @@ func newEnumeration(m *Model, pages []Page, horizon time.Duration) *enumeration 
 		for j, p := range pages {
 			k := key{a: i, level: level(p.Depth, n), base: -1}
 			if a.counts(p) {
-				k.base = a.oneMiss(p, t)
+				k.base = 1 - sane(1-a.oneMiss(p, t), 1)
 			}
 			perPage[j] = append(perPage[j], k)
 		}
@@ -217,6 +239,15 @@ func newEnumeration(m *Model, pages []Page, horizon time.Duration) *enumeration 
 	}
 	e.scratch = make([][]float64, len(e.archs)+1)
 	return e
+}
+
+// sane keeps a model value in [0, hi]: NaN and negative values become 0
+// (no sweeps, no capture: a lower bound), larger ones hi.
+func sane(x, hi float64) float64 {
+	if !(x > 0) {
+		return 0
+	}
+	return math.Min(x, hi)
 }
 
 // walk enumerates archive ai's sweep counts (and the following archives'),
@@ -270,35 +301,48 @@ func (e *enumeration) levels(ai, l, reach int, w float64, counts []int, saved []
 	}
 	// Sweeps of exactly this reach: Poisson(mean) when the rate is known,
 	// else negative binomial (a gamma posterior of weight β days mixed
-	// over the Poisson): P(0) = (β/(β+t))^(ν·β), P(n+1) = P(n)·(νβ+n)/(n+1)·t/(β+t).
-	term, shape, q := math.Exp(-mean), 0.0, 0.0
-	if a.weight > 0 && a.span > 0 {
-		shape, q = mean/a.span*a.weight, a.span/(a.weight+a.span)
-		term = math.Pow(1-q, shape)
+	// over the Poisson, shape νβ, success t/(β+t)). Probabilities are
+	// taken in logs, so a large mean does not underflow.
+	logp := func(n int) float64 {
+		k := float64(n)
+		lk, _ := math.Lgamma(k + 1)
+		return -mean + k*math.Log(mean) - lk
 	}
-	next := func(n int) float64 {
-		if shape > 0 {
-			return term * (shape + float64(n)) / float64(n+1) * q
+	if a.weight > 0 && a.span > 0 {
+		shape, q := mean/a.span*a.weight, a.span/(a.weight+a.span)
+		ls, _ := math.Lgamma(shape)
+		logp = func(n int) float64 {
+			k := float64(n)
+			lsk, _ := math.Lgamma(shape + k)
+			lk, _ := math.Lgamma(k + 1)
+			return lsk - ls - lk + shape*math.Log1p(-q) + k*math.Log(q)
 		}
-		return term * mean / float64(n+1)
 	}
 	left := 1.0
 	for n := 0; ; n++ {
-		// The tail beyond n is folded into n when more sweeps change
-		// nothing or it weighs too little to tell apart: taking more
-		// sweeps as fewer gives a lower bound and loses no mass.
-		last := reach+n >= a.cap || w*(left-term) < Epsilon
-		pn := term
-		if last {
-			pn = left
-		}
 		counts[l] = reach + n
-		e.levels(ai, l-1, reach+n, w*pn, counts, saved, f)
-		left -= term
-		if last || left <= 0 {
+		if reach+n >= a.cap {
+			// The tail, folded into the cap: taking more sweeps as fewer
+			// gives a lower bound.
+			if w*left >= e.eps {
+				e.levels(ai, l-1, reach+n, w*left, counts, saved, f)
+			}
 			return
 		}
-		term = next(n)
+		pn := math.Exp(logp(n))
+		if w*(left-pn) < e.eps {
+			// What lies beyond n weighs too little to tell apart: folded
+			// into n, a lower bound that loses no mass.
+			e.levels(ai, l-1, reach+n, w*left, counts, saved, f)
+			return
+		}
+		if w*pn >= e.eps { // else dropped: its mass counts as failure
+			e.levels(ai, l-1, reach+n, w*pn, counts, saved, f)
+		}
+		left -= pn
+		if e.aborted {
+			return
+		}
 	}
 }
 

@@ -221,3 +221,24 @@ func TestRecoverableEdges(t *testing.T) {
 		t.Errorf("within the lag: %v", got)
 	}
 }
+
+// TestRecoverableHostileModelEnds: a model fitted to a lying history
+// (huge sweep rates that take almost nothing, NaN and infinite values)
+// still gives a probability in [0, 1], after a bounded enumeration.
+func TestRecoverableHostileModelEnds(t *testing.T) {
+	var pages []Page
+	for i := range 60 {
+		pages = append(pages, Page{Key: string(rune('A' + i)), Depth: i % MaxLevels})
+	}
+	hostile := Archive{Name: "liar", Sweeps: []float64{1e5, 1e4, 1e3, 100, 10, 1}, Take: 1e-4,
+		OnePage: []float64{math.NaN(), math.Inf(1), -1, 0, 1e9, 0}, SweepWeight: 1e-9}
+	nan := Archive{Name: "nan", Sweeps: []float64{math.NaN(), math.Inf(1), 5, 5, 5, 5}, Take: math.NaN(), Lag: -Day}
+	m := &Model{Archives: []Archive{hostile, nan, hostile}}
+	needs := []Need{{K: 30, Pages: seq(60, 1)}, {K: 1, Pages: []int{0, 1}}}
+	for _, h := range []time.Duration{time.Hour, 30 * Day, 3650 * Day} {
+		p := m.Recoverable(pages, needs, h)
+		if !(p >= 0 && p <= 1) {
+			t.Fatalf("within %v: %v", h, p)
+		}
+	}
+}
