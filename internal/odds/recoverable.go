@@ -153,9 +153,9 @@ const LeafMass = 1e-6
 // at the same level with the same one-page odds (pooled by depth, so a big
 // site has few classes beyond its busiest pages).
 type enumeration struct {
-	eps     float64 // the current Epsilon (raised when MaxLeaves is passed)
-	aborted bool    // the walk passed MaxLeaves
-	class   []int   // per page, its class
+	eps     float64   // the current Epsilon (raised when MaxLeaves is passed)
+	aborted bool      // the walk passed MaxLeaves
+	class   []int     // per page, its class
 	miss    []float64 // per class, P(not captured) given the counts so far
 	archs   []archiveTerms
 	scratch [][]float64
