@@ -14,7 +14,7 @@ import (
 // horizon.
 type Outlook struct {
 	Carriers      int `json:"carriers"`         // pages carrying its blocks
-	Survives      int `json:"survives_loss_of"` // carrier pages it survives losing, whichever they are (−1: short even with every page)
+	Survives      int `json:"survives_loss_of"` // carrier pages it survives losing, whichever they are, manifest included (−1: short even with every page)
 	ManifestPages int `json:"manifest_pages"`   // pages carrying its manifest
 	// Within are the capture model's probabilities (lower bounds) that
 	// the archives hold the manifest and enough blocks of every stripe
@@ -57,7 +57,7 @@ func (r *run) outlook(p *placement.Plan) *Outlook {
 		l.K[name] = prm.K
 	}
 	needs, _ := odds.Needs(pages, l)
-	o := &Outlook{Carriers: len(p.Pages), Survives: odds.Tolerance(needs[1:]), ManifestPages: len(p.Manifest), Archives: OutlookArchives}
+	o := &Outlook{Carriers: len(p.Pages), Survives: odds.Tolerance(needs), ManifestPages: len(p.Manifest), Archives: OutlookArchives}
 	m := odds.Fit(odds.History{Now: r.o.Now(), Since: r.o.Now(), Pages: pages, Archives: OutlookArchives})
 	for _, d := range outlookDays {
 		o.Within = append(o.Within, Chance{Days: d, Probability: m.Recoverable(pages, needs, time.Duration(d)*odds.Day)})

@@ -48,7 +48,7 @@ func (r *run) plan(segs []segmentInfo) error {
 		r.res.Warnings = append(r.res.Warnings, "none of the pages the capture probabilities name is a carrier page: every page was planned as kept with probability 1/2")
 	}
 	if t, got := r.o.Target, r.res.Recoverability; t > 0 && got < t {
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the plan reaches a recoverability of %.4g%%, short of the %.4g%% target: %d carrier pages cannot hold more", 100*got, 100*t, r.res.Carriers))
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the planner's figure (each page kept independently with its capture probability, a ceiling) is %.4g%%, short of its %.4g%% target: %d carrier pages cannot hold more", 100*got, 100*t, r.res.Carriers))
 	}
 	return nil
 }

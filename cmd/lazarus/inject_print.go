@@ -47,9 +47,12 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 	if len(r.Kept) > 0 {
 		of = "the ciphertext, earlier generations' blocks included"
 	}
-	fmt.Fprintf(w, "  %s added in all (%s %s)%s\n", formatSize(added), ratio(added, cipher), of, targetNote(r))
+	fmt.Fprintf(w, "  %s added in all (%s %s)\n", formatSize(added), ratio(added, cipher), of)
 	for _, line := range outlookLines(r.Outlook) {
 		fmt.Fprintf(w, "  %s\n", line)
+	}
+	if note := targetNote(r); note != "" {
+		fmt.Fprintf(w, "  %s\n", note)
 	}
 	if n := len(r.Kept); n > 0 {
 		var kept []string
@@ -109,12 +112,14 @@ func ratio(a, b int64) string {
 	return fmt.Sprintf("%.1f×", float64(a)/float64(b))
 }
 
-// targetNote says when the plan falls short of its target: the planner's
-// figure (each page kept independently with probability 1/2, or as
-// --status estimates) is a ceiling, so it is shown only as a shortfall.
+// targetNote says when the plan falls short of its target, after what is
+// certain and the forecast: the planner's figure (each page kept
+// independently with probability 1/2, or as --status estimates) is a
+// ceiling, so it is shown only as a shortfall.
 func targetNote(r *injector.Report) string {
 	if r.Target > 0 && r.Recoverability < r.Target {
-		return fmt.Sprintf("; SHORT of the planner's %s target even if each page were kept independently: link more pages from the root page, raise --page-budget or lower --target", chance(r.Target))
+		return fmt.Sprintf("SHORT of the planner's %s target even if each page were kept independently (it reaches %s): "+
+			"more linked pages or a larger --page-budget add room; what makes archives keep the pages is lazarus capture", chance(r.Target), chance(r.Recoverability))
 	}
 	return ""
 }
@@ -128,10 +133,13 @@ func outlookLines(o *injector.Outlook) []string {
 	}
 	var lines []string
 	switch {
+	case o.Survives == 0 && o.Carriers > 0:
+		lines = append(lines, fmt.Sprintf("it needs every one of its %s; its manifest is on %s",
+			count(o.Carriers, "carrier page", "carrier pages"), count(o.ManifestPages, "page", "pages")))
 	case o.Survives < 0:
 		lines = append(lines, fmt.Sprintf("the %s cannot rebuild it even if all are kept", count(o.Carriers, "carrier page", "carrier pages")))
 	default:
-		lines = append(lines, fmt.Sprintf("it survives the loss of any %d of its %s; its manifest is on %s",
+		lines = append(lines, fmt.Sprintf("it survives the loss of any %d of its %s, manifest included; its manifest is on %s",
 			o.Survives, count(o.Carriers, "carrier page", "carrier pages"), count(o.ManifestPages, "page", "pages")))
 	}
 	var within []string
@@ -139,8 +147,8 @@ func outlookLines(o *injector.Outlook) []string {
 		within = append(within, fmt.Sprintf("within %s %s", count(c.Days, "day", "days"), forecast(c.Probability)))
 	}
 	lines = append(lines,
-		"no archive holds it yet; lazarus capture asks them now, lazarus status says what they hold",
-		fmt.Sprintf("capture model's prior (%s, no capture history read): recoverable %s", strings.Join(o.Archives, " and "), strings.Join(within, ", ")))
+		"inject does not read the archives: lazarus status says what they hold, lazarus capture asks them to capture it now",
+		fmt.Sprintf("capture model's prior for pages no archive holds yet (%s; inject reads no capture history): recoverable %s", strings.Join(o.Archives, " and "), strings.Join(within, ", ")))
 	return lines
 }
 
