@@ -176,7 +176,7 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", cfg.PassphraseFile, "`FILE` holding the passphrase (instead of --key)")
 	fs.BoolVar(&o.Public, "public", o.Public, "store UNENCRYPTED (signed if --key is given)")
 	fs.StringVar(&o.SiteURL, "site-url", o.SiteURL, "public `URL` of the site, recorded in the manifest")
-	fs.Var(sizeFlag{&o.MaxBlockBytes}, "max-block-bytes", "`SIZE` of the shard in each block, z (e.g. 48KiB); 0 chooses: as large as fits --page-budget when planning by --target, else 48KiB")
+	fs.Var(sizeFlag{&o.MaxBlockBytes}, "max-block-bytes", "the most data bytes each block carries, a `SIZE` such as 48KiB (on the page, base64 makes its comment a third larger); 0 chooses: as large as fits --page-budget when planning by --target, else 48KiB")
 	fs.Var(sizeFlag{&o.PageBudget}, "page-budget", "most bytes (`SIZE`) added to any one page")
 	fs.Var(sizeFlag{&o.MaxPageBytes}, "max-page-bytes", "pages with blocks stay below this `SIZE`")
 	fs.Var(redundancyFlag{o, &c.redundancyWord}, "redundancy", "`auto` (the fewest bytes that reach --target), max (that, then pages filled to --page-budget) or a RATIO of parity to data blocks")

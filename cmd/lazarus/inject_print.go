@@ -25,8 +25,8 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 		if s.Files == 0 && s.TarBytes == 0 {
 			what = fmt.Sprintf("%25s", "file listing →")
 		}
-		fmt.Fprintf(w, "  segment %-12s %-9s %s %10s  %d stripe(s) of k=%d+m=%d × %s\n",
-			s.Name, state, what, formatSize(s.Ciphertext), s.Stripes, s.K, s.M, formatSize(int64(s.ShardSize)))
+		fmt.Fprintf(w, "  segment %-12s %-9s %s %10s  %s of k=%d+m=%d × %s\n",
+			s.Name, state, what, formatSize(s.Ciphertext), count(s.Stripes, "stripe", "stripes"), s.K, s.M, formatSize(int64(s.ShardSize)))
 	}
 	blocks, manifests, most, added := 0, 0, 0, int64(0)
 	for _, p := range r.Pages {
