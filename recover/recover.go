@@ -175,9 +175,12 @@ func earlierRebuilt(root *os.Root) int {
 type SegmentReport struct {
 	Name       string `json:"name"`
 	Generation string `json:"generation"` // the generation its version comes from
-	Status     string `json:"status"`     // "rebuilt", "short", or "exists" (its files are already in the output directory)
-	Detail     string `json:"detail,omitempty"`
-	Files      int    `json:"files"`
+	// Status is "rebuilt"; "short" (blocks missing, or its data refused);
+	// "exists" (its files are already in the output directory); or
+	// "unwritten" (whole, but writing it failed: see ErrWrite).
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+	Files  int    `json:"files"`
 	// Paths are the top-level names its files were restored to, relative
 	// to the output directory.
 	Paths []string `json:"paths,omitempty"`
@@ -200,6 +203,8 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 			switch {
 			case errors.Is(err, bundle.ErrExists):
 				sr.Status, sr.Detail = "exists", err.Error()+" (existing files are kept)"
+			case failedWriting(err):
+				sr.Status, sr.Detail = "unwritten", err.Error()
 			case err != nil:
 				sr.Status, sr.Detail = "short", err.Error()
 			default:
@@ -217,16 +222,20 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 	if sites := recordedElsewhere(manifests, &o); len(sites) > 0 {
 		rep.problem("the generations found were made for %s, not %s: restored as this site's (no generation names it)", strings.Join(sites, ", "), o.SiteURL)
 	}
-	return outcome(p, rebuilt, rep)
+	return outcome(p, rebuilt, rep, o.Out)
 }
 
 // outcome is restore's verdict: nil only for a coherent restore point
-// with nothing newer seen.
-func outcome(p plan, rebuilt []target, rep *Report) error {
+// with nothing newer seen; ErrWrite first when a whole segment could not
+// be written into out.
+func outcome(p plan, rebuilt []target, rep *Report, out string) error {
 	short := len(p.targets) - len(rebuilt)
 	switch {
 	case len(p.targets) == 0:
 		return nothingFound(rep)
+	case rep.count("unwritten") > 0:
+		return writeError(out, fmt.Errorf("%d of %d segments were whole but could not be written: %s",
+			rep.count("unwritten"), len(p.targets), rep.firstDetail("unwritten")))
 	case short > 0:
 		msg := fmt.Sprintf("%d of %d segments rebuilt", len(rebuilt), len(p.targets))
 		if n := rep.count("exists"); n > 0 {
@@ -241,6 +250,16 @@ func outcome(p plan, rebuilt []target, rep *Report) error {
 			ErrPartial, ErrOlder, rep.Generation, p.coherent.Manifest.Time.UTC().Format(time.RFC3339), n.Generation, n.Time.Format(time.RFC3339), n.Detail)
 	}
 	return nil
+}
+
+// firstDetail returns the detail of the first segment with the status.
+func (r *Report) firstDetail(status string) string {
+	for _, s := range r.Segments {
+		if s.Status == status {
+			return s.Detail
+		}
+	}
+	return ""
 }
 
 // count returns how many segments have the status.
