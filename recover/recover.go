@@ -173,8 +173,12 @@ func earlierRebuilt(root *os.Root) int {
 
 // SegmentReport is one segment's outcome.
 type SegmentReport struct {
-	Name       string `json:"name"`
-	Generation string `json:"generation"` // the generation its version comes from
+	Name string `json:"name"`
+	// Generation is the generation its version comes from: for a segment
+	// unchanged since an earlier generation, that one, whose blocks the
+	// restored generation (Report.Generation) carries over as its own
+	// content.
+	Generation string `json:"generation"`
 	// Status is "rebuilt"; "short" (blocks missing, or its data refused);
 	// "exists" (its files are already in the output directory); or
 	// "unwritten" (whole, but writing it failed: see ErrWrite).

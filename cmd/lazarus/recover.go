@@ -228,7 +228,13 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 		fmt.Fprintf(w, "  newer generation %s of %s seen, not rebuilt: %s\n", n.Generation, n.Time.Format(time.RFC3339), printable(n.Detail))
 	}
 	for _, s := range r.Segments {
-		fmt.Fprintf(w, "  segment %-12s %-8s from generation %s, %s, %s", printable(s.Name), s.Status, s.Generation, count(s.Files, "file", "files"), formatSize(s.Bytes))
+		from := "from generation " + s.Generation
+		if r.Generation != "" && s.Generation != r.Generation {
+			// Unchanged since s.Generation, whose blocks the restored
+			// generation carries on: its content is r.Generation's.
+			from = fmt.Sprintf("unchanged since generation %s, carried over into %s (its newest content)", s.Generation, r.Generation)
+		}
+		fmt.Fprintf(w, "  segment %-12s %-8s %s, %s, %s", printable(s.Name), s.Status, from, count(s.Files, "file", "files"), formatSize(s.Bytes))
 		if len(s.Paths) > 0 {
 			fmt.Fprintf(w, " in %s", printable(strings.Join(s.Paths, ", ")))
 		}
