@@ -50,7 +50,25 @@ func (r *run) plan(segs []segmentInfo) error {
 	if t, got := r.o.Target, r.res.Recoverability; t > 0 && got < t {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the plan reaches a recoverability of %.4g%%, short of the %.4g%% target: %d carrier pages cannot hold more", 100*got, 100*t, r.res.Carriers))
 	}
+	if r.o.MaxPageBytes > CrawlTruncation {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("pages with blocks may grow to %d MiB: Common Crawl cuts records at 5 MiB (at 1 MiB before February 2025), so the blocks past that point of a larger page are lost in its crawls; only archives keeping larger pages, such as the Wayback Machine, keep them",
+			r.o.MaxPageBytes>>20))
+	}
+	r.res.FullWidth = r.o.Fill && r.fullWidth()
 	return nil
+}
+
+// fullWidth reports whether every stripe of every data segment spans
+// every carrier page, or the most blocks a stripe can have: the most
+// redundancy the pages hold, whatever their room.
+func (r *run) fullWidth() bool {
+	width := min(r.res.Carriers, erasure.MaxShards)
+	for _, s := range r.gen.Segments {
+		if s.Kind == "data" && s.K+s.M < width {
+			return false
+		}
+	}
+	return width > 0
 }
 
 // placeAs places a copy of segs for a new generation (changed) or the

@@ -23,6 +23,12 @@ type Report struct {
 	// Outlook is what is known of the generation's chances and what the
 	// capture model expects, by horizon.
 	Outlook *Outlook `json:"outlook,omitempty"`
+	// FullWidth, with Options.Fill, means every stripe of every data
+	// segment spans every carrier page (or the format's 256 blocks): the
+	// most redundancy the pages hold, whatever their room, since a page
+	// never carries two blocks of one stripe. A larger page budget adds
+	// nothing to such a plan; more pages would.
+	FullWidth bool `json:"full_width,omitempty"`
 	// Kept lists the earlier generations kept beside the current one,
 	// newest first, with how many of their blocks the pages still carry
 	// (room allowing).

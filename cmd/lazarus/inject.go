@@ -111,6 +111,7 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 	if sig.stopped() && !opts.DryRun {
 		fmt.Fprintf(stderr, "lazarus: warning: %v after the new state was saved: the run finished writing the pages instead of stopping, and succeeded\n", context.Cause(sig.ctx))
 	}
+	printInjectWarnings(stderr, res)
 	if c.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -178,8 +179,8 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.StringVar(&o.SiteURL, "site-url", o.SiteURL, "public `URL` of the site, recorded in the manifest")
 	fs.Var(sizeFlag{&o.MaxBlockBytes}, "max-block-bytes", "the most data bytes each block carries, a `SIZE` such as 48KiB (on the page, base64 makes its comment a third larger); 0 chooses: as large as fits --page-budget when planning by --target, else 48KiB")
 	fs.Var(sizeFlag{&o.PageBudget}, "page-budget", "most bytes (`SIZE`) added to any one page")
-	fs.Var(sizeFlag{&o.MaxPageBytes}, "max-page-bytes", "pages with blocks stay below this `SIZE`")
-	fs.Var(redundancyFlag{o, &c.redundancyWord}, "redundancy", "`auto` (the fewest bytes that reach --target), max (that, then pages filled to --page-budget) or a RATIO of parity to data blocks")
+	fs.Var(sizeFlag{&o.MaxPageBytes}, "max-page-bytes", "pages with blocks stay below this `SIZE` (Common Crawl cuts records at 5MiB, 1MiB before February 2025: above 5MiB, a warning)")
+	fs.Var(redundancyFlag{o, &c.redundancyWord}, "redundancy", "`auto` (the fewest bytes that reach --target), max (that, then parity until every stripe spans every page, and copies on pages without a block, within --page-budget) or a RATIO of parity to data blocks")
 	fs.Var(targetFlag{o, &c.target}, "target", "recoverability `P` to plan for (--redundancy auto or max), e.g. 0.999 or 99.9%: the chance the archives keep enough blocks if each page is kept with probability 0.5 (or as --status estimates)")
 	fs.StringVar(&cfg.Status, "status", cfg.Status, "`FILE` saved from lazarus status --json: plan on the pages the archives capture (their estimated capture probabilities), and keep earlier generations on the pages until the archives hold a newer one")
 	fs.Var(daysFlag{&o.KeepMaxAge}, "keep-max-age", "drop earlier generations older than this `DURATION` (90d, 2160h) from the pages, whatever --status says (default: no limit)")

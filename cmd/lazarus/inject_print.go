@@ -66,11 +66,21 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 	if n := len(r.Excluded); n > 0 {
 		excluded = fmt.Sprintf("%s (see --json)", count(n, "page cannot carry blocks", "pages cannot carry blocks"))
 	}
-	fmt.Fprintf(w, "  %s written; %s\n", count(r.Written, "file", "files"), excluded)
-	for _, wmsg := range r.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", wmsg)
+	if r.FullWidth {
+		fmt.Fprintf(w, "  redundancy max: every stripe spans all %s, the most they hold (a page never carries two blocks of one stripe); a larger --page-budget adds nothing, more linked pages would\n",
+			count(r.Carriers, "carrier page", "carrier pages"))
 	}
+	fmt.Fprintf(w, "  %s written; %s\n", count(r.Written, "file", "files"), excluded)
 	fmt.Fprintf(w, "  state: %s\n", stateDir)
+}
+
+// printInjectWarnings prints the run's warnings on stderr, with --json
+// too (where they are also in the JSON): a risk the run took on must be
+// seen where errors are.
+func printInjectWarnings(w io.Writer, r *injector.Report) {
+	for _, msg := range r.Warnings {
+		fmt.Fprintf(w, "lazarus: warning: %s\n", msg)
+	}
 }
 
 // generationVerb says whether the generation is new, and what the run

@@ -50,3 +50,13 @@ func TestPrintInjectCountsInEnglish(t *testing.T) {
 		t.Errorf("a count in the form (s):\n%s", out)
 	}
 }
+
+// TestPrintInjectFullWidth: a max plan that spans every page says that
+// a larger page budget adds nothing, and what would.
+func TestPrintInjectFullWidth(t *testing.T) {
+	var b bytes.Buffer
+	printInject(&b, &injector.Report{Generation: "g", New: true, Carriers: 21, FullWidth: true}, "state")
+	if want := "  redundancy max: every stripe spans all 21 carrier pages, the most they hold (a page never carries two blocks of one stripe); a larger --page-budget adds nothing, more linked pages would\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("missing %q in\n%s", want, b.String())
+	}
+}
