@@ -62,6 +62,7 @@ type run struct {
 	gen        generationInfo
 	old        map[string][]placement.OldRef // URL → previous generations' blocks kept
 	added      map[string]int                // URL → bytes the plan adds (manifest reserve included)
+	held       map[string]manifest.ID        // segment → earlier generation held on the pages (see checkShrink)
 }
 
 func (r *run) build(ctx context.Context) error {
@@ -82,11 +83,12 @@ func (r *run) build(ctx context.Context) error {
 	}
 	r.res.Warnings = append(r.res.Warnings, warnings...)
 	pages := r.discoverAsync()
-	segs, err := r.seal(ctx, sources)
+	segs, content, err := r.seal(ctx, sources)
 	found := <-pages // waited for in any case: nothing reads the site after Run
 	if err != nil {
 		return err
 	}
+	r.checkShrink(segs, content)
 	if err := r.planAll(ctx, segs, found); err != nil {
 		return err
 	}
@@ -147,11 +149,13 @@ var testHookAfterCommit = func() error { return nil }
 
 // seal packs and encrypts every source, then keeps the previous version of
 // each segment whose tar is unchanged, so its blocks stay byte-identical.
-// A done ctx stops it within a read.
-func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, error) {
+// It also returns each segment's bytes of regular files. A done ctx
+// stops it within a read.
+func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, map[string]int64, error) {
 	prev := r.st.current()
 	r.fresh = map[string]*codec.Sealed{}
 	var segs []segmentInfo
+	content := map[string]int64{}
 	meter := &packMeter{o: r.o}
 	for i := range sources {
 		sources[i].input.Entries = watch(ctx, sources[i].input.Entries, meter)
@@ -163,10 +167,13 @@ func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, error)
 			if err == nil {
 				sealed.Close()
 			}
-			return nil, interrupted(ctx)
+			return nil, nil, interrupted(ctx)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		for _, f := range sealed.Files {
+			content[sealed.Name] += f.Size
 		}
 		r.files = append(r.files, sealed.Files...)
 		info := segmentInfo{TarMAC: r.key.tarMAC(sealed.TarHash), Source: joinOrigins(src.origin), Cipher: uint8(sealed.Cipher), Signer: r.signerID()}
@@ -181,7 +188,7 @@ func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, error)
 		segs = append(segs, info)
 	}
 	r.o.progress(Progress{Phase: PhasePack, Done: meter.done, Total: meter.total})
-	return segs, nil
+	return segs, content, nil
 }
 
 // reusable returns the previous version of a segment if its content, cipher

@@ -109,6 +109,13 @@ type Options struct {
 	// KeepMaxAge, if positive, drops earlier generations older than this
 	// from the pages, whatever Archived says.
 	KeepMaxAge time.Duration
+	// AcceptShrink says that segments found empty or shrunk this run
+	// (see Report.Shrunk) are expected: data deleted on purpose. Defaults
+	// to false: such a segment is preserved with a warning, and the
+	// generation before the shrink is held on the pages beside the new
+	// ones, whatever KeepPrevious, Archived and KeepMaxAge say, until the
+	// segment is back to its size or a run accepts the shrink.
+	AcceptShrink bool
 
 	// Where: at least one of SiteDir, BundleDir, SnippetsDir. The pages
 	// come from SiteDir or, without it, from URLs.

@@ -371,18 +371,21 @@ func (r *run) oldBlocks(current []segmentInfo) []placement.OldBlock {
 }
 
 // byValue orders kept generations by what their blocks are worth, most
-// first, for the room pages have left: the restore point first (the
-// archives already hold the rest of it: the one generation whose
-// blocks on the pages make it recoverable again), then newest first.
+// first, for the room pages have left: a generation held because a
+// segment shrank since (the newer ones may have lost that data), then
+// the restore point (the archives already hold the rest of it: the one
+// generation whose blocks on the pages make it recoverable again), then
+// newest first.
 func (r *run) byValue(gens []generationInfo) []generationInfo {
-	a := r.o.Archived
-	if a == nil || a.RestorePoint == "" {
-		return gens
+	rp := ""
+	if a := r.o.Archived; a != nil {
+		rp = a.RestorePoint
+	}
+	rank := func(g generationInfo) int {
+		return 2*boolRank(r.holds(g.ID)) + boolRank(rp != "" && g.ID.String() == rp)
 	}
 	out := slices.Clone(gens)
-	slices.SortStableFunc(out, func(x, y generationInfo) int {
-		return cmp.Compare(boolRank(y.ID.String() == a.RestorePoint), boolRank(x.ID.String() == a.RestorePoint))
-	})
+	slices.SortStableFunc(out, func(x, y generationInfo) int { return cmp.Compare(rank(y), rank(x)) })
 	return out
 }
 
@@ -404,7 +407,7 @@ func (r *run) keptGenerations(old map[string][]placement.OldRef) []KeptGeneratio
 	}
 	var out []KeptGeneration
 	for _, g := range r.previousGenerations() {
-		k := KeptGeneration{Generation: g.ID.String()}
+		k := KeptGeneration{Generation: g.ID.String(), Held: r.holds(g.ID)}
 		seen := map[placement.OldRef]bool{}
 		for _, refs := range g.Pages {
 			for _, ref := range refs {
@@ -443,13 +446,20 @@ func (r *run) carriesSegment(id manifest.Digest) bool {
 const maxKept = 16
 
 // previousGenerations are the generations kept beside the current one,
-// newest first (make-before-break). With Options.Archived: every earlier
-// one down to the newest the archives hold enough of, none once that is
-// the current one, all (up to 16) while the archives hold none, so that
-// pages never stop carrying the last generation the archives could
-// restore; without it, KeepPrevious of them. Options.KeepMaxAge drops
-// the older ones in any case.
+// newest first (make-before-break), then the generations held because a
+// segment shrank since (see checkShrink), whatever the rules below say.
 func (r *run) previousGenerations() []generationInfo {
+	out := slices.Clone(r.rotated())
+	return append(out, r.heldGenerations(out)...)
+}
+
+// rotated are the earlier generations the rotation keeps. With
+// Options.Archived: every earlier one down to the newest the archives
+// hold enough of, none once that is the current one, all (up to 16)
+// while the archives hold none, so that pages never stop carrying the
+// last generation the archives could restore; without it, KeepPrevious
+// of them. Options.KeepMaxAge drops the older ones in any case.
+func (r *run) rotated() []generationInfo {
 	gens := r.st.Generations
 	if len(gens) > 0 && (r.gen.ID == gens[0].ID) {
 		gens = gens[1:]

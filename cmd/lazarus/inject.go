@@ -54,7 +54,11 @@ is given (to leave the pages alone, list them with --urls FILE instead of --site
 Settings come from the defaults, then --config FILE (the flags' names in snake_case; the
 source's docs/recipes/lazarus.toml shows every one), then the flags: a flag overrides the
 file, and a list flag (--include, --exclude, --dump) replaces the file's whole list.
---dry-run, --json and --config are given on the command line only.
+--dry-run, --accept-shrink, --json and --config are given on the command line only.
+
+A segment found empty, or shrunk to under a tenth of its size (by 64 KiB or more), is preserved
+with a warning, and the generation before it stays on the pages until the segment is back or a
+run with --accept-shrink says the data was deleted on purpose.
 
 Exit codes: 0 done (new generation or unchanged), 1 error (nothing changed), 2 usage error,
 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM (nothing changed).
@@ -112,6 +116,9 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lazarus: warning: %v after the new state was saved: the run finished writing the pages instead of stopping, and succeeded\n", context.Cause(sig.ctx))
 	}
 	printInjectWarnings(stderr, res)
+	if len(res.Shrunk) > 0 {
+		hintf(stderr, "if the segment lost its data on purpose, run again with --accept-shrink; otherwise fix the include or the dump")
+	}
 	if c.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -191,6 +198,7 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.StringVar(&cfg.URLs, "urls", cfg.URLs, "`FILE` of page paths (one per line) for --bundle or --snippets without --site")
 	fs.StringVar(&cfg.State, "state", cfg.State, "state `DIR` (default: $XDG_STATE_HOME/lazarus/HASH, $XDG_STATE_HOME defaulting to ~/.local/state)")
 	fs.StringVar(&o.Notice, "notice", o.Notice, "visible line kept in a data-lazarus-notice element, e.g. 'Updated {date}'")
+	fs.BoolVar(&o.AcceptShrink, "accept-shrink", false, "segments found empty or shrunk to under a tenth lost their data on purpose: no warning, and the generation before is not held on the pages; command line only")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan without writing anything (not even the state directory); command line only")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON; command line only")
 	return fs

@@ -58,6 +58,9 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 			if k.Carried < k.Blocks {
 				note = ": the pages had no room for the rest"
 			}
+			if k.Held {
+				note += "; held: a segment shrank since"
+			}
 			kept = append(kept, fmt.Sprintf("%s (%d of %d blocks%s)", k.Generation, k.Carried, k.Blocks, note))
 		}
 		fmt.Fprintf(w, "  %s kept on the pages beside it: %s\n", count(n, "earlier generation", "earlier generations"), strings.Join(kept, ", "))
