@@ -3,6 +3,8 @@ package injector
 import (
 	"context"
 	"crypto/rand"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -140,7 +142,32 @@ func (r *run) planAll(ctx context.Context, segs []segmentInfo, found discovered)
 	if ctx.Err() != nil {
 		return interrupted(ctx)
 	}
-	return r.plan(segs)
+	n, example := r.outsideSitePath()
+	err := r.plan(segs)
+	var be *BudgetError
+	if n > 0 && (errors.Is(err, ErrTooFewPages) || errors.As(err, &be)) {
+		return &SitePathError{Pages: n, Path: sitePath(mustURL(r.o.SiteURL)), Example: example, Err: err}
+	}
+	if err == nil && n > 0 {
+		r.res.OutsideSitePath = n
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d pages are linked at paths outside the site URL's path %s, such as %s, so they cannot carry blocks: "+
+			"the pages are served from another path than the site URL says, or the site URL is wrong", n, sitePath(mustURL(r.o.SiteURL)), example))
+	}
+	return err
+}
+
+// outsideSitePath counts the pages linked only outside the site URL's
+// path and returns the first such link.
+func (r *run) outsideSitePath() (n int, example string) {
+	for _, p := range r.pages {
+		if p.Outside != "" {
+			if n == 0 {
+				example = p.Outside
+			}
+			n++
+		}
+	}
+	return n, example
 }
 
 // testHookAfterCommit lets tests simulate a crash between saving the state

@@ -12,6 +12,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/erasure"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/placement"
 )
@@ -48,7 +49,8 @@ func (r *run) plan(segs []segmentInfo) error {
 		r.res.Warnings = append(r.res.Warnings, "none of the pages the capture probabilities name is a carrier page: every page was planned as kept with probability 1/2")
 	}
 	if t, got := r.o.Target, r.res.Recoverability; t > 0 && got < t {
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the plan reaches a recoverability of %.4g%%, short of the %.4g%% target: %d carrier pages cannot hold more", 100*got, 100*t, r.res.Carriers))
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the plan reaches a recoverability of %.4g%%, short of the %.4g%% target: %s cannot hold more", 100*got, 100*t,
+			humane.Count(r.res.Carriers, "carrier page")))
 	}
 	if r.o.MaxPageBytes > CrawlTruncation {
 		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("pages with blocks may grow to %d MiB: Common Crawl cuts records at 5 MiB (at 1 MiB before February 2025), so the blocks past that point of a larger page are lost in its crawls; only archives keeping larger pages, such as the Wayback Machine, keep them",

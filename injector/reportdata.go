@@ -38,6 +38,11 @@ type Report struct {
 	Shrunk       []ShrunkSegment `json:"shrunk,omitempty"`
 	CaptureRates int             `json:"capture_rates,omitempty"` // carrier pages with a capture probability of their own (Options.Capture)
 	Excluded     []string        `json:"excluded_pages"`          // pages that cannot carry blocks, with the reason
+	// OutsideSitePath counts the pages of Excluded that links reach only
+	// at paths outside the site URL's path (a site served from the
+	// host's root given a site URL such as https://example.org/blog/);
+	// a warning says so.
+	OutsideSitePath int `json:"outside_site_path,omitempty"`
 }
 
 // SegmentReport describes one segment of the current generation.

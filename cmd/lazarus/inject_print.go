@@ -126,7 +126,11 @@ func ratio(a, b int64) string {
 // figure (each page kept independently with probability 1/2, or as
 // --status estimates) is a ceiling, so it is shown only as a shortfall.
 func targetNote(r *injector.Report) string {
-	if r.Target > 0 && r.Recoverability < r.Target {
+	switch {
+	case r.Target > 0 && r.Recoverability < r.Target && r.OutsideSitePath > 0:
+		return fmt.Sprintf("; SHORT of the planner's %s target even if each page were kept independently: %s linked outside the --site-url path cannot carry blocks; give --site-url the address the root page is served at",
+			chance(r.Target), count(r.OutsideSitePath, "page", "pages"))
+	case r.Target > 0 && r.Recoverability < r.Target:
 		return fmt.Sprintf("; SHORT of the planner's %s target even if each page were kept independently: link more pages from the root page, raise --page-budget or lower --target", chance(r.Target))
 	}
 	return ""
