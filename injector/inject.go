@@ -142,6 +142,7 @@ func (r *run) planAll(ctx context.Context, segs []segmentInfo, found discovered)
 	if ctx.Err() != nil {
 		return interrupted(ctx)
 	}
+	r.checkNewState()
 	n, example := r.outsideSitePath()
 	err := r.plan(segs)
 	var be *BudgetError

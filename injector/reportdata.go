@@ -38,6 +38,12 @@ type Report struct {
 	Shrunk       []ShrunkSegment `json:"shrunk,omitempty"`
 	CaptureRates int             `json:"capture_rates,omitempty"` // carrier pages with a capture probability of their own (Options.Capture)
 	Excluded     []string        `json:"excluded_pages"`          // pages that cannot carry blocks, with the reason
+	// UnknownGeneration is a generation the outputs already carry (the
+	// manifest on the site's root page, or a bundle's current generation)
+	// when the state directory knows none: an earlier run kept its state
+	// elsewhere, or lost it (a deploy from a fresh checkout). A warning
+	// says so. "" otherwise.
+	UnknownGeneration string `json:"unknown_generation,omitempty"`
 	// OutsideSitePath counts the pages of Excluded that links reach only
 	// at paths outside the site URL's path (a site served from the
 	// host's root given a site URL such as https://example.org/blog/);

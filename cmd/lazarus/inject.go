@@ -116,6 +116,9 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lazarus: warning: %v after the new state was saved: the run finished writing the pages instead of stopping, and succeeded\n", context.Cause(sig.ctx))
 	}
 	printInjectWarnings(stderr, res)
+	if res.UnknownGeneration != "" {
+		hintf(stderr, "keep the same --state DIR from one run to the next, outside the checkout (such as /var/lib/lazarus/SITE): docs/DEPLOY.md")
+	}
 	if len(res.Shrunk) > 0 {
 		hintf(stderr, "if the segment lost its data on purpose, run again with --accept-shrink; otherwise fix the include or the dump")
 	}
