@@ -36,6 +36,9 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: lazarus recover --url URL --out DIR --key owner.key --source SPEC...\n\n"+
 			"Rebuilds the server side from archived copies of the site's pages.\n"+
+			"Without --source, recover contacts the Internet Archive (web.archive.org), Common Crawl\n"+
+			"(index.commoncrawl.org, data.commoncrawl.org) and the site itself, over the Internet;\n"+
+			"any --source replaces these defaults: --source warc=PATH or dir=PATH alone reads local files only.\n"+
 			"Sources (--source, repeatable; default: wayback, commoncrawl and live):\n"+
 			"  wayback[=BASE]       the Internet Archive (CDX API + raw id_ replay; BASE defaults to https://web.archive.org)\n"+
 			"  commoncrawl[=INDEX[,DATA]]  Common Crawl's newest 12 crawls (index and byte-range WARC fetches)\n"+

@@ -48,6 +48,9 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 			"--max-fetches bounds them), and one capture per archive and generation is spot-checked (--spot-checks).\n"+
 			"Without a history, the live site's root page is read once to learn the newest generation (--no-live skips it).\n"+
 			"server.key suffices: signatures are checked with its public half, nothing is decrypted.\n"+
+			"Without --source, status contacts the Internet Archive (web.archive.org) and Common Crawl\n"+
+			"(index.commoncrawl.org, data.commoncrawl.org), over the Internet; any --source replaces these defaults:\n"+
+			"--source warc=PATH or dir=PATH alone (with --no-live, or a history) reads local files only.\n"+
 			"Sources (--source, repeatable; default: wayback and commoncrawl): as for lazarus recover\n"+
 			"(wayback[=BASE], commoncrawl[=INDEX[,DATA]], cdx=URL[,REPLAY], pywb=URL[,REPLAY], memento=TIMEMAP_BASE,\n"+
 			"warc=PATH, dir=PATH).\n"+
