@@ -70,6 +70,8 @@ type SitePathError struct {
 	Err     error
 }
 
+// Error states the planning error and the pages outside the site URL's
+// path.
 func (e *SitePathError) Error() string {
 	return fmt.Sprintf("%v; %d pages are linked at paths outside the site URL's path %s, such as %s", e.Err, e.Pages, e.Path, e.Example)
 }
