@@ -73,6 +73,9 @@ type SitePathError struct {
 // Error states the planning error and the pages outside the site URL's
 // path.
 func (e *SitePathError) Error() string {
+	if e.Pages == 1 {
+		return fmt.Sprintf("%v; 1 page is linked at a path outside the site URL's path %s, %s", e.Err, e.Path, e.Example)
+	}
 	return fmt.Sprintf("%v; %d pages are linked at paths outside the site URL's path %s, such as %s", e.Err, e.Pages, e.Path, e.Example)
 }
 

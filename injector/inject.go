@@ -151,10 +151,20 @@ func (r *run) planAll(ctx context.Context, segs []segmentInfo, found discovered)
 	}
 	if err == nil && n > 0 {
 		r.res.OutsideSitePath = n
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("%d pages are linked at paths outside the site URL's path %s, such as %s, so they cannot carry blocks: "+
-			"the pages are served from another path than the site URL says, or the site URL is wrong", n, sitePath(mustURL(r.o.SiteURL)), example))
+		r.res.Warnings = append(r.res.Warnings, outsideWarning(n, sitePath(mustURL(r.o.SiteURL)), example))
 	}
 	return err
+}
+
+// outsideWarning says that n pages are linked outside the site URL's
+// path, such as example.
+func outsideWarning(n int, path, example string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 page is linked at a path outside the site URL's path %s, %s, so it cannot carry blocks: "+
+			"it is served from another path than the site URL says, or the site URL is wrong", path, example)
+	}
+	return fmt.Sprintf("%d pages are linked at paths outside the site URL's path %s, such as %s, so they cannot carry blocks: "+
+		"the pages are served from another path than the site URL says, or the site URL is wrong", n, path, example)
 }
 
 // outsideSitePath counts the pages linked only outside the site URL's

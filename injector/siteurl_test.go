@@ -44,3 +44,19 @@ func TestSitePathMissesThePages(t *testing.T) {
 		t.Errorf("fixed redundancy: %v (%+v)", err, pe)
 	}
 }
+
+// TestSitePathOnePageInTheSingular: one page outside the site URL's path
+// is "1 page is linked", in the warning and the error.
+func TestSitePathOnePageInTheSingular(t *testing.T) {
+	f := newFixture(t, 1, 3)
+	f.write(t, "site/index.html", `<html><body><a href="/p0.html">0</a></body></html>`+"\n")
+	o := f.options()
+	o.SiteURL, o.DryRun = "https://example.org/blog/", true
+	res, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "1 page is linked at a path outside the site URL's path /blog/, /p0.html, so it cannot carry blocks"; !strings.Contains(strings.Join(res.Warnings, "\n"), want) {
+		t.Errorf("warnings %q, want %q", res.Warnings, want)
+	}
+}

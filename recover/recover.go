@@ -12,6 +12,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/problems"
 	"github.com/lazarus-preserve/lazarus/internal/rootfile"
@@ -297,7 +298,7 @@ func nothingFound(rep *Report) error {
 	case len(rep.OtherSites) > 0:
 		why = fmt.Sprintf("the blocks found are of generations signed by this key for another site (%s); give that site's URL to restore them", strings.Join(rep.OtherSites, ", "))
 	case rep.Pages > 0:
-		why = fmt.Sprintf("fetched %d pages; none holds a Lazarus block", rep.Pages)
+		why = fmt.Sprintf("fetched %s; none holds a Lazarus block", humane.Count(rep.Pages, "page"))
 	case len(failed) > 0 && len(failed) == len(rep.Sources):
 		return fmt.Errorf("%w: no source could be read: %s", ErrNothingFound, strings.Join(failed, "; "))
 	case rep.Captures > 0:
@@ -307,7 +308,7 @@ func nothingFound(rep *Report) error {
 				unread = append(unread, fmt.Sprintf("%s (%d): %s", s.Name, s.Failed, s.Error))
 			}
 		}
-		why = fmt.Sprintf("%d captures were listed, but none could be fetched: %s", rep.Captures, strings.Join(unread, "; "))
+		why = fmt.Sprintf("%s listed, but none could be fetched: %s", humane.Count(rep.Captures, "capture was", "captures were"), strings.Join(unread, "; "))
 	default:
 		why = "the sources hold no captures of the site"
 	}

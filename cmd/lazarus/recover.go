@@ -246,7 +246,7 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "  %d captures listed, %d fetched, %d good blocks, %d rejected\n", r.Captures, r.Pages, r.Blocks, r.Rejected)
+	fmt.Fprintf(w, "  %s listed, %d fetched, %s, %d rejected\n", count(r.Captures, "capture", "captures"), r.Pages, count(r.Blocks, "good block", "good blocks"), r.Rejected)
 	const most = 5
 	for _, p := range r.Problems[:min(most, len(r.Problems))] {
 		fmt.Fprintf(w, "  problem: %s\n", printable(p))

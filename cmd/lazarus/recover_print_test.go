@@ -40,3 +40,13 @@ func TestPrintRecoverCarriedOver(t *testing.T) {
 		t.Errorf("mixed restore:\n%s", buf.String())
 	}
 }
+
+// TestPrintRecoverCountsInEnglish: one capture, one problem are
+// singular.
+func TestPrintRecoverCountsInEnglish(t *testing.T) {
+	var buf bytes.Buffer
+	printRecover(&buf, &lzrecover.Report{Captures: 1, Pages: 1, Blocks: 1, Rejected: 1})
+	if want := "  1 capture listed, 1 fetched, 1 good block, 1 rejected\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("missing %q in\n%s", want, buf.String())
+	}
+}
