@@ -54,6 +54,7 @@ func (r *run) commit() error {
 	}
 	r.st.Site = r.o.SiteURL
 	r.st.Generations = append([]generationInfo{r.gen}, r.previousGenerations()...)
+	r.st.Held = r.held
 	raw, err := json.MarshalIndent(r.st, "", "  ")
 	if err != nil {
 		return err

@@ -1,8 +1,10 @@
 package injector
 
 import (
+	"fmt"
 	"net/url"
 	"sort"
+	"strings"
 
 	"github.com/lazarus-preserve/lazarus/internal/site"
 )
@@ -15,6 +17,7 @@ type pageInfo struct {
 	Size    int64
 	Carrier bool
 	Reason  string
+	Outside string // for an unlinked page: the path outside the site URL's path it is linked at, if any
 }
 
 // discover lists the pages: the static site's, or the given URL list.
@@ -32,9 +35,22 @@ func (o *Options) discover() ([]pageInfo, error) {
 		out = append(out, pageInfo{URL: p.URL, File: p.File, Depth: p.Depth, Size: p.Size, Carrier: p.Carrier, Reason: p.Reason})
 	}
 	for _, f := range s.Unlinked {
-		out = append(out, pageInfo{URL: "/" + f, File: f, Depth: -1, Reason: "not linked from the root page"})
+		p := pageInfo{URL: "/" + f, File: f, Depth: -1, Reason: "not linked from the root page", Outside: s.Outside[f]}
+		if p.Outside != "" {
+			p.Reason = fmt.Sprintf("linked as %s, outside the site URL's path %s", p.Outside, sitePath(u))
+		}
+		out = append(out, p)
 	}
 	return out, nil
+}
+
+// sitePath is the site URL's path, ending in "/".
+func sitePath(u *url.URL) string {
+	p := u.EscapedPath()
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	return p
 }
 
 // urlPages treats a URL list as carriers: "/" at depth 0, others at 1.

@@ -58,3 +58,26 @@ func optionErrorf(field, format string, args ...any) error {
 func interrupted(ctx context.Context) error {
 	return fmt.Errorf("stopped before changing anything: %w", context.Cause(ctx))
 }
+
+// SitePathError wraps a planning error (ErrTooFewPages, a *BudgetError)
+// on a site whose pages are linked at paths outside the site URL's path:
+// the likely cause is a site URL naming a path the pages are not served
+// under, not too few pages.
+type SitePathError struct {
+	Pages   int    // pages linked only outside Path
+	Path    string // the site URL's path, ending in "/"
+	Example string // one such link's path
+	Err     error
+}
+
+// Error states the planning error and the pages outside the site URL's
+// path.
+func (e *SitePathError) Error() string {
+	if e.Pages == 1 {
+		return fmt.Sprintf("%v; 1 page is linked at a path outside the site URL's path %s, %s", e.Err, e.Path, e.Example)
+	}
+	return fmt.Sprintf("%v; %d pages are linked at paths outside the site URL's path %s, such as %s", e.Err, e.Pages, e.Path, e.Example)
+}
+
+// Unwrap returns the planning error.
+func (e *SitePathError) Unwrap() error { return e.Err }

@@ -3,6 +3,8 @@ package injector
 import (
 	"context"
 	"crypto/rand"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -62,6 +64,7 @@ type run struct {
 	gen        generationInfo
 	old        map[string][]placement.OldRef // URL → previous generations' blocks kept
 	added      map[string]int                // URL → bytes the plan adds (manifest reserve included)
+	held       map[string]manifest.ID        // segment → earlier generation held on the pages (see checkShrink)
 }
 
 func (r *run) build(ctx context.Context) error {
@@ -82,11 +85,12 @@ func (r *run) build(ctx context.Context) error {
 	}
 	r.res.Warnings = append(r.res.Warnings, warnings...)
 	pages := r.discoverAsync()
-	segs, err := r.seal(ctx, sources)
+	segs, content, err := r.seal(ctx, sources)
 	found := <-pages // waited for in any case: nothing reads the site after Run
 	if err != nil {
 		return err
 	}
+	r.checkShrink(segs, content)
 	if err := r.planAll(ctx, segs, found); err != nil {
 		return err
 	}
@@ -138,7 +142,43 @@ func (r *run) planAll(ctx context.Context, segs []segmentInfo, found discovered)
 	if ctx.Err() != nil {
 		return interrupted(ctx)
 	}
-	return r.plan(segs)
+	r.checkNewState()
+	n, example := r.outsideSitePath()
+	err := r.plan(segs)
+	var be *BudgetError
+	if n > 0 && (errors.Is(err, ErrTooFewPages) || errors.As(err, &be)) {
+		return &SitePathError{Pages: n, Path: sitePath(mustURL(r.o.SiteURL)), Example: example, Err: err}
+	}
+	if err == nil && n > 0 {
+		r.res.OutsideSitePath = n
+		r.res.Warnings = append(r.res.Warnings, outsideWarning(n, sitePath(mustURL(r.o.SiteURL)), example))
+	}
+	return err
+}
+
+// outsideWarning says that n pages are linked outside the site URL's
+// path, such as example.
+func outsideWarning(n int, path, example string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 page is linked at a path outside the site URL's path %s, %s, so it cannot carry blocks: "+
+			"it is served from another path than the site URL says, or the site URL is wrong", path, example)
+	}
+	return fmt.Sprintf("%d pages are linked at paths outside the site URL's path %s, such as %s, so they cannot carry blocks: "+
+		"the pages are served from another path than the site URL says, or the site URL is wrong", n, path, example)
+}
+
+// outsideSitePath counts the pages linked only outside the site URL's
+// path and returns the first such link.
+func (r *run) outsideSitePath() (n int, example string) {
+	for _, p := range r.pages {
+		if p.Outside != "" {
+			if n == 0 {
+				example = p.Outside
+			}
+			n++
+		}
+	}
+	return n, example
 }
 
 // testHookAfterCommit lets tests simulate a crash between saving the state
@@ -147,11 +187,13 @@ var testHookAfterCommit = func() error { return nil }
 
 // seal packs and encrypts every source, then keeps the previous version of
 // each segment whose tar is unchanged, so its blocks stay byte-identical.
-// A done ctx stops it within a read.
-func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, error) {
+// It also returns each segment's bytes of regular files. A done ctx
+// stops it within a read.
+func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, map[string]int64, error) {
 	prev := r.st.current()
 	r.fresh = map[string]*codec.Sealed{}
 	var segs []segmentInfo
+	content := map[string]int64{}
 	meter := &packMeter{o: r.o}
 	for i := range sources {
 		sources[i].input.Entries = watch(ctx, sources[i].input.Entries, meter)
@@ -163,10 +205,13 @@ func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, error)
 			if err == nil {
 				sealed.Close()
 			}
-			return nil, interrupted(ctx)
+			return nil, nil, interrupted(ctx)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		for _, f := range sealed.Files {
+			content[sealed.Name] += f.Size
 		}
 		r.files = append(r.files, sealed.Files...)
 		info := segmentInfo{TarMAC: r.key.tarMAC(sealed.TarHash), Source: joinOrigins(src.origin), Cipher: uint8(sealed.Cipher), Signer: r.signerID()}
@@ -181,7 +226,7 @@ func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, error)
 		segs = append(segs, info)
 	}
 	r.o.progress(Progress{Phase: PhasePack, Done: meter.done, Total: meter.total})
-	return segs, nil
+	return segs, content, nil
 }
 
 // reusable returns the previous version of a segment if its content, cipher

@@ -14,12 +14,18 @@ import (
 const (
 	DefaultMaxBlockBytes = placement.DefaultMaxBlockBytes // 48 KiB
 	DefaultPageBudget    = 256 << 10
-	DefaultMaxPageBytes  = 1<<20 - 64<<10              // stay clear of Common Crawl's 1 MiB record cut
+	DefaultMaxPageBytes  = 1<<20 - 64<<10              // stay clear of Common Crawl's 1 MiB record cut (before February 2025)
 	DefaultRedundancy    = placement.DefaultRedundancy // 1.0
 	DefaultTarget        = placement.DefaultTarget     // 0.999
 	DefaultKeepPrevious  = 1
 	DefaultDumpTimeout   = 10 * time.Minute
 )
+
+// CrawlTruncation is where Common Crawl cuts a captured record, 5 MiB
+// since February 2025 (1 MiB before): the blocks of a page past it are
+// lost in its crawls. A MaxPageBytes above it is planned as asked, with
+// a warning in the report (the Wayback Machine keeps larger pages).
+const CrawlTruncation = 5 << 20
 
 // Archived is what an audit of the archives found (lazarus status): the
 // newest generation they hold enough blocks and a manifest of.
@@ -66,7 +72,7 @@ type Options struct {
 	// (small segments still get small blocks); otherwise 48 KiB.
 	MaxBlockBytes int
 	PageBudget    int // most bytes added to any one page, at least 4 KiB; defaults to 256 KiB
-	MaxPageBytes  int // pages (with blocks) stay below this; defaults to 960 KiB
+	MaxPageBytes  int // pages (with blocks) stay below this; defaults to 960 KiB; above CrawlTruncation, with a warning
 	// Target is the recoverability the plan aims for, in (0, 1): the
 	// probability that the archives keep the manifest and k blocks of
 	// every stripe if each page is kept with its Capture probability.
@@ -85,9 +91,12 @@ type Options struct {
 	// in (0, 255]; defaults to 1.0.
 	Redundancy float64
 	// Fill lets spare room raise parity and put replicas on pages without
-	// blocks, filling pages up to PageBudget, after what Target needs (or
-	// beyond Redundancy's parity): the most redundancy the pages hold, at
-	// the most bytes.
+	// blocks, after what Target needs (or beyond Redundancy's parity):
+	// parity until every stripe spans every carrier page (at most 256
+	// blocks), then a copy of a block on each page still without one;
+	// PageBudget caps it. A page never carries two blocks of one stripe,
+	// so a small backup does not fill the pages: Report.FullWidth says
+	// when the pages, not their room, were the limit.
 	Fill bool
 
 	KeepPrevious int // previous generations kept beside the new one while room allows, 0 to 16; defaults to 1
@@ -100,6 +109,13 @@ type Options struct {
 	// KeepMaxAge, if positive, drops earlier generations older than this
 	// from the pages, whatever Archived says.
 	KeepMaxAge time.Duration
+	// AcceptShrink says that segments found empty or shrunk this run
+	// (see Report.Shrunk) are expected: data deleted on purpose. Defaults
+	// to false: such a segment is preserved with a warning, and the
+	// generation before the shrink is held on the pages beside the new
+	// ones, whatever KeepPrevious, Archived and KeepMaxAge say, until the
+	// segment is back to its size or a run accepts the shrink.
+	AcceptShrink bool
 
 	// Where: at least one of SiteDir, BundleDir, SnippetsDir. The pages
 	// come from SiteDir or, without it, from URLs.

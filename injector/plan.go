@@ -12,6 +12,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/erasure"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/placement"
 )
@@ -48,9 +49,28 @@ func (r *run) plan(segs []segmentInfo) error {
 		r.res.Warnings = append(r.res.Warnings, "none of the pages the capture probabilities name is a carrier page: every page was planned as kept with probability 1/2")
 	}
 	if t, got := r.o.Target, r.res.Recoverability; t > 0 && got < t {
-		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the planner's figure (each page kept independently with its capture probability, a ceiling) is %.4g%%, short of its %.4g%% target: %d carrier pages cannot hold more", 100*got, 100*t, r.res.Carriers))
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("the planner's figure (each page kept independently with its capture probability, a ceiling) is %.4g%%, short of its %.4g%% target: %s cannot hold more", 100*got, 100*t,
+			humane.Count(r.res.Carriers, "carrier page")))
 	}
+	if r.o.MaxPageBytes > CrawlTruncation {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("pages with blocks may grow to %d MiB: Common Crawl cuts records at 5 MiB (at 1 MiB before February 2025), so the blocks past that point of a larger page are lost in its crawls; only archives keeping larger pages, such as the Wayback Machine, keep them",
+			r.o.MaxPageBytes>>20))
+	}
+	r.res.FullWidth = r.o.Fill && r.fullWidth()
 	return nil
+}
+
+// fullWidth reports whether every stripe of every data segment spans
+// every carrier page, or the most blocks a stripe can have: the most
+// redundancy the pages hold, whatever their room.
+func (r *run) fullWidth() bool {
+	width := min(r.res.Carriers, erasure.MaxShards)
+	for _, s := range r.gen.Segments {
+		if s.Kind == "data" && s.K+s.M < width {
+			return false
+		}
+	}
+	return width > 0
 }
 
 // placeAs places a copy of segs for a new generation (changed) or the
@@ -353,18 +373,21 @@ func (r *run) oldBlocks(current []segmentInfo) []placement.OldBlock {
 }
 
 // byValue orders kept generations by what their blocks are worth, most
-// first, for the room pages have left: the restore point first (the
-// archives already hold the rest of it: the one generation whose
-// blocks on the pages make it recoverable again), then newest first.
+// first, for the room pages have left: a generation held because a
+// segment shrank since (the newer ones may have lost that data), then
+// the restore point (the archives already hold the rest of it: the one
+// generation whose blocks on the pages make it recoverable again), then
+// newest first.
 func (r *run) byValue(gens []generationInfo) []generationInfo {
-	a := r.o.Archived
-	if a == nil || a.RestorePoint == "" {
-		return gens
+	rp := ""
+	if a := r.o.Archived; a != nil {
+		rp = a.RestorePoint
+	}
+	rank := func(g generationInfo) int {
+		return 2*boolRank(r.holds(g.ID)) + boolRank(rp != "" && g.ID.String() == rp)
 	}
 	out := slices.Clone(gens)
-	slices.SortStableFunc(out, func(x, y generationInfo) int {
-		return cmp.Compare(boolRank(y.ID.String() == a.RestorePoint), boolRank(x.ID.String() == a.RestorePoint))
-	})
+	slices.SortStableFunc(out, func(x, y generationInfo) int { return cmp.Compare(rank(y), rank(x)) })
 	return out
 }
 
@@ -386,7 +409,7 @@ func (r *run) keptGenerations(old map[string][]placement.OldRef) []KeptGeneratio
 	}
 	var out []KeptGeneration
 	for _, g := range r.previousGenerations() {
-		k := KeptGeneration{Generation: g.ID.String()}
+		k := KeptGeneration{Generation: g.ID.String(), Held: r.holds(g.ID)}
 		seen := map[placement.OldRef]bool{}
 		for _, refs := range g.Pages {
 			for _, ref := range refs {
@@ -425,13 +448,20 @@ func (r *run) carriesSegment(id manifest.Digest) bool {
 const maxKept = 16
 
 // previousGenerations are the generations kept beside the current one,
-// newest first (make-before-break). With Options.Archived: every earlier
-// one down to the newest the archives hold enough of, none once that is
-// the current one, all (up to 16) while the archives hold none, so that
-// pages never stop carrying the last generation the archives could
-// restore; without it, KeepPrevious of them. Options.KeepMaxAge drops
-// the older ones in any case.
+// newest first (make-before-break), then the generations held because a
+// segment shrank since (see checkShrink), whatever the rules below say.
 func (r *run) previousGenerations() []generationInfo {
+	out := slices.Clone(r.rotated())
+	return append(out, r.heldGenerations(out)...)
+}
+
+// rotated are the earlier generations the rotation keeps. With
+// Options.Archived: every earlier one down to the newest the archives
+// hold enough of, none once that is the current one, all (up to 16)
+// while the archives hold none, so that pages never stop carrying the
+// last generation the archives could restore; without it, KeepPrevious
+// of them. Options.KeepMaxAge drops the older ones in any case.
+func (r *run) rotated() []generationInfo {
 	gens := r.st.Generations
 	if len(gens) > 0 && (r.gen.ID == gens[0].ID) {
 		gens = gens[1:]

@@ -9,15 +9,16 @@ import (
 const (
 	// RedundancyAuto plans by Target: the fewest bytes that reach it.
 	RedundancyAuto = "auto"
-	// RedundancyMax plans by Target, then fills pages up to PageBudget:
-	// parity raised by spare room, replicas on pages without blocks.
+	// RedundancyMax plans by Target, then adds what spare room allows
+	// (Options.Fill): parity until every stripe spans every page, copies
+	// of blocks on pages without any, within PageBudget.
 	RedundancyMax = "max"
 )
 
 // SetRedundancy sets how the plan chooses parity from the word a user
 // gives (`lazarus inject --redundancy`, the Caddyfile's redundancy):
 // "auto" plans by Target (DefaultTarget if none is set), "max" plans by
-// Target and then fills the pages (Fill), so it never protects less than
+// Target and then uses spare room (Fill), so it never protects less than
 // auto, and a ratio such as "1.5" fixes the parity blocks per data block
 // (Target zero, no Fill).
 func (o *Options) SetRedundancy(v string) error {

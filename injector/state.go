@@ -25,6 +25,9 @@ type state struct {
 	Salt        []byte              `json:"salt,omitempty"`  // passphrase mode: the site's signer salt
 	Generations []generationInfo    `json:"generations"`     // newest first: current, then kept previous ones
 	Dumps       map[string]dumpInfo `json:"dumps,omitempty"` // last output of each dump
+	// Held names, by segment, the earlier generation held on the pages
+	// because the segment shrank since (see checkShrink).
+	Held map[string]manifest.ID `json:"held,omitempty"`
 }
 
 // generationInfo is one generation as inject built it.

@@ -34,6 +34,12 @@ var (
 	// had every data segment complete: each segment was restored from the
 	// newest version found, maybe from different generations.
 	ErrNotCoherent = errors.New("no coherent restore point")
+	// ErrWrite means the output directory, or the report in it, could
+	// not be written (permissions, a full disk, a read-only file system):
+	// a local problem, not missing blocks. Report.Segments says which
+	// segments were written ("rebuilt") and which were whole but could
+	// not be ("unwritten").
+	ErrWrite = errors.New("cannot write the output directory")
 )
 
 // Options configure a recovery.

@@ -93,7 +93,7 @@ func TestNothingFoundSaysWhy(t *testing.T) {
 		{"no lazarus pages", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{source.DirSource{Dir: t.TempDir()}}},
 			"the sources hold no captures"},
 		{"live site down", lzrecover.Options{OwnerKey: owner, SiteURL: down + "/", Sources: []lzrecover.Source{source.LiveSource{Client: lzrecover.NewClient(lzrecover.ClientOptions{})}}},
-			"1 captures were listed, but none could be fetched: live (1)"},
+			"1 capture was listed, but none could be fetched: live (1)"},
 		{"unsigned data", lzrecover.Options{OwnerKey: owner, Sources: []lzrecover.Source{source.DirSource{Dir: writePages(t,
 			crafted{gen: craftGen}.make(t, keys.PublicSealer(nil), codec.Input{Name: "app", Entries: []bundle.Entry{dirEntry("app")}}))}}},
 			"unsigned Lazarus blocks, which are refused"},

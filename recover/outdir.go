@@ -1,8 +1,15 @@
 package recover
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
 	"strings"
+	"syscall"
 
+	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 )
 
@@ -33,4 +40,66 @@ func reserved(o *Options, dir string) func(name string) bool {
 		}
 	}
 	return func(name string) bool { return names[name] || strings.HasPrefix(name, ".lazarus-") }
+}
+
+// openOut opens (creating) the output directory and makes sure it takes
+// new files, before any archive is asked anything: a read-only directory
+// is an ErrWrite at once, not segments found short an hour later.
+func openOut(dir string) (*os.Root, error) {
+	root, err := rootfile.Open(dir)
+	if err != nil {
+		return nil, writeError(dir, err)
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	name := ".lazarus-probe-" + hex.EncodeToString(b[:])
+	f, err := root.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err == nil {
+		f.Close()
+		err = root.Remove(name)
+	}
+	if err != nil {
+		root.Close()
+		return nil, writeError(dir, err)
+	}
+	return root, nil
+}
+
+// writeError is an ErrWrite naming the output directory.
+func writeError(dir string, err error) error {
+	return fmt.Errorf("%w %s: %w", ErrWrite, dir, err)
+}
+
+// failedWriting reports whether an extraction failed on the local file
+// system (a system call refused: permissions, a full disk, a read-only
+// mount), not on the payload: a whole segment that could not be written,
+// not one short of blocks.
+func failedWriting(err error) bool {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return false
+	}
+	for _, payload := range []error{bundle.ErrNotPayload, bundle.ErrUnknownVersion, bundle.ErrTooLarge, bundle.ErrBomb,
+		bundle.ErrTruncated, bundle.ErrCorrupt, bundle.ErrUnsafePath, bundle.ErrThroughSymlink, bundle.ErrExists} {
+		if errors.Is(err, payload) {
+			return false
+		}
+	}
+	return true
+}
+
+// saveReport saves the report in the output directory and returns the
+// run's verdict: restore's, or an ErrWrite when the report could not be
+// saved (with restore's verdict wrapped too).
+func saveReport(rep *Report, root *os.Root, dir string, verdict error) error {
+	err := rep.save(root)
+	switch {
+	case err == nil:
+		return verdict
+	case verdict == nil:
+		return fmt.Errorf("%w %s: saving the report: %w", ErrWrite, dir, err)
+	case errors.Is(verdict, ErrWrite):
+		return fmt.Errorf("%w; saving the report: %w", verdict, err)
+	}
+	return fmt.Errorf("%w %s: saving the report: %w; and %w", ErrWrite, dir, err, verdict)
 }

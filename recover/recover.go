@@ -12,6 +12,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/problems"
 	"github.com/lazarus-preserve/lazarus/internal/rootfile"
@@ -173,11 +174,18 @@ func earlierRebuilt(root *os.Root) int {
 
 // SegmentReport is one segment's outcome.
 type SegmentReport struct {
-	Name       string `json:"name"`
-	Generation string `json:"generation"` // the generation its version comes from
-	Status     string `json:"status"`     // "rebuilt", "short", or "exists" (its files are already in the output directory)
-	Detail     string `json:"detail,omitempty"`
-	Files      int    `json:"files"`
+	Name string `json:"name"`
+	// Generation is the generation its version comes from: for a segment
+	// unchanged since an earlier generation, that one, whose blocks the
+	// restored generation (Report.Generation) carries over as its own
+	// content.
+	Generation string `json:"generation"`
+	// Status is "rebuilt"; "short" (blocks missing, or its data refused);
+	// "exists" (its files are already in the output directory); or
+	// "unwritten" (whole, but writing it failed: see ErrWrite).
+	Status string `json:"status"`
+	Detail string `json:"detail,omitempty"`
+	Files  int    `json:"files"`
 	// Paths are the top-level names its files were restored to, relative
 	// to the output directory.
 	Paths []string `json:"paths,omitempty"`
@@ -200,6 +208,8 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 			switch {
 			case errors.Is(err, bundle.ErrExists):
 				sr.Status, sr.Detail = "exists", err.Error()+" (existing files are kept)"
+			case failedWriting(err):
+				sr.Status, sr.Detail = "unwritten", err.Error()
 			case err != nil:
 				sr.Status, sr.Detail = "short", err.Error()
 			default:
@@ -217,16 +227,20 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 	if sites := recordedElsewhere(manifests, &o); len(sites) > 0 {
 		rep.problem("the generations found were made for %s, not %s: restored as this site's (no generation names it)", strings.Join(sites, ", "), o.SiteURL)
 	}
-	return outcome(p, rebuilt, rep)
+	return outcome(p, rebuilt, rep, o.Out)
 }
 
 // outcome is restore's verdict: nil only for a coherent restore point
-// with nothing newer seen.
-func outcome(p plan, rebuilt []target, rep *Report) error {
+// with nothing newer seen; ErrWrite first when a whole segment could not
+// be written into out.
+func outcome(p plan, rebuilt []target, rep *Report, out string) error {
 	short := len(p.targets) - len(rebuilt)
 	switch {
 	case len(p.targets) == 0:
 		return nothingFound(rep)
+	case rep.count("unwritten") > 0:
+		return writeError(out, fmt.Errorf("%d of %d segments were whole but could not be written: %s",
+			rep.count("unwritten"), len(p.targets), rep.firstDetail("unwritten")))
 	case short > 0:
 		msg := fmt.Sprintf("%d of %d segments rebuilt", len(rebuilt), len(p.targets))
 		if n := rep.count("exists"); n > 0 {
@@ -241,6 +255,16 @@ func outcome(p plan, rebuilt []target, rep *Report) error {
 			ErrPartial, ErrOlder, rep.Generation, p.coherent.Manifest.Time.UTC().Format(time.RFC3339), n.Generation, n.Time.Format(time.RFC3339), n.Detail)
 	}
 	return nil
+}
+
+// firstDetail returns the detail of the first segment with the status.
+func (r *Report) firstDetail(status string) string {
+	for _, s := range r.Segments {
+		if s.Status == status {
+			return s.Detail
+		}
+	}
+	return ""
 }
 
 // count returns how many segments have the status.
@@ -274,7 +298,7 @@ func nothingFound(rep *Report) error {
 	case len(rep.OtherSites) > 0:
 		why = fmt.Sprintf("the blocks found are of generations signed by this key for another site (%s); give that site's URL to restore them", strings.Join(rep.OtherSites, ", "))
 	case rep.Pages > 0:
-		why = fmt.Sprintf("fetched %d pages; none holds a Lazarus block", rep.Pages)
+		why = fmt.Sprintf("fetched %s; none holds a Lazarus block", humane.Count(rep.Pages, "page"))
 	case len(failed) > 0 && len(failed) == len(rep.Sources):
 		return fmt.Errorf("%w: no source could be read: %s", ErrNothingFound, strings.Join(failed, "; "))
 	case rep.Captures > 0:
@@ -284,7 +308,7 @@ func nothingFound(rep *Report) error {
 				unread = append(unread, fmt.Sprintf("%s (%d): %s", s.Name, s.Failed, s.Error))
 			}
 		}
-		why = fmt.Sprintf("%d captures were listed, but none could be fetched: %s", rep.Captures, strings.Join(unread, "; "))
+		why = fmt.Sprintf("%s listed, but none could be fetched: %s", humane.Count(rep.Captures, "capture was", "captures were"), strings.Join(unread, "; "))
 	default:
 		why = "the sources hold no captures of the site"
 	}

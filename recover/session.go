@@ -39,7 +39,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	defer a.Close()
 	s := &session{o: o, a: a, rep: &Report{}, seen: map[string]bool{}, failed: map[string]int{}, listed: map[string]bool{}}
-	out, err := rootfile.Open(o.Out)
+	out, err := openOut(o.Out)
 	if err != nil {
 		return nil, err
 	}
@@ -62,10 +62,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return s.rep, err
 	}
 	err = restore(a, s.manifests, s.rep, o)
-	if serr := s.rep.save(out); serr != nil && err == nil {
-		err = serr
-	}
-	return s.rep, err
+	return s.rep, saveReport(s.rep, out, o.Out, err)
 }
 
 // session is one Recover run.

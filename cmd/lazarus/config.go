@@ -74,8 +74,9 @@ func (s *tomlSize) UnmarshalTOML(v any) error {
 }
 
 // cliOnly are the flags with no setting in the file, each about one run:
-// a dry_run left in a file would make every scheduled run write nothing.
-var cliOnly = map[string]string{"dry_run": "--dry-run", "json": "--json", "config": "--config"}
+// a dry_run left in a file would make every scheduled run write nothing,
+// an accept_shrink would let every future mistake through.
+var cliOnly = map[string]string{"dry_run": "--dry-run", "accept_shrink": "--accept-shrink", "json": "--json", "config": "--config"}
 
 func loadInjectConfig(path string) (*injectConfig, error) {
 	var c injectConfig
@@ -88,7 +89,7 @@ func loadInjectConfig(path string) (*injectConfig, error) {
 		for i, k := range und {
 			keys[i] = k.String()
 			if flag, ok := cliOnly[keys[i]]; ok {
-				return nil, fmt.Errorf("config %s: %s is not a setting: %s, --json and --config are for one run, given on the command line only", path, keys[i], flag)
+				return nil, fmt.Errorf("config %s: %s is not a setting: %s is for one run, given on the command line only", path, keys[i], flag)
 			}
 		}
 		return nil, fmt.Errorf("config %s: unknown setting %s", path, strings.Join(keys, ", "))

@@ -725,14 +725,18 @@ func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
 	block, _, _ = strings.Cut(block, "```")
 	shown := strings.Split(strings.TrimRight(block, "\n"), "\n")
 	printed := strings.Split(ts.ReadFile("stdout"), "\n")
-	generalise := regexp.MustCompile(`[0-9a-f]{32}|[0-9]+(\.[0-9]+)?`)
+	// Ids, numbers and durations (in whatever unit time.Duration picks:
+	// the demo's 224ms is 1.026s on a loaded machine) are placeholders.
+	duration := regexp.MustCompile(`\b([0-9]+(\.[0-9]+)?(ns|µs|ms|s|m|h))+\b`)
+	number := regexp.MustCompile(`[0-9a-f]{32}|[0-9]+(\.[0-9]+)?`)
+	generalise := func(s string) string { return number.ReplaceAllString(duration.ReplaceAllString(s, "D"), "N") }
 	at := 0
 	for _, line := range shown {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		want := generalise.ReplaceAllString(line, "N")
-		for at < len(printed) && generalise.ReplaceAllString(printed[at], "N") != want {
+		want := generalise(line)
+		for at < len(printed) && generalise(printed[at]) != want {
 			at++
 		}
 		if at == len(printed) {

@@ -84,7 +84,11 @@ func optionHints(problems []error) []string {
 // runHint says what to try after a run failed, or "".
 func runHint(err error, o injector.Options) string {
 	var be *injector.BudgetError
+	var pe *injector.SitePathError
 	switch {
+	case errors.As(err, &pe):
+		return fmt.Sprintf("give --site-url the address the site's root page is served at: its pages are linked at paths such as %s, outside %s (now --site-url %s); nothing was changed",
+			pe.Example, pe.Path, o.SiteURL)
 	case errors.Is(err, injector.ErrLocked):
 		return "wait for the other run to finish; nothing was changed"
 	case errors.Is(err, injector.ErrDump):

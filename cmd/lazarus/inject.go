@@ -54,7 +54,11 @@ is given (to leave the pages alone, list them with --urls FILE instead of --site
 Settings come from the defaults, then --config FILE (the flags' names in snake_case; the
 source's docs/recipes/lazarus.toml shows every one), then the flags: a flag overrides the
 file, and a list flag (--include, --exclude, --dump) replaces the file's whole list.
---dry-run, --json and --config are given on the command line only.
+--dry-run, --accept-shrink, --json and --config are given on the command line only.
+
+A segment found empty, or shrunk to under a tenth of its size (by 64 KiB or more), is preserved
+with a warning, and the generation before it stays on the pages until the segment is back or a
+run with --accept-shrink says the data was deleted on purpose.
 
 Exit codes: 0 done (new generation or unchanged), 1 error (nothing changed), 2 usage error,
 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM (nothing changed).
@@ -110,6 +114,13 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 	}
 	if sig.stopped() && !opts.DryRun {
 		fmt.Fprintf(stderr, "lazarus: warning: %v after the new state was saved: the run finished writing the pages instead of stopping, and succeeded\n", context.Cause(sig.ctx))
+	}
+	printInjectWarnings(stderr, res)
+	if res.UnknownGeneration != "" {
+		hintf(stderr, "keep the same --state DIR from one run to the next, outside the checkout (such as /var/lib/lazarus/SITE): docs/DEPLOY.md")
+	}
+	if len(res.Shrunk) > 0 {
+		hintf(stderr, "if the segment lost its data on purpose, run again with --accept-shrink; otherwise fix the include or the dump")
 	}
 	if c.jsonOut {
 		enc := json.NewEncoder(stdout)
@@ -176,10 +187,10 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", cfg.PassphraseFile, "`FILE` holding the passphrase (instead of --key)")
 	fs.BoolVar(&o.Public, "public", o.Public, "store UNENCRYPTED (signed if --key is given)")
 	fs.StringVar(&o.SiteURL, "site-url", o.SiteURL, "public `URL` of the site, recorded in the manifest")
-	fs.Var(sizeFlag{&o.MaxBlockBytes}, "max-block-bytes", "`SIZE` of the shard in each block, z (e.g. 48KiB); 0 chooses: as large as fits --page-budget when planning by --target, else 48KiB")
+	fs.Var(sizeFlag{&o.MaxBlockBytes}, "max-block-bytes", "the most data bytes each block carries, a `SIZE` such as 48KiB (on the page, base64 makes its comment a third larger); 0 chooses: as large as fits --page-budget when planning by --target, else 48KiB")
 	fs.Var(sizeFlag{&o.PageBudget}, "page-budget", "most bytes (`SIZE`) added to any one page")
-	fs.Var(sizeFlag{&o.MaxPageBytes}, "max-page-bytes", "pages with blocks stay below this `SIZE`")
-	fs.Var(redundancyFlag{o, &c.redundancyWord}, "redundancy", "`auto` (the fewest bytes that reach --target), max (that, then pages filled to --page-budget) or a RATIO of parity to data blocks")
+	fs.Var(sizeFlag{&o.MaxPageBytes}, "max-page-bytes", "pages with blocks stay below this `SIZE` (Common Crawl cuts records at 5MiB, 1MiB before February 2025: above 5MiB, a warning)")
+	fs.Var(redundancyFlag{o, &c.redundancyWord}, "redundancy", "`auto` (the fewest bytes that reach --target), max (that, then parity until every stripe spans every page, and copies on pages without a block, within --page-budget) or a RATIO of parity to data blocks")
 	fs.Var(targetFlag{o, &c.target}, "target", "recoverability `P` to plan for (--redundancy auto or max), e.g. 0.999 or 99.9%: the chance the archives keep enough blocks if each page is kept with probability 0.5 (or as --status estimates)")
 	fs.StringVar(&cfg.Status, "status", cfg.Status, "`FILE` saved from lazarus status --json: plan on the pages the archives capture (their estimated capture probabilities), and keep earlier generations on the pages until the archives hold a newer one")
 	fs.Var(daysFlag{&o.KeepMaxAge}, "keep-max-age", "drop earlier generations older than this `DURATION` (90d, 2160h) from the pages, whatever --status says (default: no limit)")
@@ -190,6 +201,7 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.StringVar(&cfg.URLs, "urls", cfg.URLs, "`FILE` of page paths (one per line) for --bundle or --snippets without --site")
 	fs.StringVar(&cfg.State, "state", cfg.State, "state `DIR` (default: $XDG_STATE_HOME/lazarus/HASH, $XDG_STATE_HOME defaulting to ~/.local/state)")
 	fs.StringVar(&o.Notice, "notice", o.Notice, "visible line kept in a data-lazarus-notice element, e.g. 'Updated {date}'")
+	fs.BoolVar(&o.AcceptShrink, "accept-shrink", false, "segments found empty or shrunk to under a tenth lost their data on purpose: no warning, and the generation before is not held on the pages; command line only")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan without writing anything (not even the state directory); command line only")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON; command line only")
 	return fs

@@ -25,8 +25,8 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 		if s.Files == 0 && s.TarBytes == 0 {
 			what = fmt.Sprintf("%25s", "file listing →")
 		}
-		fmt.Fprintf(w, "  segment %-12s %-9s %s %10s  %d stripe(s) of k=%d+m=%d × %s\n",
-			s.Name, state, what, formatSize(s.Ciphertext), s.Stripes, s.K, s.M, formatSize(int64(s.ShardSize)))
+		fmt.Fprintf(w, "  segment %-12s %-9s %s %10s  %s of k=%d+m=%d × %s\n",
+			s.Name, state, what, formatSize(s.Ciphertext), count(s.Stripes, "stripe", "stripes"), s.K, s.M, formatSize(int64(s.ShardSize)))
 	}
 	blocks, manifests, most, added := 0, 0, 0, int64(0)
 	for _, p := range r.Pages {
@@ -61,6 +61,9 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 			if k.Carried < k.Blocks {
 				note = ": the pages had no room for the rest"
 			}
+			if k.Held {
+				note += "; held: a segment shrank since"
+			}
 			kept = append(kept, fmt.Sprintf("%s (%d of %d blocks%s)", k.Generation, k.Carried, k.Blocks, note))
 		}
 		fmt.Fprintf(w, "  %s kept on the pages beside it: %s\n", count(n, "earlier generation", "earlier generations"), strings.Join(kept, ", "))
@@ -69,11 +72,21 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 	if n := len(r.Excluded); n > 0 {
 		excluded = fmt.Sprintf("%s (see --json)", count(n, "page cannot carry blocks", "pages cannot carry blocks"))
 	}
-	fmt.Fprintf(w, "  %s written; %s\n", count(r.Written, "file", "files"), excluded)
-	for _, wmsg := range r.Warnings {
-		fmt.Fprintf(w, "  warning: %s\n", wmsg)
+	if r.FullWidth {
+		fmt.Fprintf(w, "  redundancy max: every stripe spans all %s, the most they hold (a page never carries two blocks of one stripe); a larger --page-budget adds nothing, more linked pages would\n",
+			count(r.Carriers, "carrier page", "carrier pages"))
 	}
+	fmt.Fprintf(w, "  %s written; %s\n", count(r.Written, "file", "files"), excluded)
 	fmt.Fprintf(w, "  state: %s\n", stateDir)
+}
+
+// printInjectWarnings prints the run's warnings on stderr, with --json
+// too (where they are also in the JSON): a risk the run took on must be
+// seen where errors are.
+func printInjectWarnings(w io.Writer, r *injector.Report) {
+	for _, msg := range r.Warnings {
+		fmt.Fprintf(w, "lazarus: warning: %s\n", msg)
+	}
 }
 
 // generationVerb says whether the generation is new, and what the run
@@ -117,7 +130,11 @@ func ratio(a, b int64) string {
 // independently with probability 1/2, or as --status estimates) is a
 // ceiling, so it is shown only as a shortfall.
 func targetNote(r *injector.Report) string {
-	if r.Target > 0 && r.Recoverability < r.Target {
+	switch {
+	case r.Target > 0 && r.Recoverability < r.Target && r.OutsideSitePath > 0:
+		return fmt.Sprintf("SHORT of the planner's %s target even if each page were kept independently: %s linked outside the --site-url path cannot carry blocks; give --site-url the address the root page is served at",
+			chance(r.Target), count(r.OutsideSitePath, "page", "pages"))
+	case r.Target > 0 && r.Recoverability < r.Target:
 		return fmt.Sprintf("SHORT of the planner's %s target even if each page were kept independently (it reaches %s): "+
 			"more linked pages or a larger --page-budget add room; what makes archives keep the pages is lazarus capture", chance(r.Target), chance(r.Recoverability))
 	}

@@ -120,7 +120,7 @@ func TestListFlagReplacesConfig(t *testing.T) {
 	}
 }
 
-// TestConfigCommandLineOnly: dry_run, json and config are refused in the
+// TestConfigCommandLineOnly: dry_run, accept_shrink, json and config are refused in the
 // file with a message naming the flag, not as unknown settings.
 func TestConfigCommandLineOnly(t *testing.T) {
 	for key, flag := range cliOnly {

@@ -134,7 +134,8 @@ func hintf(w io.Writer, format string, args ...any) {
 
 // parseFlags parses a subcommand's flags. Help asked for with -h, -help
 // or --help goes to stdout and succeeds; any other problem (including
-// stray arguments) is a usage error, explained on stderr.
+// stray arguments) is a usage error, explained on stderr in the CLI's
+// error and hint lines (flagError), without the flag package's usage.
 func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, ok bool) {
 	var out bytes.Buffer
 	fs.SetOutput(&out)
@@ -143,10 +144,11 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code
 		io.Copy(stdout, &out)
 		return exitOK, false
 	}
-	io.Copy(stderr, &out)
 	if err != nil {
+		flagError(stderr, fs, err)
 		return exitUsage, false
 	}
+	io.Copy(stderr, &out)
 	if fs.NArg() > 0 {
 		errorf(stderr, "unexpected argument %q", fs.Arg(0))
 		return exitUsage, false

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -48,8 +49,44 @@ func TestScripts(t *testing.T) {
 			"archive":     cmdArchive,
 			"serve":       cmdServe,
 			"dumpgone":    cmdDumpGone,
+			"unwritable":  cmdUnwritable,
+		},
+		Condition: func(cond string) (bool, error) {
+			if cond != "unwritable" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			return canMakeUnwritable()
 		},
 	})
+}
+
+// canMakeUnwritable reports whether this machine can make a directory
+// refuse writes to the test's user ([unwritable] in the scripts).
+func canMakeUnwritable() (bool, error) {
+	dir, err := os.MkdirTemp("", "lazarus-unwritable-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(dir)
+	undo, err := sitetest.MakeUnwritable(dir)
+	if errors.Is(err, sitetest.ErrCannotMakeUnwritable) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	undo()
+	return true, nil
+}
+
+// unwritable DIR: make DIR refuse new files until the script ends.
+func cmdUnwritable(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: unwritable DIR")
+	}
+	undo, err := sitetest.MakeUnwritable(ts.MkAbs(args[0]))
+	ts.Check(err)
+	ts.Defer(undo)
 }
 
 // recover-dir OWNER_KEY PAGES OUT: rebuild through the recover library.

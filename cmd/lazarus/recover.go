@@ -36,6 +36,9 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: lazarus recover --url URL --out DIR --key owner.key --source SPEC...\n\n"+
 			"Rebuilds the server side from archived copies of the site's pages.\n"+
+			"Without --source, recover contacts the Internet Archive (web.archive.org), Common Crawl\n"+
+			"(index.commoncrawl.org, data.commoncrawl.org) and the site itself, over the Internet;\n"+
+			"any --source replaces these defaults: --source warc=PATH or dir=PATH alone reads local files only.\n"+
 			"Sources (--source, repeatable; default: wayback, commoncrawl and live):\n"+
 			"  wayback[=BASE]       the Internet Archive (CDX API + raw id_ replay; BASE defaults to https://web.archive.org)\n"+
 			"  commoncrawl[=INDEX[,DATA]]  Common Crawl's newest 12 crawls (index and byte-range WARC fetches)\n"+
@@ -48,7 +51,7 @@ func runRecover(args []string, stdout, stderr io.Writer) int {
 			"  dir=PATH             a wget/httrack mirror or saved pages\n"+
 			"  live                 the site itself, if it still answers\n"+
 			"Files are restored under OUT as inject packed them: segment NAME as OUT/NAME.\n"+
-			"Exit codes: 0 everything rebuilt, 3 partial or not the newest generation, 1 error (nothing found, bad key…),\n2 usage error, 130/143 interrupted (the journal keeps what was fetched).\n\n"+
+			"Exit codes: 0 everything rebuilt, 3 partial or not the newest generation, 1 error (nothing found, bad key, OUT not writable…),\n2 usage error, 130/143 interrupted (the journal keeps what was fetched).\n\n"+
 			"Examples:\n"+
 			"  # from the Internet Archive, Common Crawl and the live site (the default sources)\n"+
 			"  lazarus recover --url https://example.org/ --key owner.key --out restored --contact you@example.org\n\n"+
@@ -163,13 +166,23 @@ func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.
 		return exitOK
 	}
 	errorf(stderr, "%v", err)
-	report := filepath.Join(c.out, lzrecover.ReportFile)
-	if rep != nil && rep.Saved != "" {
-		report = rep.Saved
+	// A hint names the report only where it was saved.
+	see := func(what string) string {
+		if rep == nil || rep.Saved == "" {
+			return ""
+		}
+		return fmt.Sprintf("see %s for %s; ", rep.Saved, what)
 	}
 	switch {
+	case errors.Is(err, lzrecover.ErrWrite):
+		h := fmt.Sprintf("make %s writable (or give another --out), then run the same command again", c.out)
+		if rep != nil && rep.Saved != "" {
+			h += "; the report is " + rep.Saved
+		}
+		hintf(stderr, "%s", h)
+		return exitError
 	case errors.Is(err, lzrecover.ErrNotCoherent), errors.Is(err, lzrecover.ErrOlder):
-		hintf(stderr, "see %s for which segment comes from which generation; more sources may hold the missing blocks", report)
+		hintf(stderr, "%smore sources may hold the missing blocks", see("which segment comes from which generation"))
 		return exitPartial
 	case errors.Is(err, lzrecover.ErrPartial):
 		exists, short := 0, 0
@@ -184,10 +197,11 @@ func (c *recoverCmd) finish(rep *lzrecover.Report, err error, stdout, stderr io.
 		if exists > 0 {
 			hintf(stderr, "some files already exist in %s: restore into an empty --out, or overwrite them with --force", c.out)
 		}
-		if short > 0 {
-			hintf(stderr, "see %s for what is missing; more sources may hold the missing blocks", report)
-		} else {
-			hintf(stderr, "the report is %s", report)
+		switch {
+		case short > 0:
+			hintf(stderr, "%smore sources may hold the missing blocks", see("what is missing"))
+		case rep.Saved != "":
+			hintf(stderr, "the report is %s", rep.Saved)
 		}
 		return exitPartial
 	case errors.Is(err, lzrecover.ErrNothingFound) && rep != nil && rep.Foreign > 0 && c.passFile != "":
@@ -217,7 +231,13 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 		fmt.Fprintf(w, "  newer generation %s of %s seen, not rebuilt: %s\n", n.Generation, n.Time.Format(time.RFC3339), printable(n.Detail))
 	}
 	for _, s := range r.Segments {
-		fmt.Fprintf(w, "  segment %-12s %-8s from generation %s, %s, %s", printable(s.Name), s.Status, s.Generation, count(s.Files, "file", "files"), formatSize(s.Bytes))
+		from := "from generation " + s.Generation
+		if r.Generation != "" && s.Generation != r.Generation {
+			// Unchanged since s.Generation, whose blocks the restored
+			// generation carries on: its content is r.Generation's.
+			from = fmt.Sprintf("unchanged since generation %s, carried over into %s (its newest content)", s.Generation, r.Generation)
+		}
+		fmt.Fprintf(w, "  segment %-12s %-8s %s, %s, %s", printable(s.Name), s.Status, from, count(s.Files, "file", "files"), formatSize(s.Bytes))
 		if len(s.Paths) > 0 {
 			fmt.Fprintf(w, " in %s", printable(strings.Join(s.Paths, ", ")))
 		}
@@ -226,13 +246,17 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "  %d captures listed, %d fetched, %d good blocks, %d rejected\n", r.Captures, r.Pages, r.Blocks, r.Rejected)
+	fmt.Fprintf(w, "  %s listed, %d fetched, %s, %d rejected\n", count(r.Captures, "capture", "captures"), r.Pages, count(r.Blocks, "good block", "good blocks"), r.Rejected)
 	const most = 5
 	for _, p := range r.Problems[:min(most, len(r.Problems))] {
 		fmt.Fprintf(w, "  problem: %s\n", printable(p))
 	}
 	if more := len(r.Problems) - min(most, len(r.Problems)) + r.ProblemsOmitted; more > 0 {
-		fmt.Fprintf(w, "  … %d more problems (the first %d in recovery.json)\n", more, lzrecover.MaxProblems)
+		where := ""
+		if r.Saved != "" {
+			where = fmt.Sprintf(" (the first %d in %s)", lzrecover.MaxProblems, r.Saved)
+		}
+		fmt.Fprintf(w, "  … %s%s\n", count(more, "more problem", "more problems"), where)
 	}
 }
 

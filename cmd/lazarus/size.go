@@ -40,7 +40,7 @@ func parseSize(v string) (int, error) {
 	}
 	n, err := strconv.Atoi(t)
 	if err != nil || n < 0 || n > 1<<30/mult {
-		return 0, fmt.Errorf("invalid size %q (use e.g. 49152, 48KiB or 1MiB)", v)
+		return 0, fmt.Errorf("size %q: want bytes such as 49152, 48KiB or 1MiB, at most 1024MiB", v)
 	}
 	return n * mult, nil
 }

@@ -48,6 +48,9 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 			"--max-fetches bounds them), and one capture per archive and generation is spot-checked (--spot-checks).\n"+
 			"Without a history, the live site's root page is read once to learn the newest generation (--no-live skips it).\n"+
 			"server.key suffices: signatures are checked with its public half, nothing is decrypted.\n"+
+			"Without --source, status contacts the Internet Archive (web.archive.org) and Common Crawl\n"+
+			"(index.commoncrawl.org, data.commoncrawl.org), over the Internet; any --source replaces these defaults:\n"+
+			"--source warc=PATH or dir=PATH alone (with --no-live, or a history) reads local files only.\n"+
 			"Sources (--source, repeatable; default: wayback and commoncrawl): as for lazarus recover\n"+
 			"(wayback[=BASE], commoncrawl[=INDEX[,DATA]], cdx=URL[,REPLAY], pywb=URL[,REPLAY], memento=TIMEMAP_BASE,\n"+
 			"warc=PATH, dir=PATH).\n"+
@@ -319,7 +322,7 @@ func statusHints(stderr io.Writer, rep *status.Report) {
 		unfetched += s.Unfetched
 	}
 	if unfetched > 0 {
-		hintf(stderr, "%d captures were left unfetched: raise --max-fetches, or give --state and run again to go on where this run stopped", unfetched)
+		hintf(stderr, "%s left unfetched: raise --max-fetches, or give --state and run again to go on where this run stopped", count(unfetched, "capture was", "captures were"))
 	}
 }
 
@@ -387,13 +390,13 @@ func statusProgress(w io.Writer) func(status.Progress) {
 	return func(p status.Progress) {
 		switch p.Phase {
 		case "list":
-			pl.show(fmt.Sprintf("lazarus: listing %s (%d captures so far)", p.Source, p.Listed), false)
+			pl.show(fmt.Sprintf("lazarus: listing %s (%s so far)", p.Source, count(p.Listed, "capture", "captures")), false)
 		case "fetch":
-			pl.show(fmt.Sprintf("lazarus: %d captures listed, %d known; fetched %d of %d with unknown digests, %s elapsed",
-				p.Listed, p.Known, p.Fetched, p.ToFetch, pl.elapsed()), false)
+			pl.show(fmt.Sprintf("lazarus: %s listed, %d known; fetched %d of %d with unknown digests, %s elapsed",
+				count(p.Listed, "capture", "captures"), p.Known, p.Fetched, p.ToFetch, pl.elapsed()), false)
 		case "assess":
-			pl.show(fmt.Sprintf("lazarus: %d captures listed, %d known from the history or the cache, %d fetched, in %s",
-				p.Listed, p.Known, p.Fetched, pl.elapsed()), true)
+			pl.show(fmt.Sprintf("lazarus: %s listed, %d known from the history or the cache, %d fetched, in %s",
+				count(p.Listed, "capture", "captures"), p.Known, p.Fetched, pl.elapsed()), true)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -59,6 +60,15 @@ type Site struct {
 	// not pages: URLs with a query string ("/search?q=x"), which archives
 	// rarely keep, and URLs with no file ("/missing.html"), sorted.
 	Skipped []string
+
+	// Outside maps unlinked files (of Unlinked) to a path on the site's
+	// host, outside the site URL's path, at which a crawled page links
+	// them, read as if the site were served from the host's root: with a
+	// site URL of https://example.org/blog/, "post1.html" linked as
+	// "/post1.html". Their pages are served outside the site URL's path,
+	// or the site URL names the wrong path. At most maxOutside links are
+	// looked at.
+	Outside map[string]string
 }
 
 // Carriers returns the pages that may carry blocks, in the order of Pages.
@@ -102,7 +112,11 @@ type crawler struct {
 	seen    map[string]bool // site-relative URLs ever queued or skipped
 	files   map[string]*fileState
 	skipped []string
+	outside map[string]bool // host paths linked outside the site URL's path, at most maxOutside
 }
+
+// maxOutside bounds the links outside the site URL's path a crawl keeps.
+const maxOutside = 1000
 
 // visit is one queued URL.
 type visit struct {
@@ -223,7 +237,16 @@ func (c *crawler) follow(s *pageScan, at string, depth int) error {
 	if err != nil {
 		return fmt.Errorf("page %s: %w", at, err)
 	}
-	for _, t := range c.cfg.site.targets(s, doc) {
+	on, outside := c.cfg.site.links(s, doc)
+	for _, p := range outside {
+		if c.outside == nil {
+			c.outside = map[string]bool{}
+		}
+		if len(c.outside) < maxOutside {
+			c.outside[p] = true
+		}
+	}
+	for _, t := range on {
 		key := t.String()
 		if c.seen[key] {
 			continue
@@ -272,7 +295,29 @@ func (c *crawler) result() (*Site, error) {
 		return cmp.Or(cmp.Compare(a.Depth, b.Depth), strings.Compare(a.URL, b.URL))
 	})
 	slices.Sort(s.Skipped)
+	c.linkedOutside(s)
 	return s, nil
+}
+
+// linkedOutside fills s.Outside: the unlinked files that the links
+// outside the site URL's path reach when read from the host's root.
+func (c *crawler) linkedOutside(s *Site) {
+	unlinked := map[string]bool{}
+	for _, f := range s.Unlinked {
+		unlinked[f] = true
+	}
+	for _, p := range slices.Sorted(maps.Keys(c.outside)) {
+		file, _, kind := c.resolve(p)
+		if kind != kindPage || !unlinked[file] {
+			continue
+		}
+		if s.Outside == nil {
+			s.Outside = map[string]string{}
+		}
+		if _, ok := s.Outside[file]; !ok {
+			s.Outside[file] = p
+		}
+	}
 }
 
 // page returns the Page of a page file.

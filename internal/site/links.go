@@ -132,26 +132,40 @@ func (m *robotsMeta) add(name, content string) {
 // other hosts, other schemes (mailto:, javascript:, data:, …), and
 // unparsable or overlong links are dropped.
 func (r siteRoot) targets(s *pageScan, doc *url.URL) []target {
+	on, _ := r.links(s, doc)
+	return on
+}
+
+// links resolves a page's links as targets does, and also returns the
+// paths, without query, of the links to the site's host outside the site
+// URL's path ("/post1.html" for a site URL of https://example.org/blog/),
+// in document order, without duplicates.
+func (r siteRoot) links(s *pageScan, doc *url.URL) (on []target, outside []string) {
 	base := doc
 	if s.hasBase {
 		if b, ok := parseHref(s.base); ok {
 			base = doc.ResolveReference(b)
 		}
 	}
-	var out []target
 	seen := make(map[target]bool)
+	seenOutside := make(map[string]bool)
 	for _, h := range s.hrefs {
 		ref, ok := parseHref(h)
 		if !ok || selfLink(ref) && !s.hasBase {
 			continue
 		}
-		t, ok := r.locate(base.ResolveReference(ref))
+		u := base.ResolveReference(ref)
+		t, ok := r.locate(u)
 		if ok && !seen[t] {
 			seen[t] = true
-			out = append(out, t)
+			on = append(on, t)
+		}
+		if p, ok := r.offPath(u); ok && !seenOutside[p] {
+			seenOutside[p] = true
+			outside = append(outside, p)
 		}
 	}
-	return out
+	return on, outside
 }
 
 func boolInt(b bool) int {

@@ -85,6 +85,23 @@ func (s siteRoot) locate(u *url.URL) (target, bool) {
 	return t, true
 }
 
+// offPath returns the normalized path of u when u is on the site's host
+// (http or https, same host and port) but outside the site URL's path.
+func (s siteRoot) offPath(u *url.URL) (string, bool) {
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" || u.Opaque != "" {
+		return "", false
+	}
+	if host, port := hostPort(scheme, u); host != s.host || port != s.port {
+		return "", false
+	}
+	p := normalizePath(u.EscapedPath())
+	if p+"/" == s.prefix || strings.HasPrefix(p, s.prefix) {
+		return "", false
+	}
+	return p, true
+}
+
 // abs returns the absolute URL of the normalized site-relative path rel.
 func (s siteRoot) abs(rel string) (*url.URL, error) {
 	return url.Parse(s.origin + s.fullPath(rel))

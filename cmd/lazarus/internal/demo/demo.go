@@ -183,8 +183,8 @@ func (d *run) inject(ctx context.Context) error {
 	}
 	d.s.say("generation %s", d.res.Generation)
 	for _, seg := range d.res.Segments {
-		d.s.say("segment %-9s %3d %-7s → %6s encrypted → %d stripe(s) of %d data + %d parity blocks of %s",
-			seg.Name, seg.Files, plural(seg.Files, "entry", "entries"), human(seg.Ciphertext), seg.Stripes, seg.K, seg.M, human(int64(seg.ShardSize)))
+		d.s.say("segment %-9s %3d %-7s → %6s encrypted → %d %s of %d data + %d parity blocks of %s",
+			seg.Name, seg.Files, plural(seg.Files, "entry", "entries"), human(seg.Ciphertext), seg.Stripes, plural(seg.Stripes, "stripe", "stripes"), seg.K, seg.M, human(int64(seg.ShardSize)))
 	}
 	d.s.say("%d blocks spread over %d pages; the manifest on the root page", blocks, len(d.res.Pages))
 	if o := d.res.Outlook; o != nil && o.Survives >= 0 {
