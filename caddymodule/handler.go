@@ -126,7 +126,7 @@ type Handler struct {
 	// MaxOverlap, with Audit, is how long after a generation was made the
 	// previous one rides along at most: with Audit the ride ends as soon as
 	// an audit shows the new generation safe in the archives (its restore
-	// point, with P_rec now ≥ 0.99 in the independent view), else at
+	// point, with P_rec now ≥ 0.99 in the capture model's view), else at
 	// MaxOverlap, never sooner than Overlap. Without Audit, Overlap alone
 	// decides. Defaults to 90 days.
 	MaxOverlap caddy.Duration `json:"max_overlap,omitempty"`

@@ -181,7 +181,7 @@ func printAssessment(w io.Writer, a *status.Assessment) {
 				at = append(at, fmt.Sprintf("%s %.1f%%", afterString(p.After), 100*p.P))
 			}
 		}
-		reach := "never reaches " + percent(a.Target)
+		reach := fmt.Sprintf("does not reach %s within %s", percent(a.Target), humane.Duration(status.ReachHorizon))
 		if v.Reached {
 			reach = fmt.Sprintf("reaches %s %s", percent(a.Target), reachString(v.ReachIn))
 		}
@@ -237,10 +237,11 @@ func afterString(d time.Duration) string {
 	return "+" + d.String()
 }
 
-// reachString is "now" or "in 3 days".
+// reachString is "now" or "by 3 days" (the model looks at set times, so
+// the target is reached at the latest then).
 func reachString(d time.Duration) string {
 	if d <= 0 {
 		return "now"
 	}
-	return "in " + humane.Duration(d)
+	return "by " + humane.Duration(d)
 }

@@ -52,11 +52,11 @@ type Sweeps struct {
 // thinEvidenceNote is the note of an assessment whose estimates the
 // prior dominates, "" if it is not.
 func thinEvidenceNote(a *Assessment) string {
-	if a == nil || a.Evidence == nil || !a.Evidence.PriorDominated {
-		return ""
+	if a == nil || a.Evidence == nil || !a.Evidence.PriorDominated || (a.Carriers > 0 && a.Survives >= a.Carriers) {
+		return "" // enough history, or the archives hold enough already: nothing rests on the prior now
 	}
 	e := a.Evidence
-	return fmt.Sprintf("Too little capture history to estimate: the archives have observed the site for at most %s, less than the %s "+
+	return fmt.Sprintf("Too little capture history to estimate: the archives have observed the site for %s, less than the %s "+
 		"their priors weigh (a sweep every %s), so the probabilities are mostly the model's prior, what a typical site would expect, not what these archives have shown.",
 		humane.Duration(e.MedianExposure), humane.Duration(e.PriorWeight), humane.Duration(e.PriorInterval))
 }

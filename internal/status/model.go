@@ -147,8 +147,14 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 			}
 		}
 	}
+	again := map[string]bool{}
 	for _, src := range r.srcs {
-		in.archives = append(in.archives, src.Name())
+		if capturesAgain(src) {
+			in.archives = append(in.archives, src.Name())
+			again[src.Name()] = true
+		} else {
+			out.Fixed = append(out.Fixed, src.Name())
+		}
 	}
 	paths := make([]string, 0, len(pages))
 	for p := range pages {
@@ -170,6 +176,9 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 			in.since = since
 		}
 		for name, cs := range pi.captures {
+			if !again[name] {
+				continue
+			}
 			for _, c := range cs {
 				in.captures[name] = append(in.captures[name], odds.Capture{Page: p, Time: c.Time})
 			}
@@ -190,6 +199,21 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 		for _, pg := range in.pages {
 			if pg.Depth <= 1 && len(in.blocks[pg.Key]) > 0 {
 				in.manifest = append(in.manifest, pg.Key)
+			}
+		}
+	}
+	if in.since.IsZero() {
+		// No history says when the pages were first served: the site has
+		// been observed since its oldest generation known, or its first
+		// capture if earlier, not for a whole window.
+		for _, sm := range r.manifests {
+			if t := sm.m.Manifest.Time; in.since.IsZero() || t.Before(in.since) {
+				in.since = t
+			}
+		}
+		for _, c := range r.caps {
+			if again[r.srcs[c.src].Name()] && (in.since.IsZero() || c.c.Time.Before(in.since)) {
+				in.since = c.c.Time
 			}
 		}
 	}

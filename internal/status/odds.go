@@ -26,9 +26,12 @@ type ModelOptions struct {
 	Priors map[string]odds.Prior
 }
 
+// ReachHorizon is how far the model looks for Target to be reached.
+const ReachHorizon = 365 * odds.Day
+
 // reachTimes are the times at which the model looks for Target to be
-// reached, beyond ModelTimes: "never" past the last.
-var reachTimes = []time.Duration{45 * odds.Day, 60 * odds.Day, 90 * odds.Day, 120 * odds.Day, 180 * odds.Day, 270 * odds.Day, 365 * odds.Day}
+// reached, beyond ModelTimes: "not within ReachHorizon" past the last.
+var reachTimes = []time.Duration{45 * odds.Day, 60 * odds.Day, 90 * odds.Day, 120 * odds.Day, 180 * odds.Day, 270 * odds.Day, ReachHorizon}
 
 // modelInput is what status knows of the newest generation for the model.
 type modelInput struct {
@@ -106,6 +109,9 @@ func (r *statusRun) model(in modelInput, out *Assessment) {
 	}
 	out.Views = []ModelView{view}
 	out.Survives = min(odds.Tolerance(gen), out.Carriers)
+	if allMet(gen) {
+		out.Survives = out.Carriers // the archives hold enough already
+	}
 	out.Evidence = modelEvidence(m)
 	out.Capture = captureOdds(m, in.pages)
 	for _, p := range in.pages {
@@ -113,6 +119,16 @@ func (r *statusRun) model(in modelInput, out *Assessment) {
 			out.Pooled++
 		}
 	}
+}
+
+// allMet reports whether every need has its shards already.
+func allMet(needs []odds.Need) bool {
+	for _, n := range needs {
+		if n.Had < n.K {
+			return false
+		}
+	}
+	return true
 }
 
 // ModelViewName is the name of the capture model's view (ModelView.Name).

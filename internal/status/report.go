@@ -304,6 +304,10 @@ type Assessment struct {
 	Views      []ModelView `json:"views"`
 	Pages      int         `json:"pages"`    // pages modelled (carriers and others, for the depth pools)
 	Carriers   int         `json:"carriers"` // of which carry blocks of the generation
+	// Fixed names the sources that are files (WARC files, mirror
+	// directories): what they hold counts, but they capture nothing
+	// more, so the forecast's future comes from the other sources alone.
+	Fixed []string `json:"fixed_sources,omitempty"`
 	// Survives is how many carrier pages may go uncaptured, whichever
 	// they are, with the archives still holding enough of the generation
 	// (the blocks already archived count); the number of carriers when

@@ -37,6 +37,18 @@ func fileTimesNote(name string) string {
 		"not when the pages were crawled; a capture the serve history records is dated no earlier than the page version it holds."
 }
 
+// capturesAgain reports whether a source is an archive that goes on
+// capturing (a CDX or Memento archive, Common Crawl), not a fixed set of
+// files (a WARC file, a mirror directory): only archives have a future in
+// the capture model; what files hold counts as it is.
+func capturesAgain(src source.Source) bool {
+	switch src.(type) {
+	case source.DirSource, *source.DirSource, source.WARCSource, *source.WARCSource:
+		return false
+	}
+	return true
+}
+
 // fileTimes reports whether a source's capture times are file times (a
 // dir= mirror).
 func fileTimes(src source.Source) bool {

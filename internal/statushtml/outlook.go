@@ -9,11 +9,10 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/humane"
 )
 
-// correlationNote is the plain sentence beside the two
-// views.
-const correlationNote = "Archives crawl a site in sweeps, so the captures of its pages are correlated. " +
-	"The independent view assumes they are not and is therefore optimistic; " +
-	"the sweep view models the correlation. Read the sweep view as the estimate and the gap as the cost of correlation."
+// correlationNote is the plain sentence beside the outlook.
+const correlationNote = "The capture model is fitted to each archive's history: site sweeps by link depth (bursts against the background), " +
+	"one-page captures, an ingest lag and truncation. Its figures are lower bounds within each horizon, computed, not sampled; " +
+	"blocks already archived count as certain, and files (WARC files, mirrors) capture nothing more."
 
 // outlook is P_rec of the newest generation at the table's times (see
 // tableTimes) in each view, and per segment.
@@ -140,10 +139,10 @@ func cells(times []time.Duration, at []status.Probability) []probCell {
 func reachText(v status.ModelView) string {
 	switch {
 	case !v.Reached:
-		return "not within the horizon"
+		return "not within " + humane.Duration(status.ReachHorizon)
 	case v.ReachIn <= 0:
 		return "already"
 	default:
-		return "in " + humane.Duration(v.ReachIn)
+		return "by " + humane.Duration(v.ReachIn)
 	}
 }
