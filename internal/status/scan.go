@@ -36,8 +36,10 @@ type statusLayout struct {
 
 // statusScanVersion is the cache record's format. Version 2 keeps the
 // verified blocks whole, so that everything counted (segment, stripe,
-// shard) is covered by the signature checked again on reload.
-const statusScanVersion = 2
+// shard) is covered by the signature checked again on reload. Version 3
+// entries under a digest alone were scanned from bytes with that digest:
+// a version 2 entry may hold what another archive served under it.
+const statusScanVersion = 3
 
 // statusScan is what one capture holds: verified manifests and blocks,
 // and how many comments were refused. It is also the cache's record:
