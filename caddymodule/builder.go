@@ -176,7 +176,11 @@ func newBuilder(h *Handler) (*builder, error) {
 	if b.min == 0 {
 		b.min = DefaultCarriers
 	}
-	b.bundle = &bundleStore{st: b.st, prefix: b.prefix + "bundle/"}
+	t, err := newTrust(o.ServerKey, o.Passphrase, c.SiteURL)
+	if err != nil {
+		return nil, fmt.Errorf("lazarus: %w", err)
+	}
+	b.bundle = &bundleStore{st: b.st, prefix: b.prefix + "bundle/", trust: t}
 	b.work = filepath.Join(caddy.AppDataDir(), "lazarus", h.Name)
 	check := o // the injector's own checks (segment names, sizes), with stand-in places
 	check.StateDir, check.BundleDir, check.Carriers = b.work, b.work, b.min

@@ -48,7 +48,8 @@ type generation struct {
 	manifestOn map[string]bool
 	pages      map[string][]int // URL path → indices into blocks
 	blocks     []blockFile      // sorted by segment, stripe, shard
-	placer     *placer          // blocks for pages the plan does not name
+	segments   map[string]manifest.Segment
+	placer     *placer // blocks for pages the plan does not name
 }
 
 type planFile struct {
@@ -63,6 +64,10 @@ type planFile struct {
 type bundleStore struct {
 	st     certmagic.Storage
 	prefix string // "" or ending in "/"
+	// trust, when not nil, is what generations and blocks read are
+	// checked against before they are served (a self-building handler's
+	// key and site).
+	trust *trust
 }
 
 func (b *bundleStore) String() string {
@@ -157,7 +162,15 @@ func (b *bundleStore) loadGeneration(ctx context.Context, id string) (*generatio
 	if err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
-	g := &generation{id: id, time: signed.Manifest.Time, site: signed.Manifest.Site, src: b}
+	if b.trust != nil {
+		if err := b.trust.manifest(signed); err != nil {
+			return nil, fmt.Errorf("generation %s: %w", id, err)
+		}
+	}
+	g := &generation{id: id, time: signed.Manifest.Time, site: signed.Manifest.Site, src: b, segments: map[string]manifest.Segment{}}
+	for _, s := range signed.Manifest.Segments {
+		g.segments[s.Name] = s
+	}
 	if signed.KeyID != [8]byte{} {
 		g.keyID = hex.EncodeToString(signed.KeyID[:])
 	}
@@ -282,6 +295,11 @@ func (g *generation) raw(ctx context.Context, i int) ([]byte, error) {
 	}
 	if int64(len(v)) != b.size {
 		return nil, fmt.Errorf("block %s: %d bytes, listed with %d", b.ref, len(v), b.size)
+	}
+	if t := g.src.trust; t != nil {
+		if err := t.block(v, b.ref, g.segments[b.ref.Segment]); err != nil {
+			return nil, err
+		}
 	}
 	return v, nil
 }
