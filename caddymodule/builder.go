@@ -310,7 +310,7 @@ func (b *builder) firstWait(ctx context.Context) time.Duration {
 }
 
 func (b *builder) lastBuilt(ctx context.Context) (time.Time, error) {
-	v, err := b.st.Load(ctx, b.prefix+"built")
+	v, err := loadLimited(ctx, b.st, b.prefix+"built", maxStampBytes)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -445,7 +445,7 @@ func (b *builder) carriers(ctx context.Context, cur string) int {
 	if cur == "" {
 		return b.min
 	}
-	v, err := b.st.Load(ctx, b.prefix+"placement/"+cur+"/state")
+	v, err := loadLimited(ctx, b.st, b.prefix+"placement/"+cur+"/state", maxStateBytes)
 	if err != nil {
 		return b.min
 	}

@@ -74,16 +74,10 @@ func (b *bundleStore) String() string {
 	return strings.TrimSuffix(fmt.Sprint(b.st)+"/"+b.prefix, "/")
 }
 
-// load reads the value at key below the prefix, refusing values over limit.
+// load reads the value at key below the prefix, refusing values over
+// limit unread (see loadLimited).
 func (b *bundleStore) load(ctx context.Context, key string, limit int64) ([]byte, error) {
-	v, err := b.st.Load(ctx, b.prefix+key)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(v)) > limit {
-		return nil, fmt.Errorf("%s: %d bytes exceed the limit of %d", key, len(v), limit)
-	}
-	return v, nil
+	return loadLimited(ctx, b.st, b.prefix+key, limit)
 }
 
 // current returns the generation id named by the bundle's current key.
@@ -289,7 +283,7 @@ func (b *bundleStore) statBlock(ctx context.Context, dir string, ref manifest.Bl
 // raw reads block i's bytes.
 func (g *generation) raw(ctx context.Context, i int) ([]byte, error) {
 	b := g.blocks[i]
-	v, err := g.src.st.Load(ctx, b.key)
+	v, err := loadLimited(ctx, g.src.st, b.key, b.size)
 	if err != nil {
 		return nil, fmt.Errorf("block %s: %w", b.ref, err)
 	}

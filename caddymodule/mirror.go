@@ -33,7 +33,7 @@ type mirrorIndex map[string]string
 // leaves alone (locks, temporaries). It returns the index.
 func pull(ctx context.Context, st certmagic.Storage, prefix, dir string, skip func(string) bool) (mirrorIndex, error) {
 	idx := mirrorIndex{}
-	v, err := st.Load(ctx, prefix+mirrorIndexKey)
+	v, err := loadLimited(ctx, st, prefix+mirrorIndexKey, maxMirrorIndexBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:

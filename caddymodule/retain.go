@@ -156,7 +156,7 @@ func (b *builder) retained(ctx context.Context, cur string) ([]string, error) {
 // recent reports whether generation id was published less than
 // switchLag ago, or its publication time is unknown.
 func (b *builder) recent(ctx context.Context, id string) bool {
-	v, err := b.st.Load(ctx, b.prefix+"published/"+id)
+	v, err := loadLimited(ctx, b.st, b.prefix+"published/"+id, maxStampBytes)
 	if err != nil {
 		return true
 	}

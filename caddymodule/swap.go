@@ -23,12 +23,14 @@ func compareAndSwap(ctx context.Context, st certmagic.Storage, key string, old, 
 	if s, ok := st.(swapper); ok {
 		return s.CompareAndSwap(ctx, key, old, value)
 	}
-	v, err := st.Load(ctx, key)
+	v, err := loadLimited(ctx, st, key, int64(len(old)))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if old != nil {
 			return false, nil
 		}
+	case errors.Is(err, errTooLarge):
+		return false, nil
 	case err != nil:
 		return false, err
 	case old == nil || !bytes.Equal(v, old):

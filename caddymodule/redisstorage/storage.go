@@ -151,6 +151,34 @@ func (s *Storage) Load(ctx context.Context, key string) ([]byte, error) {
 	return v, nil
 }
 
+// loadLimitedScript returns a value's size and, if it is at most
+// ARGV[1] bytes, the value; {-1} if there is none.
+var loadLimitedScript = redis.NewScript(`
+local v = redis.call('HSTRLEN', KEYS[1], 'v')
+if v == 0 and redis.call('HEXISTS', KEYS[1], 'v') == 0 then return {-1} end
+if v > tonumber(ARGV[1]) then return {v} end
+return {v, redis.call('HGET', KEYS[1], 'v')}`)
+
+// LoadLimited returns the value at key if it is at most limit bytes; a
+// larger one is neither sent nor read: then the value is nil and size
+// says how large it is. fs.ErrNotExist if there is none.
+func (s *Storage) LoadLimited(ctx context.Context, key string, limit int64) (value []byte, size int64, err error) {
+	key = clean(key)
+	r, err := loadLimitedScript.Run(ctx, s.rdb, []string{s.valueKey(key)}, limit).Slice()
+	if err != nil {
+		return nil, 0, fmt.Errorf("redis storage: loading %q: %w", key, err)
+	}
+	n, _ := r[0].(int64)
+	switch {
+	case n < 0:
+		return nil, 0, fmt.Errorf("redis storage: %q: %w", key, fs.ErrNotExist)
+	case len(r) < 2:
+		return nil, n, nil
+	}
+	v, _ := r[1].(string)
+	return []byte(v), n, nil
+}
+
 // deleteScript removes key and every key below it, values and index
 // entries, in one step.
 var deleteScript = redis.NewScript(`

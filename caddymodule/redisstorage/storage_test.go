@@ -329,3 +329,25 @@ func TestCompareAndSwap(t *testing.T) {
 		t.Fatalf("%d writers swapped from one value, want 1", n)
 	}
 }
+
+// TestLoadLimited: a value within the limit is returned whole; a larger
+// one is not, only its size; a missing key is fs.ErrNotExist.
+func TestLoadLimited(t *testing.T) {
+	s, _ := newStorage(t, Options{})
+	ctx := context.Background()
+	for _, v := range []string{"", "12345"} {
+		if err := s.Store(ctx, "k", []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+		for _, limit := range []int64{0, 4, 5, 6} {
+			got, size, err := s.LoadLimited(ctx, "k", limit)
+			over := int64(len(v)) > limit
+			if err != nil || size != int64(len(v)) || (over && got != nil) || (!over && string(got) != v) {
+				t.Errorf("value %q, limit %d: %q, %d, %v", v, limit, got, size, err)
+			}
+		}
+	}
+	if _, _, err := s.LoadLimited(ctx, "nope", 10); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing key: %v", err)
+	}
+}
