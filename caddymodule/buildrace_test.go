@@ -43,6 +43,27 @@ func (g *gatedStorage) Store(ctx context.Context, key string, value []byte) erro
 	return g.Storage.Store(ctx, key, value)
 }
 
+// Load stalls after reading, so that what was read is stale when the
+// builder goes on.
+func (g *gatedStorage) Load(ctx context.Context, key string) ([]byte, error) {
+	v, err := g.Storage.Load(ctx, key)
+	g.gate("loaded", key)
+	return v, err
+}
+
+// LoadLimited is Load's, when the storage has one.
+func (g *gatedStorage) LoadLimited(ctx context.Context, key string, limit int64) ([]byte, int64, error) {
+	l, ok := g.Storage.(interface {
+		LoadLimited(ctx context.Context, key string, limit int64) ([]byte, int64, error)
+	})
+	if !ok {
+		return nil, 0, fmt.Errorf("%T has no LoadLimited", g.Storage)
+	}
+	v, n, err := l.LoadLimited(ctx, key, limit)
+	g.gate("loaded", key)
+	return v, n, err
+}
+
 func (g *gatedStorage) List(ctx context.Context, dir string, recursive bool) ([]string, error) {
 	g.gate("list", dir)
 	return g.Storage.List(ctx, dir, recursive)
@@ -144,5 +165,61 @@ func TestStalledBuilderNeverUndoesAnothersPublication(t *testing.T) {
 				t.Fatalf("b's current generation cannot be loaded after a's build (%v): %v", aErr, err)
 			}
 		})
+	}
+}
+
+// TestStalledUnchangedBuildKeepsAnothersState: instance a's build finds
+// nothing changed and checks that the current generation is still the
+// one it started from; then it stalls past lock_ttl while instance b
+// builds and publishes a generation of changed sources, with its state.
+// When a goes on, it must leave b's state alone: the next build starts
+// from b's generation (nothing changed since: "unchanged"), instead of
+// failing on a state whose index names files b replaced.
+func TestStalledUnchangedBuildKeepsAnothersState(t *testing.T) {
+	srv := redistest.Start(t)
+	shared := redisstorage.New(srv.Client(t), redisstorage.Options{Prefix: "race"})
+	f := newBuildFixture(t)
+	now := genTime
+	a := f.handlerOn(t, &now, shared)
+	mustBuild(t, a, "new")
+	loads := 0
+	gated := newGated(shared, func(op, key string) bool {
+		if op == "loaded" && strings.HasSuffix(key, "/bundle/current") {
+			loads++
+			return loads == 2 // the check after the injector ran
+		}
+		return false
+	})
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	b := f.handlerOn(t, &now, shared)
+	a.builder.st, a.builder.bundle.st = gated, gated
+
+	now = now.Add(2 * time.Hour)
+	done := make(chan error, 1)
+	go func() {
+		got, err := a.builder.build(context.Background())
+		if err == nil && got != "unchanged" {
+			err = fmt.Errorf("a's build: %q", got)
+		}
+		done <- err
+	}()
+	select {
+	case <-gated.reached:
+	case err := <-done:
+		t.Fatalf("a's build ended before its stall: %v", err)
+	}
+	writeFile(t, filepath.Join(f.src, "db.sql"), []byte("CREATE TABLE t (x);\nINSERT INTO t VALUES (2);\n"))
+	if res, err := b.builder.run(context.Background()); err != nil || !res.New {
+		t.Fatalf("b's build: %+v, %v", res, err)
+	}
+	second := currentID(t, b)
+	close(gated.open)
+	<-done
+
+	// Expected: b's next build finds its own state: nothing changed.
+	now = now.Add(2 * time.Hour)
+	mustBuild(t, b, "unchanged")
+	if id := currentID(t, b); id != second {
+		t.Fatalf("current generation %s, want b's %s", id, second)
 	}
 }
