@@ -295,7 +295,7 @@ func (a *auditor) lastKey() string { return a.h.storagePrefix() + "audit/last" }
 // is not sane is as good as none (the audit runs), and logged once; so
 // is one of a configuration other than fp (sources, key, site URL).
 func (a *auditor) loadLast(ctx context.Context, fp string) (*auditSummary, error) {
-	v, err := a.h.storage.Load(ctx, a.lastKey())
+	v, err := loadLimited(ctx, a.h.storage, a.lastKey(), maxSummaryBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func (h *Handler) refreshSafe(g *generation) {
 	if r := h.prev.Load(); r == nil || r.g.id != g.previous {
 		return
 	}
-	v, err := h.storage.Load(h.ctx, h.safeKey(g.id))
+	v, err := loadLimited(h.ctx, h.storage, h.safeKey(g.id), maxStampBytes)
 	if err != nil {
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"go.uber.org/zap"
 )
 
@@ -176,7 +177,11 @@ func newBuilder(h *Handler) (*builder, error) {
 	if b.min == 0 {
 		b.min = DefaultCarriers
 	}
-	b.bundle = &bundleStore{st: b.st, prefix: b.prefix + "bundle/"}
+	t, err := newTrust(o.ServerKey, o.Passphrase, c.SiteURL)
+	if err != nil {
+		return nil, fmt.Errorf("lazarus: %w", err)
+	}
+	b.bundle = &bundleStore{st: b.st, prefix: b.prefix + "bundle/", trust: t}
 	b.work = filepath.Join(caddy.AppDataDir(), "lazarus", h.Name)
 	check := o // the injector's own checks (segment names, sizes), with stand-in places
 	check.StateDir, check.BundleDir, check.Carriers = b.work, b.work, b.min
@@ -306,7 +311,7 @@ func (b *builder) firstWait(ctx context.Context) time.Duration {
 }
 
 func (b *builder) lastBuilt(ctx context.Context) (time.Time, error) {
-	v, err := b.st.Load(ctx, b.prefix+"built")
+	v, err := loadLimited(ctx, b.st, b.prefix+"built", maxStampBytes)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -354,8 +359,13 @@ func (b *builder) build(ctx context.Context) (string, error) {
 }
 
 // run pulls the injector state, runs the injector into a scratch bundle
-// and publishes: the generation's files, then the state, then current.
-// A crash at any point leaves storage serving the last good generation.
+// and publishes: the generation's files, then current, swapped from the
+// value this build started from in one step (see publish), then the
+// state; then it prunes. A crash at any point leaves storage serving a
+// whole generation; one before the state is stored leaves the state of
+// the generation before, and the next build makes a generation anew. A
+// build whose lock expired while it stalled (another instance built
+// meanwhile) publishes nothing and stores no state.
 func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 	stateDir := filepath.Join(b.work, "state")
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
@@ -370,7 +380,10 @@ func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(scratch)
-	cur, _ := b.bundle.current(ctx)
+	curRaw, cur, err := b.currentValue(ctx)
+	if err != nil {
+		return nil, err
+	}
 	o := b.opts
 	o.StateDir, o.BundleDir, o.Carriers, o.Now = stateDir, scratch, b.carriers(ctx, cur), b.h.now
 	res, err := injector.Run(ctx, o)
@@ -382,35 +395,57 @@ func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 		if _, err := storeTree(ctx, b.st, b.bundle.prefix+gen, filepath.Join(scratch, filepath.FromSlash(gen)), nil, nil); err != nil {
 			return nil, fmt.Errorf("storing generation %s: %w", res.Generation, err)
 		}
-	}
-	if err := b.stillCurrent(ctx, cur, res.Generation); err != nil {
+		if err := b.publish(ctx, curRaw, res.Generation); err != nil {
+			return nil, err
+		}
+	} else if err := b.stillCurrent(ctx, cur, res.Generation); err != nil {
 		return nil, err
 	}
 	if err := push(ctx, b.st, b.prefix+"state/", stateDir, old, skipStateFiles); err != nil {
 		return nil, fmt.Errorf("storing the build state: %w", err)
 	}
-	if cur != res.Generation {
-		if err := b.publish(ctx, res.Generation); err != nil {
-			return nil, err
-		}
-	}
-	b.prune(ctx, res.Generation)
+	b.prune(ctx, res.Generation, cur)
 	return res, nil
 }
 
-// stillCurrent checks, before anything is published, that the current
-// generation is still cur, the one this build started from. Another
-// instance may have published meanwhile: the storage lock can expire
-// under a builder that stalled (no refresh for the lock's lifetime), and
-// publishing then would replace that instance's generation and prune it
-// while it is being served.
+// currentValue reads the bundle's current key as stored (nil if there is
+// none) and the generation id it names ("" if none, or if it names no
+// generation id).
+func (b *builder) currentValue(ctx context.Context) ([]byte, string, error) {
+	raw, err := b.bundle.load(ctx, "current", maxCurrentBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, "", nil
+	case err != nil:
+		return nil, "", fmt.Errorf("reading the current generation: %w", err)
+	}
+	id := strings.TrimSpace(string(raw))
+	if _, err := manifest.ParseID(id); err != nil {
+		id = ""
+	}
+	return raw, id, nil
+}
+
+// errPublishedMeanwhile is the error of a build that finds, when it would
+// publish, that another instance published since it started.
+func errPublishedMeanwhile(now, built string) error {
+	if now == "" {
+		now = "another generation"
+	}
+	return fmt.Errorf("generation %s was published by another instance while this build ran; %s is not published (the next build starts from %s)", now, built, now)
+}
+
+// stillCurrent checks, for a build that made no new generation, that the
+// current generation is still cur, the one it started from, before it
+// stores its state and prunes: another instance may have published
+// meanwhile (the storage lock can expire under a builder that stalled).
 func (b *builder) stillCurrent(ctx context.Context, cur, built string) error {
-	now, err := b.bundle.current(ctx)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("re-reading the current generation before publishing %s: %w", built, err)
+	_, now, err := b.currentValue(ctx)
+	if err != nil {
+		return err
 	}
 	if now != cur {
-		return fmt.Errorf("generation %s was published by another instance while this build ran; %s is not published (the next build starts from %s)", now, built, now)
+		return errPublishedMeanwhile(now, built)
 	}
 	return nil
 }
@@ -421,7 +456,7 @@ func (b *builder) carriers(ctx context.Context, cur string) int {
 	if cur == "" {
 		return b.min
 	}
-	v, err := b.st.Load(ctx, b.prefix+"placement/"+cur+"/state")
+	v, err := loadLimited(ctx, b.st, b.prefix+"placement/"+cur+"/state", maxStateBytes)
 	if err != nil {
 		return b.min
 	}

@@ -187,7 +187,7 @@ func (c *capturer) recordKey(id string) string { return c.a.h.storagePrefix() + 
 
 // loadRecord reads generation id's stored outcome.
 func (c *capturer) loadRecord(ctx context.Context, id string) (*captureRecord, error) {
-	v, err := c.a.h.storage.Load(ctx, c.recordKey(id))
+	v, err := loadLimited(ctx, c.a.h.storage, c.recordKey(id), maxCaptureRecord)
 	if err != nil {
 		return nil, err
 	}

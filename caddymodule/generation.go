@@ -48,7 +48,8 @@ type generation struct {
 	manifestOn map[string]bool
 	pages      map[string][]int // URL path → indices into blocks
 	blocks     []blockFile      // sorted by segment, stripe, shard
-	placer     *placer          // blocks for pages the plan does not name
+	segments   map[string]manifest.Segment
+	placer     *placer // blocks for pages the plan does not name
 }
 
 type planFile struct {
@@ -63,22 +64,20 @@ type planFile struct {
 type bundleStore struct {
 	st     certmagic.Storage
 	prefix string // "" or ending in "/"
+	// trust, when not nil, is what generations and blocks read are
+	// checked against before they are served (a self-building handler's
+	// key and site).
+	trust *trust
 }
 
 func (b *bundleStore) String() string {
 	return strings.TrimSuffix(fmt.Sprint(b.st)+"/"+b.prefix, "/")
 }
 
-// load reads the value at key below the prefix, refusing values over limit.
+// load reads the value at key below the prefix, refusing values over
+// limit unread (see loadLimited).
 func (b *bundleStore) load(ctx context.Context, key string, limit int64) ([]byte, error) {
-	v, err := b.st.Load(ctx, b.prefix+key)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(v)) > limit {
-		return nil, fmt.Errorf("%s: %d bytes exceed the limit of %d", key, len(v), limit)
-	}
-	return v, nil
+	return loadLimited(ctx, b.st, b.prefix+key, limit)
 }
 
 // current returns the generation id named by the bundle's current key.
@@ -157,7 +156,15 @@ func (b *bundleStore) loadGeneration(ctx context.Context, id string) (*generatio
 	if err != nil {
 		return nil, fmt.Errorf("generation %s: %w", id, err)
 	}
-	g := &generation{id: id, time: signed.Manifest.Time, site: signed.Manifest.Site, src: b}
+	if b.trust != nil {
+		if err := b.trust.manifest(signed); err != nil {
+			return nil, fmt.Errorf("generation %s: %w", id, err)
+		}
+	}
+	g := &generation{id: id, time: signed.Manifest.Time, site: signed.Manifest.Site, src: b, segments: map[string]manifest.Segment{}}
+	for _, s := range signed.Manifest.Segments {
+		g.segments[s.Name] = s
+	}
 	if signed.KeyID != [8]byte{} {
 		g.keyID = hex.EncodeToString(signed.KeyID[:])
 	}
@@ -276,12 +283,17 @@ func (b *bundleStore) statBlock(ctx context.Context, dir string, ref manifest.Bl
 // raw reads block i's bytes.
 func (g *generation) raw(ctx context.Context, i int) ([]byte, error) {
 	b := g.blocks[i]
-	v, err := g.src.st.Load(ctx, b.key)
+	v, err := loadLimited(ctx, g.src.st, b.key, b.size)
 	if err != nil {
 		return nil, fmt.Errorf("block %s: %w", b.ref, err)
 	}
 	if int64(len(v)) != b.size {
 		return nil, fmt.Errorf("block %s: %d bytes, listed with %d", b.ref, len(v), b.size)
+	}
+	if t := g.src.trust; t != nil {
+		if err := t.block(v, b.ref, g.segments[b.ref.Segment]); err != nil {
+			return nil, err
+		}
 	}
 	return v, nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -33,7 +34,7 @@ type mirrorIndex map[string]string
 // leaves alone (locks, temporaries). It returns the index.
 func pull(ctx context.Context, st certmagic.Storage, prefix, dir string, skip func(string) bool) (mirrorIndex, error) {
 	idx := mirrorIndex{}
-	v, err := st.Load(ctx, prefix+mirrorIndexKey)
+	v, err := loadLimited(ctx, st, prefix+mirrorIndexKey, maxMirrorIndexBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
@@ -91,11 +92,17 @@ func fetchFile(ctx context.Context, st certmagic.Storage, key, sum, dst string) 
 
 // push stores the files of dir under prefix whose hash differs from old,
 // then the new index, then deletes what is no longer there. A reader
-// using the index never sees it name a file not yet stored.
+// using the index never sees it name a file not yet stored. When nothing
+// differs from old it writes nothing, not even the index: what it pulled
+// may be stale by now (another instance's build), and writing the old
+// index back over a newer one would name files that instance replaced.
 func push(ctx context.Context, st certmagic.Storage, prefix, dir string, old mirrorIndex, skip func(string) bool) error {
 	idx, err := storeTree(ctx, st, prefix, dir, old, skip)
 	if err != nil {
 		return err
+	}
+	if maps.Equal(idx, old) {
+		return nil
 	}
 	v, err := json.Marshal(idx)
 	if err != nil {

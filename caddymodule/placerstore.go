@@ -64,7 +64,7 @@ type pageRecord struct {
 // loadState reads the shared state, or starts it: counts from the plan.
 // The caller holds p.writing.
 func (p *placer) loadState(ctx context.Context) (*placerState, error) {
-	v, err := p.st.Load(ctx, p.prefix+"state")
+	v, err := loadLimited(ctx, p.st, p.prefix+"state", maxStateBytes)
 	st := &placerState{}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -145,7 +145,7 @@ func (p *placer) loadRecord(ctx context.Context, key string) (*assignment, error
 }
 
 func (p *placer) readRecord(ctx context.Context, skey string) (*pageRecord, error) {
-	v, err := p.st.Load(ctx, skey)
+	v, err := loadLimited(ctx, p.st, skey, maxRecordBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -239,9 +239,9 @@ func (h *Handler) prunePlacement(cur, prev *generation) {
 // records left without a state). An unreadable state is not ours to
 // delete.
 func (h *Handler) ownPlacement(dir string, cur *generation) bool {
-	v, err := h.storage.Load(h.ctx, dir+"/state")
+	v, err := loadLimited(h.ctx, h.storage, dir+"/state", maxStateBytes)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, errTooLarge):
 		return true
 	case err != nil:
 		return false

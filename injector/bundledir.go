@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 )
 
 // Bundle directory layout (read by the Caddy module):
@@ -56,21 +58,53 @@ func (r *run) writeBundle() error {
 
 // buildBundleGeneration writes the generation's directory under a
 // temporary name, renamed into place when complete, and returns how many
-// files it holds. Stopped by an error or Abort, it leaves nothing.
+// files it holds. Stopped by an error or Abort, it leaves nothing. It
+// works through roots opened on gens and on the directory it created, so
+// a name swapped for a symbolic link meanwhile (by a user who can write
+// the bundle directory) leads no write, nor the mode 0755, elsewhere.
 func (r *run) buildBundleGeneration(gens, dir string) (int, error) {
-	tmp, err := os.MkdirTemp(gens, ".tmp-")
+	root, err := os.OpenRoot(gens)
 	if err != nil {
 		return 0, err
 	}
-	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "manifest"), r.gen.Envelope, 0o644); err != nil {
+	defer root.Close()
+	tmp, err := rootfile.MkdirTemp(root, ".tmp-", 0o700)
+	if err != nil {
+		return 0, err
+	}
+	defer root.RemoveAll(tmp)
+	gen, err := root.OpenRoot(tmp)
+	if err != nil {
+		return 0, err
+	}
+	defer gen.Close()
+	files, err := r.writeBundleFiles(gen)
+	if err != nil {
+		return 0, err
+	}
+	d, err := gen.Open(".")
+	if err != nil {
+		return 0, err
+	}
+	err = d.Chmod(0o755)
+	d.Close()
+	if err != nil {
+		return 0, err
+	}
+	return files, root.Rename(tmp, filepath.Base(dir))
+}
+
+// writeBundleFiles writes the generation's manifest, plan and blocks
+// into gen and returns how many files it wrote.
+func (r *run) writeBundleFiles(gen *os.Root) (int, error) {
+	if err := gen.WriteFile("manifest", r.gen.Envelope, 0o644); err != nil {
 		return 0, err
 	}
 	plan, err := json.MarshalIndent(bundlePlan{Manifest: r.gen.Manifests, Pages: r.gen.Pages}, "", "  ")
 	if err != nil {
 		return 0, err
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "plan.json"), plan, 0o644); err != nil {
+	if err := gen.WriteFile("plan.json", plan, 0o644); err != nil {
 		return 0, err
 	}
 	files := 2
@@ -78,13 +112,13 @@ func (r *run) buildBundleGeneration(gens, dir string) (int, error) {
 	defer store.close()
 	for i := range r.gen.Segments {
 		s := &r.gen.Segments[i]
-		if err := os.MkdirAll(filepath.Join(tmp, "blocks", s.Name), 0o755); err != nil {
+		if err := gen.MkdirAll(path.Join("blocks", s.Name), 0o755); err != nil {
 			return 0, err
 		}
 		err := r.encodeSegment(store, s, map[manifest.BlockRef]bool{}, func(ref manifest.BlockRef, raw []byte) error {
 			name := strconv.FormatUint(uint64(ref.Stripe), 10) + "." + strconv.FormatUint(uint64(ref.Shard), 10)
 			files++
-			return os.WriteFile(filepath.Join(tmp, "blocks", s.Name, name), raw, 0o644)
+			return gen.WriteFile(path.Join("blocks", s.Name, name), raw, 0o644)
 		})
 		if errors.Is(err, ErrWriteInterrupted) {
 			return 0, err
@@ -93,10 +127,7 @@ func (r *run) buildBundleGeneration(gens, dir string) (int, error) {
 			return 0, fmt.Errorf("bundle: %w", err)
 		}
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return 0, err
-	}
-	return files, os.Rename(tmp, dir)
+	return files, nil
 }
 
 // pruneBundle removes generation directories the state no longer keeps.

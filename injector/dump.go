@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
+	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 )
 
 // dumpWaitDelay is how long a dump's output pipes may stay open after the
@@ -59,10 +60,10 @@ func (o *Options) runDump(ctx context.Context, d Dump, tmp string, dumps map[str
 		}
 		return bundle.Entry{}, fmt.Errorf("%w: %s (%q): %w%s", ErrDump, d.Name, d.Command, err, msg)
 	}
-	if err := out.Close(); err != nil {
+	if err := stampDump(out, d.Name, dumps, o.Now(), key); err != nil {
 		return bundle.Entry{}, err
 	}
-	if err := stampDump(out.Name(), d.Name, dumps, o.Now(), key); err != nil {
+	if err := out.Close(); err != nil {
 		return bundle.Entry{}, err
 	}
 	return bundle.FileEntry(d.Name, out.Name())
@@ -108,17 +109,15 @@ type dumpInfo struct {
 	MTime  time.Time `json:"mtime"`
 }
 
-// stampDump gives a dump file mode 0600 and a stable mtime: the recorded
-// one while the content is unchanged, else now.
-func stampDump(path, name string, dumps map[string]dumpInfo, now time.Time, key stateKey) error {
-	f, err := os.Open(path)
-	if err != nil {
+// stampDump gives a dump's output file mode 0600 and a stable mtime: the
+// recorded one while the content is unchanged, else now. Both are set on
+// the open file, never by name.
+func stampDump(f *os.File, name string, dumps map[string]dumpInfo, now time.Time, key stateKey) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
 	h := sha256.New()
-	_, err = io.Copy(h, f)
-	f.Close()
-	if err != nil {
+	if _, err := io.Copy(h, f); err != nil {
 		return err
 	}
 	mac := key.sum(labelDump, h.Sum(nil))
@@ -127,10 +126,10 @@ func stampDump(path, name string, dumps map[string]dumpInfo, now time.Time, key 
 		prev = dumpInfo{MAC: mac, MTime: now.UTC().Truncate(time.Second)}
 		dumps[name] = prev
 	}
-	if err := os.Chmod(path, 0o600); err != nil {
+	if err := f.Chmod(0o600); err != nil {
 		return err
 	}
-	return os.Chtimes(path, prev.MTime, prev.MTime)
+	return rootfile.SetTimes(f, prev.MTime, prev.MTime)
 }
 
 // limitedBuffer keeps the last max bytes written to it.

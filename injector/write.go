@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -59,10 +60,11 @@ func stageFile(path string, data []byte, mode os.FileMode, mtime *time.Time) (pe
 }
 
 // writeTemp writes data to a new temporary file beside path, with mode
-// and, if not nil, mtime. The file is created with its mode (a chmod
-// follows only if the umask took bits away): every inode update costs a
-// journal entry, and waits for the file system's journal when it is busy.
-// On error it leaves no temporary file behind.
+// and, if not nil, mtime, both set on the open file, never by name. The
+// file is created with its mode (a chmod follows only if the umask took
+// bits away): every inode update costs a journal entry, and waits for the
+// file system's journal when it is busy. On error it leaves no temporary
+// file behind.
 func writeTemp(path string, data []byte, mode os.FileMode, mtime *time.Time) (pendingFile, error) {
 	f, err := createTemp(filepath.Dir(path), mode)
 	if err != nil {
@@ -72,11 +74,11 @@ func writeTemp(path string, data []byte, mode os.FileMode, mtime *time.Time) (pe
 	if err == nil {
 		err = fixMode(f, mode)
 	}
+	if err == nil && mtime != nil {
+		err = rootfile.SetTimes(f, *mtime, *mtime) // on the file: a name may have been swapped for a link
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil && mtime != nil {
-		err = os.Chtimes(f.Name(), *mtime, *mtime)
 	}
 	if err != nil {
 		os.Remove(f.Name())

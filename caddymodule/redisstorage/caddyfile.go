@@ -17,7 +17,16 @@ import (
 //	    key_prefix    <prefix>
 //	    lock_ttl      <duration>
 //	    dial_timeout  <duration>
+//	    tls [{
+//	        server_name <name>
+//	        ca_file     <path>
+//	        cert_file   <path>
+//	        key_file    <path>
+//	    }]
 //	}
+//
+// A bare tls connects with TLS, checking the server's certificate against
+// the system's roots and the address's host.
 func (m *Module) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the module name
 	if d.NextArg() {
@@ -37,6 +46,9 @@ func (m *Module) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 // setting reads one subdirective.
 func (m *Module) setting(d *caddyfile.Dispenser) error {
 	name := d.Val()
+	if name == "tls" {
+		return m.tlsSettings(d)
+	}
 	var v string
 	if !d.Args(&v) || d.NextArg() {
 		return d.ArgErr()
@@ -68,6 +80,34 @@ func (m *Module) setting(d *caddyfile.Dispenser) error {
 		}
 	default:
 		return d.Errf("unknown redis storage setting %q", name)
+	}
+	return nil
+}
+
+// tlsSettings reads the tls subdirective and its block, if any.
+func (m *Module) tlsSettings(d *caddyfile.Dispenser) error {
+	if d.NextArg() {
+		return d.ArgErr()
+	}
+	m.TLS = &TLS{}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		name := d.Val()
+		var v string
+		if !d.Args(&v) || d.NextArg() {
+			return d.ArgErr()
+		}
+		switch name {
+		case "server_name":
+			m.TLS.ServerName = v
+		case "ca_file":
+			m.TLS.CAFile = v
+		case "cert_file":
+			m.TLS.CertFile = v
+		case "key_file":
+			m.TLS.KeyFile = v
+		default:
+			return d.Errf("unknown redis storage tls setting %q", name)
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package redisstorage
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -31,22 +32,37 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			dial_timeout 500ms
 		}`, Module{Address: "127.0.0.1:7000", Username: "caddy", PasswordFile: "/etc/redis.pass", DB: 3, KeyPrefix: "site1",
 			LockTTL: caddy.Duration(2 * time.Second), DialTimeout: caddy.Duration(500 * time.Millisecond)}},
-		{`lazarus_redis a:1 b:2`, Module{}},                  // two addresses
-		{"lazarus_redis {\n db -1\n}", Module{}},             // negative db
-		{"lazarus_redis {\n db x\n}", Module{}},              // not a number
-		{"lazarus_redis {\n lock_ttl 0s\n}", Module{}},       // zero duration
-		{"lazarus_redis {\n dial_timeout soon\n}", Module{}}, // not a duration
-		{"lazarus_redis {\n address\n}", Module{}},           // missing value
-		{"lazarus_redis {\n address a:1 b:2\n}", Module{}},   // two values
-		{"lazarus_redis {\n password hunter2\n}", Module{}},  // unknown (and secrets go in files)
+		{"lazarus_redis {\n tls\n}", Module{TLS: &TLS{}}}, // the system's roots, the address's host
+		{`lazarus_redis 10.0.0.5:6380 {
+			tls {
+				server_name redis.internal
+				ca_file /etc/caddy/redis-ca.pem
+				cert_file /etc/caddy/redis-client.pem
+				key_file /etc/caddy/redis-client.key
+			}
+		}`, Module{Address: "10.0.0.5:6380", TLS: &TLS{ServerName: "redis.internal", CAFile: "/etc/caddy/redis-ca.pem",
+			CertFile: "/etc/caddy/redis-client.pem", KeyFile: "/etc/caddy/redis-client.key"}}},
+		{"lazarus_redis {\n tls yes\n}", Module{}},                   // no argument
+		{"lazarus_redis {\n tls {\n ca_file\n }\n}", Module{}},       // missing value
+		{"lazarus_redis {\n tls {\n insecure true\n }\n}", Module{}}, // unknown: the server is always checked
+		{"lazarus_redis {\n tls {\n ca_file a b\n }\n}", Module{}},   // two values
+		{`lazarus_redis a:1 b:2`, Module{}},                          // two addresses
+		{"lazarus_redis {\n db -1\n}", Module{}},                     // negative db
+		{"lazarus_redis {\n db x\n}", Module{}},                      // not a number
+		{"lazarus_redis {\n lock_ttl 0s\n}", Module{}},               // zero duration
+		{"lazarus_redis {\n dial_timeout soon\n}", Module{}},         // not a duration
+		{"lazarus_redis {\n address\n}", Module{}},                   // missing value
+		{"lazarus_redis {\n address a:1 b:2\n}", Module{}},           // two values
+		{"lazarus_redis {\n password hunter2\n}", Module{}},          // unknown (and secrets go in files)
 	} {
 		var m Module
 		err := m.UnmarshalCaddyfile(caddyfile.NewTestDispenser(tc.in))
+		bad := reflect.DeepEqual(tc.want, Module{}) && tc.in != "lazarus_redis"
 		switch {
-		case tc.want == (Module{}) && tc.in != "lazarus_redis" && err == nil:
+		case bad && err == nil:
 			t.Errorf("%q: accepted as %+v", tc.in, m)
-		case (tc.want != (Module{}) || tc.in == "lazarus_redis") && (err != nil || m != tc.want):
-			t.Errorf("%q: %+v, %v; want %+v", tc.in, m, err, tc.want)
+		case !bad && (err != nil || !reflect.DeepEqual(m, tc.want)):
+			t.Errorf("%q: %+v (tls %+v), %v; want %+v (tls %+v)", tc.in, m, m.TLS, err, tc.want, tc.want.TLS)
 		}
 	}
 }
@@ -59,6 +75,9 @@ func TestCaddyfileAdapt(t *testing.T) {
 		address 127.0.0.1:6379
 		key_prefix shop
 		lock_ttl 5s
+		tls {
+			ca_file /etc/caddy/redis-ca.pem
+		}
 	}
 }
 :8080 {
@@ -75,7 +94,7 @@ func TestCaddyfileAdapt(t *testing.T) {
 	if err := json.Unmarshal(out, &cfg); err != nil {
 		t.Fatal(err)
 	}
-	want := `{"address":"127.0.0.1:6379","key_prefix":"shop","lock_ttl":5000000000,"module":"lazarus_redis"}`
+	want := `{"address":"127.0.0.1:6379","key_prefix":"shop","lock_ttl":5000000000,"module":"lazarus_redis","tls":{"ca_file":"/etc/caddy/redis-ca.pem"}}`
 	if string(cfg.Storage) != want {
 		t.Errorf("storage JSON %s, want %s", cfg.Storage, want)
 	}
@@ -95,6 +114,9 @@ func TestValidate(t *testing.T) {
 		{Module{Address: "h:1", KeyPrefix: "a b"}, false},
 		{Module{Address: "h:1", KeyPrefix: "a:v"}, false}, // would name prefix "a"'s keys (or "a" its)
 		{Module{Address: "h:1", KeyPrefix: "site-1.example"}, true},
+		{Module{Address: "h:1", TLS: &TLS{}}, true},
+		{Module{Address: "h:1", TLS: &TLS{CertFile: "c.pem"}}, false}, // its key missing
+		{Module{Address: "h:1", TLS: &TLS{KeyFile: "k.pem"}}, false},  // its certificate missing
 	} {
 		if err := tc.m.Validate(); (err == nil) != tc.ok {
 			t.Errorf("Validate(%+v) = %v", tc.m, err)
@@ -123,6 +145,14 @@ func caddyfileText(m Module) string {
 	}
 	if m.DialTimeout != 0 {
 		fmt.Fprintf(&b, "\tdial_timeout %dns\n", m.DialTimeout)
+	}
+	if m.TLS != nil {
+		b.WriteString("\ttls {\n")
+		q("\tserver_name", m.TLS.ServerName)
+		q("\tca_file", m.TLS.CAFile)
+		q("\tcert_file", m.TLS.CertFile)
+		q("\tkey_file", m.TLS.KeyFile)
+		b.WriteString("\t}\n")
 	}
 	b.WriteString("}\n")
 	return b.String()

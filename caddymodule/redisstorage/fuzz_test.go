@@ -1,6 +1,7 @@
 package redisstorage
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -14,6 +15,8 @@ func FuzzCaddyfile(f *testing.F) {
 	f.Add("lazarus_redis {\n address 10.1.1.1:6379\n db 2\n key_prefix x\n lock_ttl 3s\n dial_timeout 1s\n password_file /p\n username u\n}")
 	f.Add("lazarus_redis {\n db 99999999999999999999\n}")
 	f.Add("lazarus_redis {\n lock_ttl 1d\n}")
+	f.Add("lazarus_redis {\n tls {\n server_name r\n ca_file /ca\n cert_file /c\n key_file /k\n }\n}")
+	f.Add("lazarus_redis {\n tls\n}")
 	f.Fuzz(func(t *testing.T, in string) {
 		tokens, err := caddyfile.Tokenize([]byte(in), "Caddyfile")
 		if err != nil {
@@ -24,11 +27,15 @@ func FuzzCaddyfile(f *testing.F) {
 			return
 		}
 		_ = m.Validate()
-		if strings.ContainsAny(m.Address+m.Username+m.PasswordFile+m.KeyPrefix, "\"\\`{}\n\r\t #") {
+		values := m.Address + m.Username + m.PasswordFile + m.KeyPrefix
+		if m.TLS != nil {
+			values += m.TLS.ServerName + m.TLS.CAFile + m.TLS.CertFile + m.TLS.KeyFile
+		}
+		if strings.ContainsAny(values, "\"\\`{}\n\r\t #") {
 			return // not written back: quoting of such values is the tokenizer's business
 		}
 		var again Module
-		if err := again.UnmarshalCaddyfile(caddyfile.NewTestDispenser(caddyfileText(m))); err != nil || again != m {
+		if err := again.UnmarshalCaddyfile(caddyfile.NewTestDispenser(caddyfileText(m))); err != nil || !reflect.DeepEqual(again, m) {
 			t.Fatalf("%q parsed as %+v; written back as\n%s\nparsed as %+v, %v", in, m, caddyfileText(m), again, err)
 		}
 	})

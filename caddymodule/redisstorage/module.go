@@ -2,6 +2,7 @@ package redisstorage
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -56,6 +57,10 @@ type Module struct {
 	LockTTL caddy.Duration `json:"lock_ttl,omitempty"`
 	// DialTimeout bounds connecting to Redis; defaults to 5s.
 	DialTimeout caddy.Duration `json:"dial_timeout,omitempty"`
+	// TLS, when set (even empty: {}), connects with TLS; defaults to
+	// plain text, with a warning in Caddy's log when Address is not a
+	// loopback one.
+	TLS *TLS `json:"tls,omitempty"`
 
 	client *redis.Client
 	st     *Storage
@@ -91,6 +96,16 @@ func (m *Module) Provision(ctx caddy.Context) error {
 	if err != nil {
 		return err
 	}
+	var tlsConfig *tls.Config
+	if m.TLS != nil {
+		if tlsConfig, err = m.TLS.config(m.Address); err != nil {
+			return err
+		}
+	} else if !loopback(m.Address) {
+		ctx.Logger().Warn("redis storage at a non-loopback address without tls: the password and every value "+
+			"(certificates, ACME account and private keys, the lazarus state) cross the network in clear; set tls",
+			zap.String("address", m.Address))
+	}
 	redisLog.Do(func() { redis.SetLogger(zapPrintf{caddy.Log().Named("storage.lazarus_redis")}) })
 	m.client = redis.NewClient(&redis.Options{
 		Addr:        m.Address,
@@ -98,6 +113,7 @@ func (m *Module) Provision(ctx caddy.Context) error {
 		Password:    password,
 		DB:          m.DB,
 		DialTimeout: time.Duration(m.DialTimeout),
+		TLSConfig:   tlsConfig,
 		// fail fast while Redis is down: pages are served from memory
 		DialerRetries: 2,
 	})
@@ -137,6 +153,8 @@ func (m *Module) Validate() error {
 		// ":" separates the prefix from the storage's own key names, so
 		// one prefix ("a") must not be able to name another's keys ("a:v").
 		return fmt.Errorf("redis key_prefix %q: no white space or ':'", m.KeyPrefix)
+	case m.TLS != nil:
+		return m.TLS.validate()
 	}
 	return nil
 }

@@ -105,6 +105,39 @@ func (s *Storage) Store(ctx context.Context, key string, value []byte) error {
 	return nil
 }
 
+// swapScript writes a value as storeScript does, only if the key holds
+// ARGV[3] (ARGV[4] "1"), or holds nothing (ARGV[4] "0").
+var swapScript = redis.NewScript(`
+local cur = redis.call('HGET', KEYS[1], 'v')
+if ARGV[4] == '0' then
+	if cur then return 0 end
+elseif cur ~= ARGV[3] then
+	return 0
+end
+local t = redis.call('TIME')
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'm', t[1] .. string.format('%06d', tonumber(t[2])))
+redis.call('ZADD', KEYS[2], 0, ARGV[2])
+return 1`)
+
+// CompareAndSwap puts value at key only if key holds old (nil: if key
+// holds nothing), in one step no other writer can come between, and
+// reports whether it did.
+func (s *Storage) CompareAndSwap(ctx context.Context, key string, old, value []byte) (bool, error) {
+	key = clean(key)
+	if key == "" {
+		return false, errors.New("redis storage: storing an empty key")
+	}
+	has := "1"
+	if old == nil {
+		has = "0"
+	}
+	n, err := swapScript.Run(ctx, s.rdb, []string{s.valueKey(key), s.indexKey()}, value, key, old, has).Int()
+	if err != nil {
+		return false, fmt.Errorf("redis storage: swapping %q: %w", key, err)
+	}
+	return n == 1, nil
+}
+
 // Load returns the value at key, fs.ErrNotExist if there is none.
 func (s *Storage) Load(ctx context.Context, key string) ([]byte, error) {
 	key = clean(key)
@@ -116,6 +149,34 @@ func (s *Storage) Load(ctx context.Context, key string) ([]byte, error) {
 		return nil, fmt.Errorf("redis storage: loading %q: %w", key, err)
 	}
 	return v, nil
+}
+
+// loadLimitedScript returns a value's size and, if it is at most
+// ARGV[1] bytes, the value; {-1} if there is none.
+var loadLimitedScript = redis.NewScript(`
+local v = redis.call('HSTRLEN', KEYS[1], 'v')
+if v == 0 and redis.call('HEXISTS', KEYS[1], 'v') == 0 then return {-1} end
+if v > tonumber(ARGV[1]) then return {v} end
+return {v, redis.call('HGET', KEYS[1], 'v')}`)
+
+// LoadLimited returns the value at key if it is at most limit bytes; a
+// larger one is neither sent nor read: then the value is nil and size
+// says how large it is. fs.ErrNotExist if there is none.
+func (s *Storage) LoadLimited(ctx context.Context, key string, limit int64) (value []byte, size int64, err error) {
+	key = clean(key)
+	r, err := loadLimitedScript.Run(ctx, s.rdb, []string{s.valueKey(key)}, limit).Slice()
+	if err != nil {
+		return nil, 0, fmt.Errorf("redis storage: loading %q: %w", key, err)
+	}
+	n, _ := r[0].(int64)
+	switch {
+	case n < 0:
+		return nil, 0, fmt.Errorf("redis storage: %q: %w", key, fs.ErrNotExist)
+	case len(r) < 2:
+		return nil, n, nil
+	}
+	v, _ := r[1].(string)
+	return []byte(v), n, nil
 }
 
 // deleteScript removes key and every key below it, values and index

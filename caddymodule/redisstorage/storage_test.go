@@ -279,3 +279,75 @@ func waitUp(t *testing.T, s *Storage) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestCompareAndSwap: a value is replaced only while the key holds the
+// old one (nil: while it holds nothing), the new one listed as Store
+// lists it; of writers swapping from one value at once, one wins.
+func TestCompareAndSwap(t *testing.T) {
+	s, _ := newStorage(t, Options{})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		old, value string
+		absent     bool
+		want       bool
+		holds      string
+	}{
+		{absent: true, value: "a", want: true, holds: "a"},
+		{absent: true, value: "b", want: false, holds: "a"},
+		{old: "x", value: "b", want: false, holds: "a"},
+		{old: "a", value: "b", want: true, holds: "b"},
+		{old: "", value: "c", want: false, holds: "b"},
+	} {
+		var old []byte
+		if !tc.absent {
+			old = []byte(tc.old)
+		}
+		ok, err := s.CompareAndSwap(ctx, "g/current", old, []byte(tc.value))
+		if err != nil || ok != tc.want {
+			t.Fatalf("swap %q→%q: %v, %v; want %v", tc.old, tc.value, ok, err, tc.want)
+		}
+		if v, _ := s.Load(ctx, "g/current"); string(v) != tc.holds {
+			t.Fatalf("after swap %q→%q: holds %q, want %q", tc.old, tc.value, v, tc.holds)
+		}
+	}
+	if keys, err := s.List(ctx, "g", false); err != nil || !slices.Equal(keys, []string{"g/current"}) {
+		t.Fatalf("listing: %v, %v", keys, err)
+	}
+	var wins sync.WaitGroup
+	won := make(chan string, 8)
+	for i := range 8 {
+		wins.Go(func() {
+			v := fmt.Sprint("w", i)
+			if ok, err := s.CompareAndSwap(ctx, "g/current", []byte("b"), []byte(v)); err == nil && ok {
+				won <- v
+			}
+		})
+	}
+	wins.Wait()
+	close(won)
+	if n := len(won); n != 1 {
+		t.Fatalf("%d writers swapped from one value, want 1", n)
+	}
+}
+
+// TestLoadLimited: a value within the limit is returned whole; a larger
+// one is not, only its size; a missing key is fs.ErrNotExist.
+func TestLoadLimited(t *testing.T) {
+	s, _ := newStorage(t, Options{})
+	ctx := context.Background()
+	for _, v := range []string{"", "12345"} {
+		if err := s.Store(ctx, "k", []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+		for _, limit := range []int64{0, 4, 5, 6} {
+			got, size, err := s.LoadLimited(ctx, "k", limit)
+			over := int64(len(v)) > limit
+			if err != nil || size != int64(len(v)) || (over && got != nil) || (!over && string(got) != v) {
+				t.Errorf("value %q, limit %d: %q, %d, %v", v, limit, got, size, err)
+			}
+		}
+	}
+	if _, _, err := s.LoadLimited(ctx, "nope", 10); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing key: %v", err)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/humane"
+	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 	"github.com/lazarus-preserve/lazarus/internal/statushtml"
 )
 
@@ -355,7 +356,10 @@ func replaceableFile(path string) error {
 	return nil
 }
 
-// writeStatusHTML writes the report page atomically.
+// writeStatusHTML writes the report page atomically, mode 0644, through
+// a root opened on its directory: a user who can write the directory
+// cannot make status (run as root, say) set the mode of another file by
+// swapping a link in (see rootfile.WriteAtomicMode).
 func writeStatusHTML(path string, rep *status.Report) error {
 	if err := replaceableFile(path); err != nil {
 		return err
@@ -364,24 +368,12 @@ func writeStatusHTML(path string, rep *status.Report) error {
 	if err := statushtml.Write(&buf, rep, statusExit(rep.Outcome())); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".lazarus-status-*")
+	root, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(buf.Bytes())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	defer root.Close()
+	return rootfile.WriteAtomicMode(root, filepath.Base(path), buf.Bytes(), 0o644)
 }
 
 // statusProgress shows listing and fetching on stderr.

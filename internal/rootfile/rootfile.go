@@ -58,8 +58,20 @@ func Inside(parent, dir string) (string, bool) {
 // WriteAtomic writes name inside root: into a new file with a random name
 // (created exclusively, so never through a link), then renamed over name.
 // A symbolic link at name is replaced, never followed; a reader sees the
-// old content or the new, never a half-written file.
+// old content or the new, never a half-written file. The file is created
+// with perm, less the umask.
 func WriteAtomic(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+	return writeAtomic(root, name, data, perm, false)
+}
+
+// WriteAtomicMode is WriteAtomic with the file's mode exactly perm (the
+// umask does not apply), set on the file it created, never by name: a
+// name swapped for a link meanwhile cannot lend the mode to another file.
+func WriteAtomicMode(root *os.Root, name string, data []byte, perm fs.FileMode) error {
+	return writeAtomic(root, name, data, perm, true)
+}
+
+func writeAtomic(root *os.Root, name string, data []byte, perm fs.FileMode, exact bool) error {
 	if dir := path.Dir(name); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -72,7 +84,12 @@ func WriteAtomic(root *os.Root, name string, data []byte, perm fs.FileMode) erro
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	if exact {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/problems"
 	"github.com/lazarus-preserve/lazarus/internal/source"
@@ -70,16 +71,9 @@ func (r *statusRun) fetchUnknown(ctx context.Context) error {
 	}
 	var toFetch []string
 	for _, key := range order {
-		sc, ok := r.cache.get(key, r.v)
-		if !ok {
+		if left := r.fromCache(key, byKey[key]); len(left) > 0 {
+			byKey[key] = left
 			toFetch = append(toFetch, key)
-			continue
-		}
-		held := r.heldOf(sc)
-		for _, c := range byKey[key] {
-			r.noteLinks(c.c.URL, sc.Links)
-			c.held, c.how = held, HowCache
-			r.rep.Sources[c.src].Cached++
 		}
 	}
 	r.fetchOrder(toFetch, byKey)
@@ -100,6 +94,52 @@ func (r *statusRun) fetchUnknown(ctx context.Context) error {
 	}
 	r.progress(Progress{Phase: "assess", Listed: len(r.caps), Known: known, Fetched: len(toFetch), ToFetch: len(toFetch)})
 	return nil
+}
+
+// fromCache gives the captures of a key what the cache holds for them
+// and returns those left unknown, oldest first. An entry under the key
+// alone was scanned from bytes that had the key's digest, and holds for
+// every capture listed with it; an entry under a source and the key
+// (sourceKey) holds for that source's captures only: its digest was the
+// source's word.
+func (r *statusRun) fromCache(key string, caps []*statusCapture) []*statusCapture {
+	if sc, ok := r.cache.get(key, r.v); ok {
+		r.fromScan(sc, caps)
+		return nil
+	}
+	scans := map[int]*statusScan{}
+	var left []*statusCapture
+	for _, c := range caps {
+		sc, tried := scans[c.src]
+		if !tried {
+			sc, _ = r.cache.get(r.sourceKey(c.src, key), r.v)
+			scans[c.src] = sc
+		}
+		if sc == nil {
+			left = append(left, c)
+			continue
+		}
+		r.fromScan(sc, []*statusCapture{c})
+	}
+	return left
+}
+
+// fromScan gives captures what a cached scan holds.
+func (r *statusRun) fromScan(sc *statusScan, caps []*statusCapture) {
+	held := r.heldOf(sc)
+	for _, c := range caps {
+		r.noteLinks(c.c.URL, sc.Links)
+		c.held, c.how = held, HowCache
+		r.rep.Sources[c.src].Cached++
+	}
+}
+
+// sourceKey is the cache key of what source i's capture listed under key
+// held when its bytes could not confirm the key's digest (they did not
+// match it, or were cut at MaxCapture): the source's own word, kept for
+// its own captures.
+func (r *statusRun) sourceKey(i int, key string) string {
+	return "source\x00" + r.srcs[i].Name() + "\x00" + key
 }
 
 // fetchOrder sorts the keys to fetch so that the fetches that matter
@@ -135,22 +175,29 @@ func (r *statusRun) fetchOrder(keys []string, byKey map[string][]*statusCapture)
 }
 
 // fetchKey fetches the newest capture of a key that can be fetched (at
-// most source.MaxTriesPerKey of them, as recover tries them), scans it, caches
-// what it holds and gives it to every capture of the key. Captures left
-// when MaxFetches is reached are marked unfetched.
+// most source.MaxTriesPerKey failures, as recover tries them), scans it,
+// caches what it holds and gives it to the captures of the key. Bytes
+// whose digest is the key's hold for every source's captures listed with
+// it; other bytes (a digest that does not match, a capture cut at
+// MaxCapture) only for their own source's, and the newest capture of
+// another source is fetched next: one archive cannot say what another
+// archive's captures hold. Captures left when MaxFetches is reached are
+// marked unfetched.
 func (r *statusRun) fetchKey(ctx context.Context, key string, caps []*statusCapture) error {
 	if sc := r.streamed[key]; sc != nil {
 		r.took(key, sc, caps[0], caps)
 		return nil
 	}
-	tries := 0
+	failures := 0
 	for i := len(caps) - 1; i >= 0; i-- {
 		c := caps[i]
-		if tries == source.MaxTriesPerKey || r.fetches >= r.o.MaxFetches {
+		if c.how != "" {
+			continue // its source's copy was fetched
+		}
+		if failures == source.MaxTriesPerKey || r.fetches >= r.o.MaxFetches {
 			r.unfetched(caps[:i+1])
 			return nil
 		}
-		tries++
 		r.fetches++
 		page, err := r.fetchPage(ctx, c)
 		if err != nil {
@@ -158,6 +205,7 @@ func (r *statusRun) fetchKey(ctx context.Context, key string, caps []*statusCapt
 				return ctx.Err()
 			}
 			c.how = HowFailed
+			failures++
 			continue
 		}
 		cut := int64(len(page)) > r.o.MaxCapture
@@ -166,8 +214,17 @@ func (r *statusRun) fetchKey(ctx context.Context, key string, caps []*statusCapt
 		}
 		sc := scanStatus(page, r.v, cut)
 		sc.Links = pageLinks(page, r.pageURL(c.c.URL))
-		r.took(key, sc, c, caps)
-		return nil
+		if d, ok := history.ParseDigest(c.c.Digest); ok && !cut && d.Matches(page) {
+			r.took(key, sc, c, caps)
+			return nil
+		}
+		var same []*statusCapture
+		for _, o := range caps {
+			if o.src == c.src {
+				same = append(same, o)
+			}
+		}
+		r.took(r.sourceKey(c.src, key), sc, c, same)
 	}
 	return nil
 }

@@ -82,8 +82,8 @@ func FuzzStatusCacheEntry(f *testing.F) {
 	v, pages := fuzzStatusPages(f)
 	raw, _ := json.Marshal(scanStatus(pages[0], v, false))
 	f.Add(raw)
-	f.Add([]byte(`{"v":2,"layouts":[{"k":1,"stripes":1}],"blocks":[{"seg":0,"stripe":5}]}`))
-	f.Add([]byte(`{"v":2,"blocks":["AAAA"]}`))
+	f.Add([]byte(`{"v":3,"layouts":[{"k":1,"stripes":1}],"blocks":[{"seg":0,"stripe":5}]}`))
+	f.Add([]byte(`{"v":3,"blocks":["AAAA"]}`))
 	f.Add([]byte(`{"v":1,"blocks":[{"seg":-1}]}`))
 	f.Fuzz(func(t *testing.T, entry []byte) {
 		var sc statusScan

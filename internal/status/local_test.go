@@ -40,7 +40,7 @@ func TestStatusLocalCache(t *testing.T) {
 				t.Fatalf("cache entries %v: %v", entries, err)
 			}
 			for _, e := range entries {
-				if err := os.WriteFile(e, []byte(`{"v":2,"blocks":["AAAA"]}`), 0o600); err != nil {
+				if err := os.WriteFile(e, []byte(`{"v":3,"blocks":["AAAA"]}`), 0o600); err != nil {
 					t.Fatal(err)
 				}
 			}

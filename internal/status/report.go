@@ -26,9 +26,11 @@ type Options struct {
 	// Caddy's lazarus/NAME/history): a capture whose digest one of them
 	// records is known without fetching it. Defaults to none.
 	History []history.Store
-	// StateDir caches what fetched captures held, by digest (and by
-	// locator for captures without one), so a rerun fetches nothing
-	// again; empty means no cache. It is created if missing.
+	// StateDir caches what fetched captures held, so a rerun fetches
+	// nothing again: by digest when the bytes fetched had the listed
+	// digest (then for every source listing it), else by source and
+	// digest (or locator, for captures without one). Empty means no
+	// cache. It is created if missing.
 	StateDir string
 	// Now is the time of the audit; captures after it are ignored.
 	// Defaults to time.Now(); a Now given is reported as

@@ -1,17 +1,15 @@
 package status
 
 import (
-	"encoding/json"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
-	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 	"github.com/lazarus-preserve/lazarus/internal/site"
 )
 
@@ -36,8 +34,10 @@ type statusLayout struct {
 
 // statusScanVersion is the cache record's format. Version 2 keeps the
 // verified blocks whole, so that everything counted (segment, stripe,
-// shard) is covered by the signature checked again on reload.
-const statusScanVersion = 2
+// shard) is covered by the signature checked again on reload. Version 3
+// entries under a digest alone were scanned from bytes with that digest:
+// a version 2 entry may hold what another archive served under it.
+const statusScanVersion = 3
 
 // statusScan is what one capture holds: verified manifests and blocks,
 // and how many comments were refused. It is also the cache's record:
@@ -59,7 +59,8 @@ type statusScan struct {
 
 	manifests []*manifest.Signed // parsed Manifests
 	Layouts   []statusLayout     `json:"-"` // segment versions of Blocks, each once
-	Blocks    []statusShard      `json:"-"` // parsed Raw
+	Blocks    []statusShard      `json:"-"` // parsed Raw, each position once
+	positions map[statusShard]bool
 }
 
 // maxScanProblems bounds the problems one scan keeps.
@@ -76,12 +77,22 @@ func pageLinks(page []byte, pageURL *url.URL) []string {
 }
 
 // scanStatus reads a page's Lazarus comments: blocks and manifests that
-// parse and verify with v are kept, the rest counted as rejected. cut
-// reports that the page was cut at the fetch limit.
+// parse and verify with v are kept, each once (a page repeating one
+// carrier holds its blocks once, and costs one check of each), the rest
+// counted as rejected. cut reports that the page was cut at the fetch
+// limit.
 func scanStatus(page []byte, v *keys.Verifier, cut bool) *statusScan {
 	sc := &statusScan{Version: statusScanVersion, Truncated: cut}
 	layouts := map[manifest.SegmentKey]bool{}
+	seen := map[[sha256.Size]byte]bool{} // comments read, by payload
 	for f := range htmlblock.All(page) {
+		if f.Err == nil {
+			h := sha256.Sum256(f.Payload)
+			if seen[h] {
+				continue // a copy of a comment read: it holds nothing more
+			}
+			seen[h] = true
+		}
 		var err error
 		switch {
 		case f.Err != nil:
@@ -146,81 +157,26 @@ func (sc *statusScan) block(payload []byte, v *keys.Verifier, layouts map[manife
 	if err != nil {
 		return err
 	}
+	k := manifest.SegmentKey{ID: b.SegmentID, Name: b.Name}
+	pos := statusShard{Seg: k, Stripe: b.Stripe, Shard: b.Shard}
+	if sc.positions[pos] {
+		return nil // a verified block holds this position: one counts
+	}
 	if err := v.Verify(b.KeyID, b.Salt, "block", b.Digest[:], b.Signature[:]); err != nil {
 		return fmt.Errorf("block %s/%d/%d: %w", b.Name, b.Stripe, b.Shard, err)
 	}
-	k := manifest.SegmentKey{ID: b.SegmentID, Name: b.Name}
+	if sc.positions == nil {
+		sc.positions = map[statusShard]bool{}
+	}
+	sc.positions[pos] = true
 	if !layouts[k] {
 		layouts[k] = true
 		sc.Layouts = append(sc.Layouts, statusLayout{ID: b.SegmentID, Name: b.Name, Kind: b.Kind, Generation: b.Generation,
 			Time: b.Time, K: int(b.K), M: int(b.M), Stripes: int(b.Stripes())})
 	}
-	sc.Blocks = append(sc.Blocks, statusShard{Seg: k, Stripe: b.Stripe, Shard: b.Shard})
+	sc.Blocks = append(sc.Blocks, pos)
 	sc.Raw = append(sc.Raw, append([]byte(nil), payload...))
 	return nil
-}
-
-// maxCacheEntry bounds one cached scan read back.
-const maxCacheEntry = 64 << 20
-
-// statusCache keeps scans by capture key in the state directory, for
-// one key's scope (see statusVerifier).
-type statusCache struct {
-	root  *os.Root
-	scope string
-}
-
-// openStatusCache opens (creating) dir; nil without one.
-func openStatusCache(dir, scope string) (*statusCache, error) {
-	if dir == "" {
-		return nil, nil
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &statusCache{root: root, scope: scope}, nil
-}
-
-func (c *statusCache) close() {
-	if c != nil {
-		c.root.Close()
-	}
-}
-
-func (c *statusCache) name(key string) string {
-	return "status/" + rootfile.KeyName(c.scope+"\x00"+key) + ".json"
-}
-
-// get returns the cached scan of a capture key, verified again with v:
-// an entry whose manifests or blocks do not verify (another key, damage)
-// is ignored and the capture fetched again.
-func (c *statusCache) get(key string, v *keys.Verifier) (*statusScan, bool) {
-	if c == nil {
-		return nil, false
-	}
-	raw, err := rootfile.ReadRegular(c.root, c.name(key), maxCacheEntry)
-	if err != nil {
-		return nil, false
-	}
-	var sc statusScan
-	if json.Unmarshal(raw, &sc) != nil || sc.check(v) != nil {
-		return nil, false
-	}
-	return &sc, true
-}
-
-// has reports whether the cache holds an entry for a capture key (a
-// regular file; get still checks it).
-func (c *statusCache) has(key string) bool {
-	if c == nil {
-		return false
-	}
-	info, err := c.root.Lstat(c.name(key))
-	return err == nil && info.Mode().IsRegular()
 }
 
 // check re-verifies a scan read from the cache and fills its parsed
@@ -245,7 +201,7 @@ func (sc *statusScan) check(v *keys.Verifier) error {
 		sc.manifests = append(sc.manifests, m)
 	}
 	raw := sc.Raw
-	sc.Raw, sc.Blocks, sc.Layouts = nil, nil, nil
+	sc.Raw, sc.Blocks, sc.Layouts, sc.positions = nil, nil, nil, nil
 	layouts := map[manifest.SegmentKey]bool{}
 	for _, p := range raw {
 		if err := sc.block(p, v, layouts); err != nil {
@@ -253,15 +209,4 @@ func (sc *statusScan) check(v *keys.Verifier) error {
 		}
 	}
 	return nil
-}
-
-// put caches a scan; best effort (a failed write costs a refetch).
-func (c *statusCache) put(key string, sc *statusScan) {
-	if c == nil {
-		return
-	}
-	raw, err := json.Marshal(sc)
-	if err == nil {
-		rootfile.WriteAtomic(c.root, c.name(key), raw, 0o600)
-	}
 }

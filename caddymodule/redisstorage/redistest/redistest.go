@@ -25,6 +25,9 @@ const startTimeout = 10 * time.Second
 type Server struct {
 	// Addr is its host:port.
 	Addr string
+	// TLS, for a server StartTLS started, are its certificates; nil
+	// otherwise.
+	TLS  *TLSFiles
 	bin  string
 	dir  string
 	log  string
@@ -36,12 +39,16 @@ type Server struct {
 // server is stopped when the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return start(t, nil)
+}
+
+func start(t testing.TB, files *TLSFiles) *Server {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Skip("redis-server is not installed (Debian: apt-get install redis-server; e2e/setup.sh installs it)")
 	}
 	dir := t.TempDir()
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t))), bin: bin, dir: dir, log: filepath.Join(dir, "redis.log")}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t))), TLS: files, bin: bin, dir: dir, log: filepath.Join(dir, "redis.log")}
 	if err := s.start(); err != nil {
 		t.Fatal(err)
 	}
@@ -67,14 +74,18 @@ func freePort(t testing.TB) int {
 // start runs the process and waits until it answers PING.
 func (s *Server) start() error {
 	_, port, _ := net.SplitHostPort(s.Addr)
-	s.cmd = exec.Command(s.bin, "--port", port, "--bind", "127.0.0.1", "--dir", s.dir,
-		"--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--logfile", s.log, "--daemonize", "no")
+	args := []string{"--port", port, "--bind", "127.0.0.1", "--dir", s.dir,
+		"--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--logfile", s.log, "--daemonize", "no"}
+	if s.TLS != nil {
+		args = append(args, s.TLS.serverArgs(port)...)
+	}
+	s.cmd = exec.Command(s.bin, args...)
 	if err := s.cmd.Start(); err != nil {
 		return fmt.Errorf("starting redis-server: %w", err)
 	}
 	s.done = make(chan struct{})
 	go func(cmd *exec.Cmd, done chan struct{}) { cmd.Wait(); close(done) }(s.cmd, s.done)
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, TLSConfig: s.tlsConfig()})
 	defer c.Close()
 	deadline := time.Now().Add(startTimeout)
 	for {
@@ -123,7 +134,7 @@ func (s *Server) Restart() error {
 
 // Client returns a client of the server, closed when the test ends.
 func (s *Server) Client(t testing.TB) *redis.Client {
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: 1, DialerRetries: 2})
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: 1, DialerRetries: 2, TLSConfig: s.tlsConfig()})
 	t.Cleanup(func() { c.Close() })
 	return c
 }
