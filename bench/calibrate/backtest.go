@@ -18,7 +18,8 @@ var useTruth bool
 var horizons = []time.Duration{7 * odds.Day, 30 * odds.Day}
 
 // world is one site's outcome: per horizon, the model's prediction, the
-// printed figure of today, and whether it came true.
+// planner's figure (what inject printed before the capture model), and
+// whether it came true.
 type world struct {
 	predicted []float64
 	printed   float64
@@ -47,7 +48,7 @@ func site() []odds.Page {
 
 // plan places a generation of a 1 MB dump and a 200 KB tree with inject's
 // default target plan (0.999 with each page kept with probability 1/2,
-// light pages) and returns its layout and printed recoverability.
+// light pages) and returns its layout and the planner's figure.
 func plan(pages []odds.Page) (odds.Layout, float64, error) {
 	var carriers []placement.Carrier
 	for _, p := range pages {

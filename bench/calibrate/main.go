@@ -8,7 +8,8 @@
 // every stripe and the manifest. It prints, per world kind and horizon, a
 // calibration table (predicted probability in bins against the realised
 // frequency, with counts), the Brier score, and the same for the figure
-// inject prints today (each page kept with probability 1/2).
+// the planner's figure, which inject printed before the model (each page
+// kept independently with probability 1/2).
 //
 //	go run ./bench/calibrate [--worlds 2000] [--seed 1] [--json] [--truth]
 //

@@ -35,7 +35,7 @@ type Horizon struct {
 	Days          int
 	Bins          []Bin
 	Brier         float64 // of the model's predictions
-	PrintedBrier  float64 // of today's printed figure
+	PrintedBrier  float64 // of the planner's figure
 	Realised      float64 // share of worlds recoverable by the horizon
 	Predicted     float64 // mean prediction
 	Above         int     // bins of 5 worlds or more predicting more than 0.05 above the truth
@@ -46,7 +46,7 @@ type Horizon struct {
 type kindResult struct {
 	Kind     string
 	Worlds   int
-	Printed  float64 // what inject prints today for the plan
+	Printed  float64 // the planner's figure for the plan (each page kept independently with p = 1/2), which inject printed before the capture model
 	Horizons []Horizon
 }
 
@@ -104,9 +104,9 @@ func tally(name string, ws []world) kindResult {
 // print writes the tables.
 func print(w io.Writer, rs []kindResult) {
 	for _, r := range rs {
-		fmt.Fprintf(w, "\n%s (%d worlds; inject prints %.4f for this plan)\n", r.Kind, r.Worlds, r.Printed)
+		fmt.Fprintf(w, "\n%s (%d worlds; the planner's figure for this plan, pages kept independently with p = 1/2: %.4f)\n", r.Kind, r.Worlds, r.Printed)
 		for _, h := range r.Horizons {
-			fmt.Fprintf(w, "  within %d days: predicted %.3f, realised %.3f; Brier %.3f (printed figure: %.3f); bins above by > 0.05: %d, of them beyond chance: %d\n",
+			fmt.Fprintf(w, "  within %d days: predicted %.3f, realised %.3f; Brier %.3f (planner's figure: %.3f); bins above by > 0.05: %d, of them beyond chance: %d\n",
 				h.Days, h.Predicted, h.Realised, h.Brier, h.PrintedBrier, h.Above, h.OverConfident)
 			fmt.Fprintf(w, "    %-11s %6s %9s %8s\n", "predicted", "worlds", "mean", "realised")
 			for _, b := range h.Bins {

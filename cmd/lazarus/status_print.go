@@ -187,6 +187,12 @@ func printAssessment(w io.Writer, a *status.Assessment) {
 		}
 		fmt.Fprintf(w, "  %-34s %s; %s\n", label+":", strings.Join(at, ", "), reach)
 	}
+	switch {
+	case len(a.Fixed) > 0 && len(a.Archives) == 0:
+		fmt.Fprintf(w, "  only files were read (%s): they capture nothing more, so the figures are what they hold\n", strings.Join(a.Fixed, ", "))
+	case len(a.Fixed) > 0:
+		fmt.Fprintf(w, "  files (%s) count as they are; future captures are forecast for %s\n", strings.Join(a.Fixed, ", "), strings.Join(a.Archives, ", "))
+	}
 }
 
 // viewLabels name the model's views in the text output.

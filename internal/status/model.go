@@ -218,6 +218,7 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 		}
 	}
 	out.Pages = len(in.pages)
+	out.Archives = in.archives
 	r.model(in, out)
 	return out
 }

@@ -310,6 +310,9 @@ type Assessment struct {
 	// directories): what they hold counts, but they capture nothing
 	// more, so the forecast's future comes from the other sources alone.
 	Fixed []string `json:"fixed_sources,omitempty"`
+	// Archives name the sources whose future captures the forecast
+	// counts, each by its own fitted model.
+	Archives []string `json:"archives,omitempty"`
 	// Survives is how many carrier pages may go uncaptured, whichever
 	// they are, with the archives still holding enough of the generation
 	// (the blocks already archived count); the number of carriers when
