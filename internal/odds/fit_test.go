@@ -127,3 +127,18 @@ func TestFitDepthNested(t *testing.T) {
 		}
 	}
 }
+
+// TestPoissonTailLargeMean: the tail of a Poisson with a mean past where
+// e^(−mean) underflows is computed, so bursts on big sites are still
+// found.
+func TestPoissonTailLargeMean(t *testing.T) {
+	if p := poissonTail(800, 2000); p > 1e-100 {
+		t.Errorf("P(Poisson(800) ≥ 2000) = %v", p)
+	}
+	if p := poissonTail(800, 700); p != 1 {
+		t.Errorf("P(Poisson(800) ≥ 700) = %v, want 1 (below the mean)", p)
+	}
+	if got, want := poissonTail(2, 5), 1-math.Exp(-2)*(1+2+2+4.0/3+2.0/3); math.Abs(got-want) > 1e-12 {
+		t.Errorf("P(Poisson(2) ≥ 5) = %v, want %v", got, want)
+	}
+}

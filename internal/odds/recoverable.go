@@ -80,72 +80,62 @@ func (m *Model) RecoverableAll(pages []Page, sets [][]Need, horizon time.Duratio
 		return out
 	}
 	dist := make([]float64, width+1)
-	for _, l := range e.leaves() {
+	sums := make([]float64, len(sets))
+	e.each(func(miss []float64, w float64) {
 		for _, i := range open {
-			p := l.w
+			p := w
 			for j, n := range groups[i].needs {
-				p *= math.Pow(n.met(l.miss, dist), float64(groups[i].counts[j]))
+				p *= math.Pow(n.met(miss, dist), float64(groups[i].counts[j]))
 				if p == 0 {
 					break
 				}
 			}
-			out[i] += p
+			sums[i] += p
 		}
+	}, func() { clear(sums) })
+	for _, i := range open {
+		out[i] = sums[i]
 	}
 	for i := range out {
-		out[i] = math.Min(1, math.Max(0, out[i]))
+		if !(out[i] >= 0) { // NaN too
+			out[i] = 0
+		}
+		out[i] = math.Min(1, out[i])
 	}
 	return out
 }
 
-// leaf is one combination of sweep counts: its probability and each page
-// class's probability of not being captured given it.
-type leaf struct {
-	w    float64
-	miss []float64
-}
-
-// leaves enumerates the combinations, most probable first, dropping the
-// least probable ones once they weigh less than LeafMass together (their
-// mass counts as failure: a lower bound).
-func (e *enumeration) leaves() []leaf {
-	var out []leaf
+// each walks every combination of sweep counts, calling f with the page
+// classes' miss probabilities and the combination's probability. Past
+// MaxLeaves combinations it calls reset and walks again with Epsilon ten
+// times larger (coarser, still a lower bound).
+func (e *enumeration) each(f func(miss []float64, w float64), reset func()) {
 	for e.eps = Epsilon; ; e.eps *= 10 {
-		out, e.aborted = out[:0], false
+		n := 0
+		e.aborted = false
 		e.walk(0, 1, func(miss []float64, w float64) {
-			if len(out) >= MaxLeaves {
+			if n++; n > MaxLeaves {
 				e.aborted = true
 				return
 			}
-			out = append(out, leaf{w: w, miss: slices.Clone(miss)})
+			f(miss, w)
 		})
 		if !e.aborted {
-			break
+			return
 		}
+		reset()
 	}
-	slices.SortStableFunc(out, func(a, b leaf) int { return cmp.Compare(b.w, a.w) })
-	var tail float64
-	n := len(out)
-	for n > 0 && tail+out[n-1].w < LeafMass {
-		tail += out[n-1].w
-		n--
-	}
-	return out[:n]
 }
 
 // MaxLeaves bounds the sweep-count combinations one computation
 // evaluates: past it the enumeration starts again with Epsilon ten times
 // larger (coarser, still a lower bound), so no history, however hostile,
 // makes it run without end.
-const MaxLeaves = 50_000
+const MaxLeaves = 5_000
 
 // MaxSweepCount is the most sweeps of one archive the enumeration tells
 // apart; more are taken as this many (a lower bound).
 const MaxSweepCount = 32
-
-// LeafMass is the most probability mass of the least likely sweep-count
-// combinations that is counted as failure instead of computed.
-const LeafMass = 1e-6
 
 // enumeration walks the combinations of sweep counts of every archive,
 // keeping for each page class the probability that no archive has
@@ -204,7 +194,10 @@ func newEnumeration(m *Model, pages []Page, horizon time.Duration) *enumeration 
 		case at.take <= 0:
 			at.cap = 0
 		default:
-			at.cap = min(MaxSweepCount, int(math.Ceil(math.Log(capMiss)/math.Log(1-at.take))))
+			at.cap = MaxSweepCount
+			if c := math.Ceil(math.Log(capMiss) / math.Log1p(-at.take)); c >= 0 && c < MaxSweepCount {
+				at.cap = int(c)
+			}
 		}
 		at.pow = make([]float64, at.cap+1)
 		for c := range at.pow {
@@ -218,6 +211,27 @@ func newEnumeration(m *Model, pages []Page, horizon time.Duration) *enumeration 
 			perPage[j] = append(perPage[j], k)
 		}
 		e.archs = append(e.archs, at)
+	}
+	// Too many classes (pages of their own odds each) would make every
+	// combination costly: the capture probabilities are rounded down onto
+	// a coarser grid until they fit MaxClasses, a lower bound.
+	for _, step := range []float64{0, 0.001, 0.01, 0.05, 0.2, 1} {
+		if step > 0 {
+			for j := range perPage {
+				for i := range perPage[j] {
+					if b := perPage[j][i].base; b > 0 && b < 1 {
+						perPage[j][i].base = roundMissUp(b, step)
+					}
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for _, ks := range perPage {
+			seen[fmt.Sprint(ks)] = true
+		}
+		if len(seen) <= MaxClasses {
+			break
+		}
 	}
 	ids := map[string]int{}
 	for j, ks := range perPage {
@@ -239,6 +253,21 @@ func newEnumeration(m *Model, pages []Page, horizon time.Duration) *enumeration 
 	}
 	e.scratch = make([][]float64, len(e.archs)+1)
 	return e
+}
+
+// MaxClasses bounds the page classes of one computation.
+const MaxClasses = 256
+
+// roundMissUp rounds a miss probability up so that the capture
+// probability 1 − x falls onto a grid of relative steps (the next lower
+// point of (1−step)^i); step 1 takes every capture probability to 0.
+func roundMissUp(x, step float64) float64 {
+	if step >= 1 {
+		return 1
+	}
+	p := 1 - x
+	g := math.Log1p(-step)
+	return 1 - math.Exp(math.Ceil(math.Log(p)/g)*g)
 }
 
 // sane keeps a model value in [0, hi]: NaN and negative values become 0
@@ -308,41 +337,53 @@ func (e *enumeration) levels(ai, l, reach int, w float64, counts []int, saved []
 		lk, _ := math.Lgamma(k + 1)
 		return -mean + k*math.Log(mean) - lk
 	}
-	if a.weight > 0 && a.span > 0 {
+	if a.weight > 0 && a.span > 0 && a.weight/a.span < 1e9 {
 		shape, q := mean/a.span*a.weight, a.span/(a.weight+a.span)
-		ls, _ := math.Lgamma(shape)
 		logp = func(n int) float64 {
-			k := float64(n)
-			lsk, _ := math.Lgamma(shape + k)
-			lk, _ := math.Lgamma(k + 1)
-			return lsk - ls - lk + shape*math.Log1p(-q) + k*math.Log(q)
+			// log Γ(shape+n)/Γ(shape) as a sum: n is at most MaxSweepCount.
+			var rising float64
+			for i := range n {
+				rising += math.Log(shape + float64(i))
+			}
+			lk, _ := math.Lgamma(float64(n) + 1)
+			return rising - lk + shape*math.Log1p(-q) + float64(n)*math.Log(q)
 		}
 	}
-	left := 1.0
+	// Counts too light to tell apart are folded into the fewest sweeps
+	// (n = 0, walked last): taking more sweeps as fewer gives a lower
+	// bound and loses no mass, and the figure stays non-decreasing in the
+	// horizon.
+	left, light := 1.0, 0.0
 	for n := 0; ; n++ {
-		counts[l] = reach + n
-		if reach+n >= a.cap {
-			// The tail, folded into the cap: taking more sweeps as fewer
-			// gives a lower bound.
-			if w*left >= e.eps {
-				e.levels(ai, l-1, reach+n, w*left, counts, saved, f)
-			}
-			return
-		}
-		pn := math.Exp(logp(n))
-		if w*(left-pn) < e.eps {
-			// What lies beyond n weighs too little to tell apart: folded
-			// into n, a lower bound that loses no mass.
-			e.levels(ai, l-1, reach+n, w*left, counts, saved, f)
-			return
-		}
-		if w*pn >= e.eps { // else dropped: its mass counts as failure
-			e.levels(ai, l-1, reach+n, w*pn, counts, saved, f)
-		}
-		left -= pn
 		if e.aborted {
 			return
 		}
+		pn, last := 0.0, false
+		switch {
+		case reach+n >= a.cap:
+			pn, last = left, true // the tail, folded into the cap
+		default:
+			pn = math.Exp(logp(n))
+			if w*(left-pn) < e.eps {
+				pn, last = left, true // what lies beyond n, folded into n
+			}
+		}
+		left -= pn
+		if n > 0 && w*pn < e.eps {
+			light += pn
+		} else if n > 0 || last {
+			counts[l] = reach + n
+			e.levels(ai, l-1, reach+n, w*pn, counts, saved, f)
+		} else {
+			light += pn // n = 0 itself, walked with the light ones below
+		}
+		if last || left <= 0 {
+			break
+		}
+	}
+	if light > 0 && !e.aborted {
+		counts[l] = reach
+		e.levels(ai, l-1, reach, w*light, counts, saved, f)
 	}
 }
 
@@ -410,9 +451,16 @@ func (g groupedNeed) met(miss, dist []float64) float64 {
 // some archive captures it within horizon (and lists the capture by then):
 // the per-page figure planners take.
 func (m *Model) Captured(pages []Page, horizon time.Duration) []float64 {
-	sets := make([][]Need, len(pages))
+	e := newEnumeration(m, pages, horizon)
+	byClass := make([]float64, len(e.miss))
+	e.each(func(miss []float64, w float64) {
+		for c, q := range miss {
+			byClass[c] += w * (1 - q)
+		}
+	}, func() { clear(byClass) })
+	out := make([]float64, len(pages))
 	for i := range pages {
-		sets[i] = []Need{{K: 1, Pages: []int{i}}}
+		out[i] = math.Min(1, math.Max(0, byClass[e.class[i]]))
 	}
-	return m.RecoverableAll(pages, sets, horizon)
+	return out
 }

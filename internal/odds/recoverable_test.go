@@ -1,6 +1,7 @@
 package odds
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -239,6 +240,80 @@ func TestRecoverableHostileModelEnds(t *testing.T) {
 		p := m.Recoverable(pages, needs, h)
 		if !(p >= 0 && p <= 1) {
 			t.Fatalf("within %v: %v", h, p)
+		}
+	}
+}
+
+// manyRatesModel is a model in which every page has its own one-page rate
+// in each of narch archives, with six depth levels of busy sweeps that
+// take little: many classes and many sweep-count combinations.
+func manyRatesModel(npages, narch int) (*Model, []Page) {
+	var pages []Page
+	for i := range npages {
+		pages = append(pages, Page{Key: fmt.Sprint("/p/", i), Depth: i % 6})
+	}
+	m := &Model{}
+	for a := range narch {
+		ar := Archive{Name: fmt.Sprint("a", a), Sweeps: []float64{1.2, 1.0, 0.8, 0.6, 0.4, 0.2}, Take: 0.05,
+			OnePage: []float64{0.01}, PageRate: map[string]float64{}, SweepWeight: 400}
+		for i, p := range pages {
+			ar.PageRate[p.Key] = 1e-4 * float64(i+1+a)
+		}
+		m.Archives = append(m.Archives, ar)
+	}
+	return m, pages
+}
+
+// TestRecoverableBoundedOnManyClasses: pages each of their own odds in
+// three busy archives are rounded into at most MaxClasses classes, and
+// the sweep counts into at most MaxLeaves combinations, so the figure
+// comes in one bounded pass.
+func TestRecoverableBoundedOnManyClasses(t *testing.T) {
+	m, pages := manyRatesModel(10000, 3)
+	e := newEnumeration(m, pages, 30*Day)
+	if len(e.miss) > MaxClasses {
+		t.Fatalf("%d classes, more than %d", len(e.miss), MaxClasses)
+	}
+	p := m.Recoverable(pages, []Need{{K: 10, Pages: seq(40, 1)}}, 30*Day)
+	if !(p >= 0 && p <= 1) {
+		t.Fatalf("probability %v", p)
+	}
+}
+
+// TestRecoverableNonDecreasingInHorizon: counts too light to tell apart
+// are folded into fewer sweeps, never dropped, so a longer horizon never
+// gives a lower figure, even when the enumeration is coarsened.
+func TestRecoverableNonDecreasingInHorizon(t *testing.T) {
+	m, pages := manyRatesModel(60, 3)
+	need := []Need{{K: 1, Pages: []int{0}}}
+	prev := 0.0
+	for _, d := range []int{7, 14, 30, 60, 90, 180, 365} {
+		p := m.Recoverable(pages, need, time.Duration(d)*Day)
+		if p < prev-1e-9 {
+			t.Errorf("within %d days %.6f, less than %.6f before", d, p, prev)
+		}
+		prev = max(prev, p)
+	}
+}
+
+// TestRecoverableTinyTakeNoPanic: a take too small for log(1 − take) to
+// tell from 0 is taken as many sweeps told apart, not a negative count.
+func TestRecoverableTinyTakeNoPanic(t *testing.T) {
+	m := &Model{Archives: []Archive{{Name: "a", Sweeps: []float64{1}, Take: 1e-17}}}
+	if p := m.Recoverable([]Page{{Key: "/"}}, []Need{{K: 1, Pages: []int{0}}}, 30*Day); !(p >= 0 && p <= 1) {
+		t.Fatalf("probability %v", p)
+	}
+}
+
+// TestCapturedAgreesWithRecoverable: a page's capture probability is the
+// one-shard need on it.
+func TestCapturedAgreesWithRecoverable(t *testing.T) {
+	m, pages := sweepSite()
+	got := m.Captured(pages, 30*Day)
+	for _, i := range []int{0, 5, 12, 30} {
+		want := m.Recoverable(pages, []Need{{K: 1, Pages: []int{i}}}, 30*Day)
+		if math.Abs(got[i]-want) > 1e-9 {
+			t.Errorf("page %d: captured %v, need of one shard %v", i, got[i], want)
 		}
 	}
 }

@@ -107,20 +107,29 @@ func clusterCaptures(caps []Capture, gap time.Duration) []cluster {
 	return out
 }
 
-// poissonTail returns P(X ≥ k) for X ~ Poisson(mean).
+// poissonTail returns P(X ≥ k) for X ~ Poisson(mean), summed from k
+// upward in logs, so a large mean neither underflows nor reads as 1. At or
+// below the mean the tail is at least about one half: it returns 1 there
+// (the detector only asks whether it is tiny).
 func poissonTail(mean float64, k int) float64 {
-	if k <= 0 {
+	switch {
+	case k <= 0:
+		return 1
+	case !(mean > 0):
+		return 0
+	case float64(k) <= mean:
 		return 1
 	}
-	if mean <= 0 {
-		return 0
+	lk, _ := math.Lgamma(float64(k) + 1)
+	logTerm := -mean + float64(k)*math.Log(mean) - lk // log P(X = k)
+	sum := 0.0
+	for i := k; ; i++ {
+		t := math.Exp(logTerm)
+		sum += t
+		if t < sum*1e-12 || i > k+100000 {
+			break
+		}
+		logTerm += math.Log(mean / float64(i+1))
 	}
-	// 1 − P(X < k), summed from the small end in logs.
-	term := math.Exp(-mean)
-	sum := term
-	for i := 1; i < k; i++ {
-		term *= mean / float64(i)
-		sum += term
-	}
-	return math.Max(0, 1-sum)
+	return math.Min(1, sum)
 }
