@@ -52,9 +52,9 @@ func (r *run) outlook(p *placement.Plan) *Outlook {
 			pages = append(pages, odds.Page{Key: url, Depth: odds.MaxLevels})
 		}
 	}
-	l := odds.Layout{Blocks: p.Pages, Manifest: p.Manifest, K: map[string]int{}}
+	l := odds.Layout{Blocks: p.Pages, Manifest: p.Manifest, K: map[string]int{}, Stripes: map[string]int{}}
 	for name, prm := range p.Params {
-		l.K[name] = prm.K
+		l.K[name], l.Stripes[name] = prm.K, prm.Stripes()
 	}
 	needs, _ := odds.Needs(pages, l)
 	o := &Outlook{Carriers: len(p.Pages), Survives: odds.Tolerance(needs), ManifestPages: len(p.Manifest), Archives: OutlookArchives}

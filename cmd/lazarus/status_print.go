@@ -159,7 +159,7 @@ func printAssessment(w io.Writer, a *status.Assessment) {
 	}
 	depth := ""
 	if unknown := a.Pages - a.DepthKnown; unknown > 0 {
-		depth = fmt.Sprintf("; link depth unknown for %d, modelled one hop from the root", unknown)
+		depth = fmt.Sprintf("; link depth unknown for %d, modelled at the deepest level", unknown)
 	}
 	known := fmt.Sprintf("any %d of its carriers may go uncaptured", a.Survives)
 	switch {

@@ -38,7 +38,7 @@ func TestPrintStatusWording(t *testing.T) {
 		"wayback        1 capture: 1 known",
 		"segment app          1/1 stripe with k=1 block;",
 		"Generation g2 of 2026-11-25T15:00:00Z: segments rebuildable, but its manifest is in no archived capture: lazarus recover restores the segments (exit 3), without the generation's listing check\n",
-		"(1 page, 1 carrier; link depth unknown for 1, modelled one hop from the root; any 0 of its carriers may go uncaptured)",
+		"(1 page, 1 carrier; link depth unknown for 1, modelled at the deepest level; any 0 of its carriers may go uncaptured)",
 		"now 50.0%, +7d 50.0%, +30d 50.0%; reaches 99% by 1 minute\n",
 		"… 2 more problems",
 	} {

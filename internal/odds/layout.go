@@ -12,8 +12,11 @@ import (
 type Layout struct {
 	// Blocks maps each carrier page's key to the blocks it carries.
 	Blocks map[string][]manifest.BlockRef
-	// K is each segment's data shards per stripe.
-	K map[string]int
+	// K is each segment's data shards per stripe, and Stripes its
+	// stripes: a stripe no page is known to carry is a need that cannot
+	// be met (unless its blocks are had), not a need left out.
+	K       map[string]int
+	Stripes map[string]int
 	// Manifest lists the pages carrying the manifest.
 	Manifest []string
 	// Had are the blocks already found in an archive; ManifestHad that a
@@ -93,6 +96,15 @@ func Needs(pages []Page, l Layout) (needs []Need, bySegment map[string][]int) {
 				n.Had++
 			} else {
 				byStripe[s] = &Need{K: l.K[b.Segment], Had: 1}
+				order = append(order, s)
+			}
+		}
+	}
+	for seg, n := range l.Stripes {
+		for i := range uint32(max(0, n)) {
+			s := stripe{seg, i}
+			if byStripe[s] == nil {
+				byStripe[s] = &Need{K: l.K[seg]}
 				order = append(order, s)
 			}
 		}

@@ -47,3 +47,27 @@ func TestNeedsOfALayout(t *testing.T) {
 		t.Errorf("short need: %d, want -1", got)
 	}
 }
+
+// TestNeedsKeepStripesNoPageCarries: a stripe of the layout's segment that
+// no known page carries, and none of whose blocks is had, is a need that
+// cannot be met, not one left out: nothing is recoverable now.
+func TestNeedsKeepStripesNoPageCarries(t *testing.T) {
+	ref := func(seg string, stripe, shard int) manifest.BlockRef {
+		return manifest.BlockRef{Segment: seg, Stripe: uint32(stripe), Shard: uint16(shard)}
+	}
+	pages := []Page{{Key: "/", Depth: 0}, {Key: "/b", Depth: 1}}
+	l := Layout{Blocks: map[string][]manifest.BlockRef{"/": {ref("a", 0, 0)}, "/b": {ref("a", 0, 1)}},
+		K: map[string]int{"a": 2}, Stripes: map[string]int{"a": 2}, Manifest: []string{"/"}, ManifestHad: true,
+		Had: map[manifest.BlockRef]bool{ref("a", 0, 0): true, ref("a", 0, 1): true}}
+	needs, bySeg := Needs(pages, l)
+	if len(bySeg["a"]) != 2 {
+		t.Fatalf("needs of segment a: %v; want both stripes", bySeg["a"])
+	}
+	m := &Model{}
+	if p := m.Recoverable(pages, needs, 0); p != 0 {
+		t.Errorf("P now %v with stripe 1 nowhere; want 0", p)
+	}
+	if got := Tolerance(needs); got != -1 {
+		t.Errorf("tolerance %d, want -1", got)
+	}
+}

@@ -116,8 +116,8 @@ func (r *statusRun) pages(depths map[string]int) map[string]*statusPageInfo {
 // which pages carry it is unknown, and the assessment says so
 // (AssessCarriersUnknown) instead.
 //
-// A page whose depth is unknown (depths leaves it out) is modelled at
-// depth 1, with the pages one hop from the root: the pooling's fallback.
+// A page whose depth is unknown (depths leaves it out) is modelled at the
+// deepest level, where archives reach least: a lower bound.
 func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageInfo, depths map[string]int, t *statusTally) *Assessment {
 	m := newest.m.Manifest
 	out := &Assessment{Generation: m.Generation.String()}
@@ -129,9 +129,9 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 		return out
 	}
 	in := modelInput{manifestHad: newest.archived > 0, had: map[manifest.BlockRef]bool{}, k: map[string]int{},
-		captures: map[string][]odds.Capture{}}
+		stripes: map[string]int{}, captures: map[string][]odds.Capture{}}
 	for _, s := range m.Segments {
-		in.k[s.Name] = s.K
+		in.k[s.Name], in.stripes[s.Name] = s.K, s.Stripes
 		if s.Kind == "listing" {
 			in.listing = append(in.listing, s.Name)
 		}
@@ -169,7 +169,7 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 		if ok {
 			out.DepthKnown++
 		} else {
-			d = 1
+			d = -1 // the deepest level: a lower bound
 		}
 		in.pages = append(in.pages, odds.Page{Key: p, Depth: d})
 		if since := r.since(p, pi); !since.IsZero() && (in.since.IsZero() || since.Before(in.since)) {
@@ -243,12 +243,16 @@ func (r *statusRun) manifestPages(gen string) map[string]bool {
 // archive captured it earlier (a capture the history records never does:
 // clampTimes; nor does a dir= source's, whose times are file times).
 func (r *statusRun) since(p string, pi *statusPageInfo) time.Time {
-	var first time.Time
-	for u, recs := range r.hist.urls {
-		if siteurl.CanonicalPage(u) == p && len(recs) > 0 && (first.IsZero() || recs[0].Time.Before(first)) {
-			first = recs[0].Time
+	if r.firstServed == nil { // indexed once: a page per history URL
+		r.firstServed = map[string]time.Time{}
+		for u, recs := range r.hist.urls {
+			c := siteurl.CanonicalPage(u)
+			if f, ok := r.firstServed[c]; len(recs) > 0 && (!ok || recs[0].Time.Before(f)) {
+				r.firstServed[c] = recs[0].Time
+			}
 		}
 	}
+	first := r.firstServed[p]
 	if first.IsZero() {
 		return time.Time{}
 	}

@@ -41,6 +41,7 @@ type modelInput struct {
 	captures    map[string][]odds.Capture
 	blocks      map[string][]manifest.BlockRef // page → blocks it carries
 	k           map[string]int
+	stripes     map[string]int
 	listing     []string // listing segments: reported on their own
 	manifest    []string
 	manifestHad bool
@@ -62,7 +63,7 @@ func (r *statusRun) model(in modelInput, out *Assessment) {
 	}
 	m := odds.Fit(odds.History{Now: r.o.Now, Since: in.since, Window: o.Window, Pages: in.pages,
 		Archives: in.archives, Captures: in.captures, Priors: o.Priors})
-	needs, bySeg := odds.Needs(in.pages, odds.Layout{Blocks: in.blocks, K: in.k, Manifest: in.manifest,
+	needs, bySeg := odds.Needs(in.pages, odds.Layout{Blocks: in.blocks, K: in.k, Stripes: in.stripes, Manifest: in.manifest,
 		Had: in.had, ManifestHad: in.manifestHad})
 	// Sets: the generation (the manifest and every data segment), then
 	// each segment, listing segments included.
@@ -88,6 +89,11 @@ func (r *statusRun) model(in modelInput, out *Assessment) {
 	curves := make([][]float64, len(sets))
 	for _, t := range times {
 		for i, p := range m.RecoverableAll(in.pages, sets, t) {
+			// The true figure never falls as the horizon grows, so an
+			// earlier lower bound is one later too.
+			if n := len(curves[i]); n > 0 && times[n-1] <= t {
+				p = max(p, curves[i][n-1])
+			}
 			curves[i] = append(curves[i], p)
 		}
 	}
@@ -114,8 +120,14 @@ func (r *statusRun) model(in modelInput, out *Assessment) {
 	}
 	out.Evidence = modelEvidence(m)
 	out.Capture = captureOdds(m, in.pages)
+	seen := map[string]bool{}
+	for _, cs := range in.captures {
+		for _, c := range cs {
+			seen[c.Page] = true
+		}
+	}
 	for _, p := range in.pages {
-		if ownCaptures(in.captures, p.Key) == 0 {
+		if !seen[p.Key] {
 			out.Pooled++
 		}
 	}
@@ -174,18 +186,6 @@ func captureOdds(m *odds.Model, pages []odds.Page) map[string]float64 {
 	return out
 }
 
-// ownCaptures counts a page's captures in every archive.
-func ownCaptures(caps map[string][]odds.Capture, page string) int {
-	n := 0
-	for _, cs := range caps {
-		for _, c := range cs {
-			if c.Page == page {
-				n++
-			}
-		}
-	}
-	return n
-}
 
 // modelEvidence says what the fitted model rests on.
 func modelEvidence(m *odds.Model) *Evidence {

@@ -321,7 +321,7 @@ type Assessment struct {
 	Survives int `json:"survives_loss_of"`
 	Pooled   int `json:"pooled"` // page rates borrowed from their depth pool
 	// DepthKnown counts the pages whose link depth is known (Page);
-	// the others are pooled as if one hop from the root.
+	// the others are modelled at the deepest level (a lower bound).
 	DepthKnown int `json:"depth_known"`
 	// Capture is, for each modelled page (named as inject names pages),
 	// the probability that some source captures it within CaptureHorizon,

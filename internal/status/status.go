@@ -91,8 +91,11 @@ type statusRun struct {
 	cache *statusCache
 	rep   *Report
 	hist  *statusHistory
-	srcs  []source.Source
-	caps  []*statusCapture
+	// firstServed is, per canonical page, its first recorded version's
+	// time (since).
+	firstServed map[string]time.Time
+	srcs        []source.Source
+	caps        []*statusCapture
 	// manifests are the verified manifests by generation, from the
 	// history and from captures.
 	manifests map[manifest.ID]*statusManifest
