@@ -186,7 +186,6 @@ func captureOdds(m *odds.Model, pages []odds.Page) map[string]float64 {
 	return out
 }
 
-
 // modelEvidence says what the fitted model rests on.
 func modelEvidence(m *odds.Model) *Evidence {
 	out := &Evidence{PriorDominated: len(m.Archives) > 0}
