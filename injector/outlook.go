@@ -1,6 +1,8 @@
 package injector
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/odds"
@@ -36,28 +38,55 @@ type Chance struct {
 // default sources of lazarus recover.
 var OutlookArchives = []string{"commoncrawl", "wayback"}
 
+// moduleManifestPages is how many pages the Caddy module serves a
+// generation's manifest on at least (the root and pages one hop from it,
+// its light setting), for the outlook of a bundle whose pages are not
+// known yet.
+const moduleManifestPages = 13
+
 // outlookDays are the horizons of the outlook.
 var outlookDays = []int{1, 7, 30}
 
 // outlook computes the generation's outlook from its plan.
 func (r *run) outlook(p *placement.Plan) *Outlook {
-	var pages []odds.Page
+	// The pages are the plan's (its carriers and manifest pages), at the
+	// depth discovery found, else (pages planned for but not known: a
+	// bundle's stand-ins) at the deepest level.
+	depth := map[string]int{}
 	for _, pg := range r.pages {
-		if pg.Carrier {
-			pages = append(pages, odds.Page{Key: pg.URL, Depth: pg.Depth})
+		depth[pg.URL] = pg.Depth
+	}
+	var pages []odds.Page
+	seen := map[string]bool{}
+	for _, url := range append(slices.Sorted(maps.Keys(p.Pages)), p.Manifest...) {
+		if seen[url] {
+			continue
+		}
+		seen[url] = true
+		d, ok := depth[url]
+		if !ok || isVirtual(url) {
+			d = -1
+		}
+		pages = append(pages, odds.Page{Key: url, Depth: d})
+	}
+	manifestOn := p.Manifest
+	if len(manifestOn) == 1 && isVirtual(manifestOn[0]) {
+		// A bundle's plan puts the manifest on the root stand-in; the
+		// Caddy module serves it on the root and on up to
+		// moduleManifestPages−1 pages linked from it.
+		manifestOn = nil
+		for _, pg := range pages {
+			if isVirtual(pg.Key) && len(manifestOn) < moduleManifestPages {
+				manifestOn = append(manifestOn, pg.Key)
+			}
 		}
 	}
-	for url := range p.Pages {
-		if isVirtual(url) {
-			pages = append(pages, odds.Page{Key: url, Depth: odds.MaxLevels})
-		}
-	}
-	l := odds.Layout{Blocks: p.Pages, Manifest: p.Manifest, K: map[string]int{}, Stripes: map[string]int{}}
+	l := odds.Layout{Blocks: p.Pages, Manifest: manifestOn, K: map[string]int{}, Stripes: map[string]int{}}
 	for name, prm := range p.Params {
 		l.K[name], l.Stripes[name] = prm.K, prm.Stripes()
 	}
 	needs, _ := odds.Needs(pages, l)
-	o := &Outlook{Carriers: len(p.Pages), Survives: odds.Tolerance(needs), ManifestPages: len(p.Manifest), Archives: OutlookArchives}
+	o := &Outlook{Carriers: len(p.Pages), Survives: odds.Tolerance(needs), ManifestPages: len(manifestOn), Archives: OutlookArchives}
 	m := odds.Fit(odds.History{Now: r.o.Now(), Since: r.o.Now(), Pages: pages, Archives: OutlookArchives})
 	for _, d := range outlookDays {
 		o.Within = append(o.Within, Chance{Days: d, Probability: m.Recoverable(pages, needs, time.Duration(d)*odds.Day)})

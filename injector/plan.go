@@ -180,7 +180,7 @@ func (r *run) apply(p *placement.Plan, segs []segmentInfo) {
 	}
 	r.gen.Segments = segs
 	r.gen.Pages = realPages(p.Pages)
-	r.gen.Manifests = slices.DeleteFunc(p.Manifest, isVirtual)
+	r.gen.Manifests = slices.DeleteFunc(slices.Clone(p.Manifest), isVirtual) // the plan keeps its own
 	r.old = p.Old
 	r.added = p.Bytes
 	r.res.Recoverability, r.res.Target = p.Recoverability, r.o.Target
