@@ -70,9 +70,11 @@ type Assembler struct {
 	opts   Options
 	salts  *saltTriage // passphrase mode only
 
-	mu   sync.Mutex
-	segs map[block.Layout]*segment
-	held held
+	mu      sync.Mutex
+	segs    map[block.Layout]*segment
+	held    held
+	changed chan struct{} // closed at the next change, for Follow; nil if nobody waits
+	closed  bool
 }
 
 // NewAssembler returns an Assembler that verifies signatures with
@@ -127,6 +129,7 @@ func (a *Assembler) store(b *block.Block, from Origin) (Outcome, error) {
 	}
 	wasContested := seg.alt.has(b.Stripe)
 	o, err := seg.add(b, from.stamp())
+	a.signalLocked()
 	if err == nil && !wasContested && seg.alt.has(b.Stripe) {
 		err = fmt.Errorf("%w: block %s/%d/%d of generation %x", ErrConflict, b.Name, b.Stripe, b.Shard, b.Generation)
 	}
@@ -181,6 +184,7 @@ func (a *Assembler) Settle() PageReport {
 			rep.problem(err)
 		}
 	}
+	a.signalLocked()
 	return rep
 }
 
@@ -191,6 +195,8 @@ func (a *Assembler) Close() error {
 	for _, s := range a.segs {
 		s.close()
 	}
+	a.closed = true
+	a.signalLocked()
 	return nil
 }
 

@@ -126,7 +126,7 @@ func (s *segment) contest(idx uint32, cands []*candidate) error {
 	}
 	delete(s.stripes, idx)
 	s.alt.stripes[idx] = cands
-	s.bad = false
+	s.bad, s.rewritten = false, true
 	return nil
 }
 

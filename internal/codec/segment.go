@@ -41,6 +41,9 @@ type segment struct {
 	blocks  int
 	checked bool // the spool matches the segment id: final
 	bad     bool // every stripe rebuilt, but the spool does not match the id
+	// rewritten says a stripe was contested: its bytes in the spool may
+	// have been written more than once (see StageEarly).
+	rewritten bool
 }
 
 // stripe holds the blocks of an incomplete stripe, one per shard.
