@@ -39,8 +39,9 @@ type segment struct {
 	spill   *os.File               // blocks of incomplete stripes past the memory budget
 	spilled int64                  // bytes written to spill
 	blocks  int
-	checked bool // the spool matches the segment id: final
-	bad     bool // every stripe rebuilt, but the spool does not match the id
+	checked bool   // the spool matches the segment id: final
+	bad     bool   // every stripe rebuilt, but the spool does not match the id
+	sumBuf  []byte // fillSums' codeword
 	// rewritten says a stripe was contested: its bytes in the spool may
 	// have been written more than once (see StageEarly).
 	rewritten bool
@@ -223,11 +224,15 @@ func (s *segment) matchesID() (bool, error) {
 }
 
 // codeword reads a rebuilt stripe's data from the spool and computes its
-// parity: every shard of the stripe.
+// parity: every shard of the stripe, in a buffer of its own.
 func (s *segment) codeword(idx uint32) ([][]byte, error) {
+	return s.codewordIn(idx, make([]byte, s.params.Shards()*s.params.ShardSize))
+}
+
+// codewordIn is codeword in buf, of n × shard size bytes.
+func (s *segment) codewordIn(idx uint32, buf []byte) ([][]byte, error) {
 	n, z := s.params.Shards(), s.params.ShardSize
 	shards := make([][]byte, n)
-	buf := make([]byte, n*z)
 	off := int64(idx) * s.params.StripeSize()
 	data := buf[:s.params.K*z]
 	if m, err := s.spool.ReadAt(data, off); err != nil && !(err == io.EOF && off+int64(m) >= int64(s.layout.Length)) {
@@ -242,9 +247,13 @@ func (s *segment) codeword(idx uint32) ([][]byte, error) {
 	return shards, s.coder.EncodeStripe(shards)
 }
 
-// fillSums computes the digest of every shard of a rebuilt stripe.
+// fillSums computes the digest of every shard of a rebuilt stripe. The
+// codeword is computed in a buffer kept for the next stripe.
 func (s *segment) fillSums(idx uint32, d *doneStripe) error {
-	shards, err := s.codeword(idx)
+	if s.sumBuf == nil {
+		s.sumBuf = make([]byte, s.params.Shards()*s.params.ShardSize)
+	}
+	shards, err := s.codewordIn(idx, s.sumBuf)
 	if err != nil {
 		return err
 	}
