@@ -3,6 +3,7 @@ package warc
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -254,20 +255,47 @@ func (w *inflater) inflate(start, limit int64) (*spec, bool) {
 		return nil, false
 	}
 	w.zr.Multistream(false)
-	out := bytes.NewBuffer(w.pf.get())
-	n, err := out.ReadFrom(io.LimitReader(w.zr, limit+1))
-	if err != nil || n > limit {
-		w.pf.put(out.Bytes())
+	data, err := readCapped(w.zr, w.pf.get(), limit)
+	if err != nil {
+		w.pf.put(data)
 		return nil, false
 	}
 	end := w.src.pos - int64(w.br.Buffered())
-	data := out.Bytes()
 	if len(data) < cap(data)/4 { // a small member keeps a small copy; the buffer goes back
 		small := bytes.Clone(data)
 		w.pf.put(data)
 		data = small
 	}
 	return &spec{start: start, end: end, data: data}, true
+}
+
+// errTooLarge stops inflating a member ahead past the chunk's budget.
+var errTooLarge = errors.New("member larger than the budget")
+
+// readCapped reads r to its end into buf, grown by doubling but never
+// beyond limit + 1 bytes (a buffer growing past what is kept would cost
+// twice the limit for nothing); more than limit bytes is errTooLarge.
+func readCapped(r io.Reader, buf []byte, limit int64) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > limit {
+				return buf, errTooLarge
+			}
+			grown := make([]byte, len(buf), min(int64(max(2*cap(buf), minBuf)), limit+1))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF && int64(len(buf)) > limit:
+			return buf, errTooLarge
+		case err == io.EOF:
+			return buf, nil
+		case err != nil:
+			return buf, err
+		}
+	}
 }
 
 // get returns an output buffer for a member: one a consumed member left,
