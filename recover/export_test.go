@@ -8,3 +8,14 @@ func SetScanWorkers(n int) (restore func()) {
 	scanWorkers = n
 	return func() { scanWorkers = old }
 }
+
+// SetExtractEarly turns extracting early on or off until the returned
+// function is called.
+func SetExtractEarly(on bool) (restore func()) {
+	old := extractEarly
+	extractEarly = on
+	return func() { extractEarly = old }
+}
+
+// EarlyCommits returns how many early extractions were committed so far.
+func EarlyCommits() int64 { return earlyCommits.Load() }

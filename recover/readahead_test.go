@@ -68,10 +68,12 @@ func damaged(t *testing.T, page []byte) []byte {
 }
 
 // TestReadAheadKeepsReports: reading and scanning captures ahead, on any
-// number of workers, gives the report (byte for byte, as saved), the
-// pages and the files of a session scanning each capture as it takes
-// it, run after run: from a directory of WARC files and from a mirror
-// directory, with every page wanted or only until the recovery is done.
+// number of workers, and extracting early give the report (byte for
+// byte, as saved), the pages and the files of a session scanning each
+// capture as it takes it and extracting at the end, run after run: from
+// a directory of WARC files and from a mirror directory, with every page
+// wanted or only until the recovery is done. Early extractions are
+// committed, and none is left behind.
 func TestReadAheadKeepsReports(t *testing.T) {
 	warcs, mirror, owner := readAheadInputs(t)
 	for _, tc := range []struct {
@@ -85,27 +87,27 @@ func TestReadAheadKeepsReports(t *testing.T) {
 		{"mirror, every page", source.DirSource{Dir: mirror}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var want string
+			want := recoverWith(t, 1, false, owner, tc.src, tc.pages)
+			committed := lzrecover.EarlyCommits()
 			for _, workers := range []int{1, 2, 8, 8, 3} {
-				got := recoverWith(t, workers, owner, tc.src, tc.pages)
-				if want == "" {
-					want = got
-					continue
+				if got := recoverWith(t, workers, true, owner, tc.src, tc.pages); got != want {
+					t.Fatalf("%d workers, extracting early: got\n%s\nwant (1 worker, extracting at the end)\n%s", workers, got, want)
 				}
-				if got != want {
-					t.Fatalf("%d workers: got\n%s\nwant (1 worker)\n%s", workers, got, want)
-				}
+			}
+			if n := lzrecover.EarlyCommits() - committed; n != 5 {
+				t.Errorf("%d of 5 recoveries committed an early extraction", n)
 			}
 		})
 	}
 }
 
-// recoverWith recovers from src scanning on workers goroutines and
-// returns the saved report and every file written (the restored tree,
-// the pages), names and contents.
-func recoverWith(t *testing.T, workers int, owner []byte, src lzrecover.Source, pages bool) string {
+// recoverWith recovers from src scanning on workers goroutines,
+// extracting early or not, and returns the saved report and every file
+// written (the restored tree, the pages), names and contents.
+func recoverWith(t *testing.T, workers int, early bool, owner []byte, src lzrecover.Source, pages bool) string {
 	t.Helper()
 	defer lzrecover.SetScanWorkers(workers)()
+	defer lzrecover.SetExtractEarly(early)()
 	out := t.TempDir()
 	o := lzrecover.Options{OwnerKey: owner, Out: out, SiteURL: "https://example.org/", Sources: []lzrecover.Source{src}}
 	if pages {

@@ -61,10 +61,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.SiteURL != "" {
 		s.site, _ = url.Parse(o.SiteURL) // Validate parsed it
 	}
+	defer s.stopEarly()
 	if err := s.run(ctx); err != nil {
 		return s.rep, err
 	}
-	err = restore(a, s.manifests, s.rep, o)
+	err = restore(a, s.manifests, s.rep, o, s.staged)
 	if serr := s.rep.save(out); serr != nil && err == nil {
 		err = serr
 	}
@@ -90,6 +91,8 @@ type session struct {
 	reservedPage func(string) bool    // top-level names pages may not use
 	saved        map[string]time.Time // pages written to PagesDir, by path
 	listed       map[string]bool      // source + page URL already listed page by page
+	followed     *manifest.Signed     // the manifest whose data segments are extracted early
+	early        []*early             // its data segments' early extractions
 }
 
 // run lists every source (one request per archive for most sites), reads
@@ -422,6 +425,7 @@ func (s *session) take(ctx context.Context, c source.Capture, page []byte, sc *c
 	for _, m := range s.rep.credit(pr) {
 		s.addManifest(ctx, m)
 	}
+	s.follow(ctx)
 	s.savePage(c, page)
 	return nil
 }
