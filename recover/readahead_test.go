@@ -13,7 +13,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
-	"github.com/lazarus-preserve/lazarus/internal/warc"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -130,39 +129,4 @@ func recoverWith(t *testing.T, workers int, early bool, owner []byte, src lzreco
 		t.Fatal(err)
 	}
 	return b.String()
-}
-
-// TestReadAheadBoundedByBytes: a WARC file of large captures (each near
-// the 32 MiB bound, a few KiB of gzip) is read ahead a few captures at a
-// time, not as many as the workers could hold.
-func TestReadAheadBoundedByBytes(t *testing.T) {
-	dir := t.TempDir()
-	f, err := os.Create(filepath.Join(dir, "big.warc.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := warc.NewWriter(f, true)
-	body := bytes.Repeat([]byte("<p>large page</p>\n"), (lzrecover.DefaultMaxCapture-1024)/18)
-	for i := range 12 {
-		body[0] = byte('a' + i) // a digest of its own
-		resp := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-		if err := w.WriteResponse(fmt.Sprintf("https://example.org/p%d.html", i), time.Unix(1795258800, 0), []byte(resp)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	defer lzrecover.SetScanWorkers(8)()
-	peak := heapPeak(t)
-	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{AllowUnsigned: true, Out: t.TempDir(),
-		Sources: []lzrecover.Source{source.WARCSource{Path: dir}}})
-	heap := peak()
-	t.Logf("%d pages of %d MiB: peak heap %d MiB (%v)", rep.Pages, len(body)>>20, heap>>20, err)
-	if rep.Pages != 12 {
-		t.Fatalf("%d pages scanned, want 12", rep.Pages)
-	}
-	if heap > 256<<20 {
-		t.Fatalf("peak heap %d MiB for pages of %d MiB", heap>>20, len(body)>>20)
-	}
 }
