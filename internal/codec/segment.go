@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"os"
@@ -39,9 +40,11 @@ type segment struct {
 	spill   *os.File               // blocks of incomplete stripes past the memory budget
 	spilled int64                  // bytes written to spill
 	blocks  int
-	checked bool   // the spool matches the segment id: final
-	bad     bool   // every stripe rebuilt, but the spool does not match the id
-	sumBuf  []byte // fillSums' codeword
+	checked bool      // the spool matches the segment id: final
+	bad     bool      // every stripe rebuilt, but the spool does not match the id
+	sumBuf  []byte    // fillSums' codeword
+	prefix  hash.Hash // SHA-256 of the spool's first hashed stripes (see hashPrefix)
+	hashed  uint32
 	// rewritten says a stripe was contested: its bytes in the spool may
 	// have been written more than once (see StageEarly).
 	rewritten bool
@@ -181,10 +184,43 @@ func (s *segment) rebuild(idx uint32, st *stripe) error {
 	s.release(st)
 	delete(s.stripes, idx)
 	s.done[idx] = d
+	if err := s.hashPrefix(idx, shards); err != nil {
+		return err
+	}
 	if s.alt != nil {
 		return s.maybeResolve(true)
 	}
 	return s.verifyIfComplete()
+}
+
+// hashPrefix hashes the spool's stripes in order as they are rebuilt,
+// so that checking the segment id once the last one is needs no pass
+// over the spool: stripe idx, just rebuilt, from its data in memory if
+// it is the next one to hash, then those after it already rebuilt, read
+// back. After a contest (a stripe may be written again) it stops, and
+// matchesID reads the spool.
+func (s *segment) hashPrefix(idx uint32, shards [][]byte) error {
+	if s.rewritten {
+		return nil
+	}
+	if s.prefix == nil {
+		s.prefix = sha256.New()
+	}
+	size, z := s.params.StripeSize(), s.params.ShardSize
+	for uint64(s.hashed) < s.layout.Stripes() && s.done[s.hashed] != nil {
+		off := int64(s.hashed) * size
+		n := min(size, int64(s.layout.Length)-off)
+		if s.hashed != idx {
+			if _, err := io.Copy(s.prefix, io.NewSectionReader(s.spool, off, n)); err != nil {
+				return fmt.Errorf("segment %q: reading spool: %w", s.layout.Name, err)
+			}
+		}
+		for i := 0; s.hashed == idx && int64(i*z) < n; i++ {
+			s.prefix.Write(shards[i][:min(int64(z), n-int64(i*z))])
+		}
+		s.hashed++
+	}
+	return nil
 }
 
 func (s *segment) openSpool() error {
@@ -206,7 +242,13 @@ func (s *segment) verifyIfComplete() error {
 	if uint64(len(s.done)) != s.layout.Stripes() {
 		return nil
 	}
-	ok, err := s.matchesID()
+	var ok bool
+	var err error
+	if !s.rewritten && uint64(s.hashed) == s.layout.Stripes() {
+		ok = bytes.Equal(s.prefix.Sum(nil), s.layout.SegmentID[:])
+	} else {
+		ok, err = s.matchesID()
+	}
 	if err != nil {
 		return err
 	}
