@@ -28,23 +28,25 @@ const unknownTime = math.MaxInt64
 // the segment id decides between them. The spool is checked against the
 // segment id once every stripe is rebuilt.
 type segment struct {
-	layout  block.Layout
-	params  erasure.Params
-	coder   *erasure.Coder
-	tempDir string
-	spool   *os.File
-	stripes map[uint32]*stripe     // incomplete stripes
-	done    map[uint32]*doneStripe // rebuilt, uncontested stripes
-	alt     *altStore              // contested stripes; nil until a conflict
-	held    *held                  // the assembler's budget for blocks of incomplete stripes
-	spill   *os.File               // blocks of incomplete stripes past the memory budget
-	spilled int64                  // bytes written to spill
-	blocks  int
-	checked bool      // the spool matches the segment id: final
-	bad     bool      // every stripe rebuilt, but the spool does not match the id
-	sumBuf  []byte    // fillSums' codeword
-	prefix  hash.Hash // SHA-256 of the spool's first hashed stripes (see hashPrefix)
-	hashed  uint32
+	layout    block.Layout
+	params    erasure.Params
+	coder     *erasure.Coder
+	tempDir   string
+	spool     *os.File
+	stripes   map[uint32]*stripe     // incomplete stripes
+	done      map[uint32]*doneStripe // rebuilt, uncontested stripes
+	alt       *altStore              // contested stripes; nil until a conflict
+	held      *held                  // the assembler's budget for blocks of incomplete stripes
+	spill     *os.File               // blocks of incomplete stripes past the memory budget
+	spilled   int64                  // bytes written to spill
+	blocks    int
+	checked   bool     // the spool matches the segment id: final
+	bad       bool     // every stripe rebuilt, but the spool does not match the id
+	sumBuf    []byte   // codewordOf's buffer
+	sumShards [][]byte // the codeword in it, of stripe sumIdx; nil if none
+	sumIdx    uint32
+	prefix    hash.Hash // SHA-256 of the spool's first hashed stripes (see hashPrefix)
+	hashed    uint32
 	// rewritten says a stripe was contested: its bytes in the spool may
 	// have been written more than once (see StageEarly).
 	rewritten bool
@@ -136,7 +138,15 @@ func (s *segment) add(b *block.Block, at int64) (Outcome, error) {
 func (s *segment) addLate(b *block.Block, at int64) (Outcome, error) {
 	d := s.done[b.Stripe]
 	if d.sums[b.Shard] == (sum{}) && !d.full {
-		if err := s.fillSums(b.Stripe, d); err != nil {
+		shards, err := s.codewordOf(b.Stripe)
+		if err != nil {
+			return Rejected, err
+		}
+		if bytes.Equal(shards[b.Shard], b.Data) {
+			// Its digest is the layout's Sum of these bytes (block.Parse
+			// checked it), which fillSums would have computed.
+			d.sums[b.Shard] = sumOf(b.Digest)
+		} else if err := s.fillSums(b.Stripe, d); err != nil {
 			return Rejected, err
 		}
 	}
@@ -289,13 +299,9 @@ func (s *segment) codewordIn(idx uint32, buf []byte) ([][]byte, error) {
 	return shards, s.coder.EncodeStripe(shards)
 }
 
-// fillSums computes the digest of every shard of a rebuilt stripe. The
-// codeword is computed in a buffer kept for the next stripe.
+// fillSums computes the digest of every shard of a rebuilt stripe.
 func (s *segment) fillSums(idx uint32, d *doneStripe) error {
-	if s.sumBuf == nil {
-		s.sumBuf = make([]byte, s.params.Shards()*s.params.ShardSize)
-	}
-	shards, err := s.codewordIn(idx, s.sumBuf)
+	shards, err := s.codewordOf(idx)
 	if err != nil {
 		return err
 	}
@@ -306,6 +312,26 @@ func (s *segment) fillSums(idx uint32, d *doneStripe) error {
 	}
 	d.full = true
 	return nil
+}
+
+// codewordOf returns the codeword of rebuilt stripe idx, computed in a
+// buffer the segment keeps, and kept there for the stripe's next late
+// blocks (they come together, on a page or a few): a late block is then
+// compared with its shard, without hashing the stripe's missing shards.
+func (s *segment) codewordOf(idx uint32) ([][]byte, error) {
+	if s.sumShards != nil && s.sumIdx == idx {
+		return s.sumShards, nil
+	}
+	if s.sumBuf == nil {
+		s.sumBuf = make([]byte, s.params.Shards()*s.params.ShardSize)
+	}
+	s.sumShards = nil
+	shards, err := s.codewordIn(idx, s.sumBuf)
+	if err != nil {
+		return nil, err
+	}
+	s.sumShards, s.sumIdx = shards, idx
+	return shards, nil
 }
 
 func (s *segment) status() SegmentStatus {

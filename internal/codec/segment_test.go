@@ -2,6 +2,7 @@ package codec
 
 import (
 	"errors"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
@@ -63,5 +64,34 @@ func TestSegmentIDCheckedInAnyOrder(t *testing.T) {
 				t.Fatalf("status %+v, extract %v", st, err)
 			}
 		})
+	}
+}
+
+// TestLateBlocksComparedWithCodeword: once a stripe is rebuilt from its
+// data shards, a genuine parity block is redundant, and a parity block of
+// other bytes signed by the same key contests the stripe (ErrConflict),
+// whether it comes first or after genuine ones.
+func TestLateBlocksComparedWithCodeword(t *testing.T) {
+	a, _ := testKeys(t)
+	blocks, _, _ := earlySegment(t)
+	r := rand.New(rand.NewPCG(9, 10))
+	forged := forgeAll(t, blocks[:1], func(d []byte) []byte { return a.Signer().Sign("block", d) }, r)[0]
+	k := len(blocks[0]) / 2 // fixed(4, 4, …): as many parity shards as data
+	for _, genuineFirst := range []int{0, 1, k - 1} {
+		asm, _ := NewAssembler(a.Opener(), Options{TempDir: t.TempDir()})
+		for _, enc := range blocks[0][:k] {
+			if o, err := asm.Add(enc, before); o != Accepted || err != nil {
+				t.Fatalf("data block: %v %v", o, err)
+			}
+		}
+		for _, enc := range blocks[0][k : k+genuineFirst] {
+			if o, err := asm.Add(enc, before); o != Redundant || err != nil {
+				t.Fatalf("genuine parity block: %v %v", o, err)
+			}
+		}
+		if _, err := asm.Add(forged[k+genuineFirst], after); !errors.Is(err, ErrConflict) {
+			t.Fatalf("after %d genuine parity blocks, a forged one: %v, want ErrConflict", genuineFirst, err)
+		}
+		asm.Close()
 	}
 }
