@@ -92,8 +92,9 @@ func newSegment(l block.Layout, tempDir string, h *held) (*segment, error) {
 		stripes: map[uint32]*stripe{}, done: map[uint32]*doneStripe{}}, nil
 }
 
-// add stores one verified block captured at time at (Unix ns).
-func (s *segment) add(b *block.Block, at int64) (Outcome, error) {
+// add stores one verified block captured at time at (Unix ns); owned
+// says b.Data may be kept without a copy.
+func (s *segment) add(b *block.Block, at int64, owned bool) (Outcome, error) {
 	switch {
 	case s.checked:
 		return Redundant, nil // the segment id is matched: nothing can improve it
@@ -121,7 +122,7 @@ func (s *segment) add(b *block.Block, at int64) (Outcome, error) {
 		}
 		return s.addCandidate(b, at)
 	}
-	p, err := s.hold(b.Data, sumOf(b.Digest), at)
+	p, err := s.hold(b.Data, sumOf(b.Digest), at, owned)
 	if err != nil {
 		return Rejected, err
 	}
