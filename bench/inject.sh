@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# P1 of issue 12: `lazarus inject` of a real server side into a fresh
+# P1: `lazarus inject` of a real server side into a fresh
 # static site, side by side (interleaved, best of $RUNS) with
 #   tgza: tar -cz SRC | age -r RECIPIENT > /dev/null        (Debian's age)
 #   par2: tar -cz SRC | age -r RECIPIENT > F && par2 create -r100 F   (Debian's par2)

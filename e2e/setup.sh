@@ -109,7 +109,7 @@ mkdir -p "$CACHE"
 install_tools
 unpack debian-reference debian-reference-en debian-reference-common
 unpack wordpress wordpress
-# The Valgrind manual (issue 11's page-weight case): installed with
+# The Valgrind manual (the page-weight case): installed with
 # valgrind on most machines here; unpacked into the cache otherwise.
 if [ ! -f /usr/share/doc/valgrind/html/index.html ]; then
 	unpack valgrind valgrind

@@ -97,16 +97,21 @@ func (j *journal) saveListing(src source.Source, site *url.URL, caps []source.Ca
 func captureName(c source.Capture) string { return "captures/" + rootfile.KeyName(source.Key(c)) }
 
 // fetch returns a capture's bytes from the journal, or reads them (see
-// readCapture) and journals them when they arrived whole; a capture
-// never read whole is not journaled, so a later run asks again.
+// source.Read) and journals them when they arrived whole; a capture
+// never read whole is not journaled, so a later run asks again. The
+// captures of local sources (a mirror directory) are read from the
+// source and not journaled: reading them again costs no more than
+// reading a copy, which would cost an fsync each.
 func (j *journal) fetch(ctx context.Context, src source.Source, c source.Capture, limit int64) ([]byte, error) {
-	if j != nil {
-		if b, err := rootfile.ReadRegular(j.root, captureName(c), limit); err == nil {
-			return b, nil
-		}
+	if j == nil || local(src) {
+		page, _, err := source.Read(ctx, src, c, limit)
+		return page, err
+	}
+	if b, err := rootfile.ReadRegular(j.root, captureName(c), limit); err == nil {
+		return b, nil
 	}
 	page, whole, err := source.Read(ctx, src, c, limit)
-	if err == nil && whole && j != nil {
+	if err == nil && whole {
 		rootfile.WriteAtomic(j.root, captureName(c), page, 0o600) // best effort: a failed write costs a refetch
 	}
 	return page, err

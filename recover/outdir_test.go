@@ -122,7 +122,7 @@ func TestJournalLinksLeadNowhere(t *testing.T) {
 	victim := filepath.Join(top, "victim")
 	out := filepath.Join(top, "out")
 	state := filepath.Join(out, lzrecover.JournalDir)
-	src := source.DirSource{Dir: site}
+	src := archived{source.DirSource{Dir: site}}
 	os.MkdirAll(filepath.Join(state, "captures"), 0o700)
 	files, _ := filepath.Glob(filepath.Join(site, "*.html"))
 	for _, f := range files {

@@ -16,6 +16,15 @@ type queued struct {
 	src source.Source
 }
 
+// local reports whether a source's captures are files on this machine:
+// reading one costs no request, so they are read ahead of the session
+// (see ahead) and never journaled (reading one again costs what reading
+// its copy would).
+func local(src source.Source) bool {
+	_, ok := src.(source.DirSource)
+	return ok
+}
+
 // sort orders the queue by priority, newest first within each.
 func (s *session) sort() {
 	sort.SliceStable(s.queue, func(i, j int) bool {

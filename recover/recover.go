@@ -192,8 +192,9 @@ type SegmentReport struct {
 	Bytes int64    `json:"bytes"`
 }
 
-// restore chooses what to extract and extracts it.
-func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Options) error {
+// restore chooses what to extract and extracts it, committing what staged
+// returns for a target when it was extracted early (see early).
+func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Options, staged func(target) *codec.Staged) error {
 	manifests = append(manifests, rep.credit(a.Settle())...)
 	status := a.Status()
 	p := choose(manifests, status, &o)
@@ -203,7 +204,7 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 		if t.err != nil {
 			sr.Status, sr.Detail = "short", t.err.Error()
 		} else {
-			res, err := a.Extract(t.layout, o.Out, bundle.ExtractOptions{MaxTarSize: t.tarSize, Force: o.Force, Reserved: reserved(&o, o.Out)})
+			res, err := extract(a, t, o, staged)
 			sr.Status, sr.Files, sr.Bytes, sr.Paths = "rebuilt", res.Files, res.Bytes, res.Top
 			switch {
 			case errors.Is(err, bundle.ErrExists):
@@ -228,6 +229,16 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 		rep.problem("the generations found were made for %s, not %s: restored as this site's (no generation names it)", strings.Join(sites, ", "), o.SiteURL)
 	}
 	return outcome(p, rebuilt, rep, o.Out)
+}
+
+// extract extracts target t: commits its early extraction, if staged has
+// one, else reads the complete segment.
+func extract(a *codec.Assembler, t target, o Options, staged func(target) *codec.Staged) (bundle.Report, error) {
+	if st := staged(t); st != nil {
+		earlyCommits.Add(1)
+		return st.Commit()
+	}
+	return a.Extract(t.layout, o.Out, bundle.ExtractOptions{MaxTarSize: t.tarSize, Force: o.Force, Reserved: reserved(&o, o.Out)})
 }
 
 // outcome is restore's verdict: nil only for a coherent restore point

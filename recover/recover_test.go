@@ -96,6 +96,11 @@ func TestStopsWhenComplete(t *testing.T) {
 // brokenSource lists and fetches nothing: an archive that is gone.
 type brokenSource struct{ source.DirSource }
 
+// archived is a mirror directory as an archive would give its pages:
+// listed, then fetched one by one, and journaled (a mirror's own captures
+// are read again instead).
+type archived struct{ source.DirSource }
+
 func (b brokenSource) List(context.Context, *url.URL, func(lzrecover.Capture) error) error {
 	return errors.New("archive unreachable")
 }
@@ -110,7 +115,7 @@ func TestResumeFromJournal(t *testing.T) {
 	site, owner := sitetest.Injected(t)
 	state := t.TempDir()
 	o := lzrecover.Options{OwnerKey: owner, SiteURL: "https://example.org/", StateDir: state, Out: t.TempDir(),
-		Sources: []lzrecover.Source{source.DirSource{Dir: site}}}
+		Sources: []lzrecover.Source{archived{source.DirSource{Dir: site}}}}
 	if _, err := lzrecover.Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +127,24 @@ func TestResumeFromJournal(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(o.Out, "etc/app.conf")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMirrorCapturesAreNotJournaled: the pages of a mirror directory are
+// read again by a resumed run rather than copied into the state
+// directory; its listing is journaled.
+func TestMirrorCapturesAreNotJournaled(t *testing.T) {
+	site, owner := sitetest.Injected(t)
+	state := t.TempDir()
+	rep, err := lzrecover.Run(context.Background(), lzrecover.Options{OwnerKey: owner, SiteURL: "https://example.org/",
+		StateDir: state, Out: t.TempDir(), Sources: []lzrecover.Source{source.DirSource{Dir: site}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := filepath.Glob(filepath.Join(state, "captures", "*"))
+	listings, _ := filepath.Glob(filepath.Join(state, "listing-*"))
+	if rep.Pages == 0 || len(kept) != 0 || len(listings) != 1 {
+		t.Fatalf("%d pages fetched: %d journaled, %d listings", rep.Pages, len(kept), len(listings))
 	}
 }
 

@@ -2,9 +2,12 @@ package recover
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/block"
@@ -58,10 +61,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.SiteURL != "" {
 		s.site, _ = url.Parse(o.SiteURL) // Validate parsed it
 	}
+	defer s.stopEarly()
 	if err := s.run(ctx); err != nil {
 		return s.rep, err
 	}
-	err = restore(a, s.manifests, s.rep, o)
+	err = restore(a, s.manifests, s.rep, o, s.staged)
 	return s.rep, saveReport(s.rep, out, o.Out, err)
 }
 
@@ -84,6 +88,8 @@ type session struct {
 	reservedPage func(string) bool    // top-level names pages may not use
 	saved        map[string]time.Time // pages written to PagesDir, by path
 	listed       map[string]bool      // source + page URL already listed page by page
+	followed     *manifest.Signed     // the manifest whose data segments are extracted early
+	early        []*early             // its data segments' early extractions
 }
 
 // run lists every source (one request per archive for most sites), reads
@@ -163,29 +169,17 @@ func listAll(ctx context.Context, src source.Source, site *url.URL) ([]source.Ca
 // is read (a directory's next WARC file may be a crawl of a newer
 // generation). Once the recovery is finished, only the captures made
 // after the target generation are scanned: one made before cannot hold a
-// newer generation.
+// newer generation. The stream is read and scanned ahead of the session
+// (see ahead).
 func (s *session) stream(ctx context.Context, st source.Streamer, src source.Source, sr *SourceReport) error {
-	err := st.Stream(ctx, s.site, func(c source.Capture, page []byte) error {
-		s.rep.Captures++
-		sr.Captures++
-		switch {
-		case c.Unreadable != nil:
-			s.rep.problem("%s: %v", src.Name(), c.Unreadable)
-			if sr.Failed++; sr.Error == "" {
-				sr.Error = problems.Clip(c.Unreadable.Error(), problems.MaxLineBytes)
-			}
-			return nil
-		case c.Original != "":
-			return nil // a revisit: its original's bytes were taken
-		}
-		if s.finished() && !captured(c).After(s.newest().Manifest.Time) {
-			return nil
-		}
-		if s.seenBefore(c) {
-			return nil
-		}
-		return s.take(ctx, c, page)
-	})
+	var err error
+	if workers() == 1 {
+		err = st.Stream(ctx, s.site, func(c source.Capture, page []byte) error {
+			return s.streamed(ctx, c, page, nil, sr)
+		})
+	} else {
+		err = s.streamAhead(ctx, st, sr)
+	}
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -194,6 +188,81 @@ func (s *session) stream(ctx context.Context, st source.Streamer, src source.Sou
 		sr.Error = problems.Clip(err.Error(), problems.MaxLineBytes)
 	}
 	return nil
+}
+
+// streamAhead is stream with the captures read and scanned ahead. Only
+// the first capture of each key is scanned ahead, and none the finished
+// session would leave (see skipHint): those the session takes anyway are
+// scanned when taken. It returns the stream's error.
+func (s *session) streamAhead(ctx context.Context, st source.Streamer, sr *SourceReport) error {
+	var hint skipHint
+	err, streamErr := s.ahead(ctx,
+		func(ctx context.Context, send func(*readAhead) error) error {
+			scanned := map[string]bool{}
+			return st.Stream(ctx, s.site, func(c source.Capture, page []byte) error {
+				r := &readAhead{q: queued{c: c}, page: page}
+				if c.Unreadable == nil && c.Original == "" && !hint.skips(c) {
+					key := source.Key(c)
+					r.scan, scanned[key] = !scanned[key], true
+				}
+				return send(r)
+			})
+		},
+		func(r *readAhead, sc *codec.Scanned) error {
+			err := s.streamed(ctx, r.q.c, r.page, sc, sr)
+			hint.set(s)
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	return streamErr
+}
+
+// streamed takes one capture of a stream (scanned ahead as sc, or nil),
+// or says why not.
+func (s *session) streamed(ctx context.Context, c source.Capture, page []byte, sc *codec.Scanned, sr *SourceReport) error {
+	s.rep.Captures++
+	sr.Captures++
+	switch {
+	case c.Unreadable != nil:
+		s.rep.problem("%s: %v", sr.Name, c.Unreadable)
+		if sr.Failed++; sr.Error == "" {
+			sr.Error = problems.Clip(c.Unreadable.Error(), problems.MaxLineBytes)
+		}
+		return nil
+	case c.Original != "":
+		return nil // a revisit: its original's bytes were taken
+	}
+	if s.finished() && !captured(c).After(s.newest().Manifest.Time) {
+		return nil
+	}
+	if s.seenBefore(c) {
+		return nil
+	}
+	return s.take(ctx, c, page, sc)
+}
+
+// skipHint tells the goroutine reading a stream ahead which captures the
+// session would leave: once it is finished, those made before the target
+// generation. It is a hint: a capture the session takes after all is
+// scanned then.
+type skipHint struct{ before atomic.Pointer[time.Time] }
+
+// set records the session's state after a capture.
+func (h *skipHint) set(s *session) {
+	if !s.finished() {
+		h.before.Store(nil)
+		return
+	}
+	t := s.newest().Manifest.Time
+	h.before.Store(&t)
+}
+
+// skips reports whether the session would leave c.
+func (h *skipHint) skips(c source.Capture) bool {
+	t := h.before.Load()
+	return t != nil && !captured(c).After(*t)
 }
 
 // seenBefore reports whether a capture with the same key was taken.
@@ -207,33 +276,115 @@ func (s *session) seenBefore(c source.Capture) bool {
 }
 
 // drain fetches queued captures until the recovery is finished or the
-// queue is empty.
+// queue is empty. A run of captures of local sources at the head of the
+// queue is read and scanned ahead (see drainAhead).
 func (s *session) drain(ctx context.Context) error {
 	for len(s.queue) > 0 && !s.finished() {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if workers() > 1 {
+			if n := s.localRun(); n > 1 {
+				if err := s.drainAhead(ctx, n); err != nil {
+					return err
+				}
+				continue
+			}
 		}
 		q := s.queue[0]
 		s.queue = s.queue[1:]
 		if s.seenBefore(q.c) {
 			continue
 		}
-		if err := s.fetch(ctx, q); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			s.rep.problem("%s %s: %v", q.src.Name(), q.c.URL, err)
-			s.retryLater(q.c)
-			sr := s.rep.source(q.src)
-			sr.Failed++
-			if sr.Error == "" {
-				sr.Error = problems.Clip(err.Error(), problems.MaxLineBytes)
-			}
-			continue
+		page, err := s.j.fetch(ctx, q.src, q.c, s.maxCapture())
+		if err := s.fetched(ctx, q, page, err, nil); err != nil {
+			return err
 		}
-		s.progress()
 	}
 	return nil
+}
+
+// fetched takes a capture fetched from the head of the queue (scanned
+// ahead as sc, or nil), or reports why it could not be fetched.
+func (s *session) fetched(ctx context.Context, q queued, page []byte, err error, sc *codec.Scanned) error {
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		s.rep.problem("%s %s: %v", q.src.Name(), q.c.URL, err)
+		s.retryLater(q.c)
+		sr := s.rep.source(q.src)
+		sr.Failed++
+		if sr.Error == "" {
+			sr.Error = problems.Clip(err.Error(), problems.MaxLineBytes)
+		}
+		return nil
+	}
+	if err := s.take(ctx, q.c, page, sc); err != nil {
+		return err
+	}
+	s.progress()
+	return nil
+}
+
+// localRun returns how many captures at the head of the queue are of
+// local sources.
+func (s *session) localRun() int {
+	n := 0
+	for n < len(s.queue) && local(s.queue[n].src) {
+		n++
+	}
+	return n
+}
+
+// errMoved ends drainAhead when the head of the queue is no longer the
+// next capture read ahead.
+var errMoved = errors.New("queue reordered")
+
+// drainAhead is drain's loop over the first n captures of the queue, all
+// of local sources, read and scanned ahead. It stops as drain would, or
+// once the head of the queue is no longer the next capture read ahead (a
+// manifest found made its carriers come first); what was read ahead
+// beyond is left.
+func (s *session) drainAhead(ctx context.Context, n int) error {
+	run := slices.Clone(s.queue[:n])
+	limit := s.maxCapture()
+	err, _ := s.ahead(ctx,
+		func(ctx context.Context, send func(*readAhead) error) error {
+			for _, q := range run {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				r := &readAhead{q: q, scan: true}
+				r.page, _, r.err = source.Read(ctx, q.src, q.c, limit)
+				if err := send(r); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		func(r *readAhead, sc *codec.Scanned) error {
+			switch {
+			case s.finished() || len(s.queue) == 0 || !sameCapture(s.queue[0], r.q):
+				return errMoved
+			case ctx.Err() != nil:
+				return ctx.Err()
+			}
+			s.queue = s.queue[1:]
+			if s.seenBefore(r.q.c) {
+				return nil
+			}
+			return s.fetched(ctx, r.q, r.page, r.err, sc)
+		})
+	if errors.Is(err, errMoved) {
+		return nil
+	}
+	return err
+}
+
+// sameCapture reports whether two queued captures are the same one.
+func sameCapture(a, b queued) bool {
+	return a.src.Name() == b.src.Name() && a.c.Locator == b.c.Locator && a.c.URL == b.c.URL && a.c.Time.Equal(b.c.Time)
 }
 
 // retryLater forgets that a capture's key was seen after its fetch
@@ -247,21 +398,21 @@ func (s *session) retryLater(c source.Capture) {
 	}
 }
 
-func (s *session) fetch(ctx context.Context, q queued) error {
-	limit := s.o.MaxCapture
-	if limit <= 0 {
-		limit = source.DefaultMaxCapture
+// maxCapture is the bound on one capture's bytes.
+func (s *session) maxCapture() int64 {
+	if s.o.MaxCapture <= 0 {
+		return source.DefaultMaxCapture
 	}
-	page, err := s.j.fetch(ctx, q.src, q.c, limit)
-	if err != nil {
-		return err
-	}
-	return s.take(ctx, q.c, page)
+	return s.o.MaxCapture
 }
 
-// take scans one capture's bytes into the assembler.
-func (s *session) take(ctx context.Context, c source.Capture, page []byte) error {
-	pr := s.a.AddPage(page, codec.Origin{Source: c.Source, URL: c.URL, Time: c.Time})
+// take adds one capture's blocks to the assembler: what scanning its
+// bytes found (sc, scanned ahead; nil scans them now).
+func (s *session) take(ctx context.Context, c source.Capture, page []byte, sc *codec.Scanned) error {
+	if sc == nil {
+		sc = s.a.Scan(page, origin(c))
+	}
+	pr := s.a.AddScanned(sc)
 	s.rep.Pages++
 	for _, sr := range s.rep.Sources {
 		if sr.Name == c.Source {
@@ -271,6 +422,7 @@ func (s *session) take(ctx context.Context, c source.Capture, page []byte) error
 	for _, m := range s.rep.credit(pr) {
 		s.addManifest(ctx, m)
 	}
+	s.follow(ctx)
 	s.savePage(c, page)
 	return nil
 }

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"archive/tar"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -77,33 +78,76 @@ type Report struct {
 // sparse. Ownership is not recorded in payloads and not restored; symbolic
 // link modification times are not restored.
 func Extract(r io.Reader, dir string, opts ExtractOptions) (Report, error) {
+	s, err := Stage(r, dir, opts)
+	if err != nil {
+		return Report{}, err
+	}
+	return s.Commit()
+}
+
+// Staged is a payload extracted into its staging directory inside the
+// target directory, nothing of it moved into place yet: the first half
+// of Extract, done before it is known whether the payload is wanted.
+type Staged struct {
+	st   *staging
+	x    *extractor
+	done bool // committed or removed
+}
+
+// Stage reads a payload from r into a fresh staging directory inside
+// dir, with every check of Extract, and leaves it there: dir is as it was
+// until Commit. On error nothing is left. The result must be committed
+// or removed.
+func Stage(r io.Reader, dir string, opts ExtractOptions) (*Staged, error) {
 	if opts.Writers < 0 {
-		return Report{}, fmt.Errorf("extract: Writers %d is negative", opts.Writers)
+		return nil, fmt.Errorf("extract: Writers %d is negative", opts.Writers)
 	}
 	tarSize, err := readTarSize(r, opts.MaxTarSize)
 	if err != nil {
-		return Report{}, err
+		return nil, err
 	}
 	st, err := newStaging(dir)
 	if err != nil {
-		return Report{}, err
+		return nil, err
 	}
-	defer st.remove()
 	t, err := newTree(st.tree)
 	if err != nil {
-		return Report{}, err
+		st.remove()
+		return nil, err
 	}
-	defer t.close()
 	x := &extractor{tree: t, opts: opts, rep: Report{TarSize: tarSize}}
-	if err := x.run(r, tarSize); err != nil {
+	err = x.run(r, tarSize)
+	t.close() // committing needs the names only
+	if err != nil {
+		st.remove()
+		return nil, err
+	}
+	return &Staged{st: st, x: x}, nil
+}
+
+// Commit moves the staged entries into place, as Extract does after
+// reading the payload (conflicts checked before anything moves, moves
+// undone if one fails), and removes the staging directory.
+func (s *Staged) Commit() (Report, error) {
+	if s.done {
+		return Report{}, errors.New("extract: staged payload already committed or removed")
+	}
+	defer s.Remove()
+	if err := s.st.commit(s.x.tree, s.x.opts.Force); err != nil {
 		return Report{}, err
 	}
-	if err := st.commit(x.tree, opts.Force); err != nil {
-		return Report{}, err
+	s.x.rep.Problems = append(s.x.rep.Problems, s.st.finalize(s.x.tree)...)
+	s.x.rep.Top = childrenOf(s.x.tree)["."]
+	return s.x.rep, nil
+}
+
+// Remove deletes the staging directory and what is left in it; after
+// Commit, or a second time, it does nothing.
+func (s *Staged) Remove() {
+	if !s.done {
+		s.done = true
+		s.st.remove()
 	}
-	x.rep.Problems = append(x.rep.Problems, st.finalize(x.tree)...)
-	x.rep.Top = childrenOf(x.tree)["."]
-	return x.rep, nil
 }
 
 // readTarSize reads the payload header and checks the declared tar size.

@@ -70,9 +70,11 @@ type Assembler struct {
 	opts   Options
 	salts  *saltTriage // passphrase mode only
 
-	mu   sync.Mutex
-	segs map[block.Layout]*segment
-	held held
+	mu      sync.Mutex
+	segs    map[block.Layout]*segment
+	held    held
+	changed chan struct{} // closed at the next change, for Follow; nil if nobody waits
+	closed  bool
 }
 
 // NewAssembler returns an Assembler that verifies signatures with
@@ -106,7 +108,7 @@ func (a *Assembler) addParsed(b *block.Block, from Origin) (Outcome, error) {
 	if err := a.verifyBlock(b); err != nil {
 		return Rejected, err
 	}
-	return a.store(b, from)
+	return a.store(b, from, false)
 }
 
 // verifyBlock checks a parsed block's signature.
@@ -117,8 +119,9 @@ func (a *Assembler) verifyBlock(b *block.Block) error {
 	return nil
 }
 
-// store adds a verified block to its segment.
-func (a *Assembler) store(b *block.Block, from Origin) (Outcome, error) {
+// store adds a verified block to its segment; owned says nothing else
+// refers to b.Data, which is then kept without a copy.
+func (a *Assembler) store(b *block.Block, from Origin, owned bool) (Outcome, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	seg, err := a.segment(b.Layout)
@@ -126,7 +129,8 @@ func (a *Assembler) store(b *block.Block, from Origin) (Outcome, error) {
 		return Rejected, err
 	}
 	wasContested := seg.alt.has(b.Stripe)
-	o, err := seg.add(b, from.stamp())
+	o, err := seg.add(b, from.stamp(), owned)
+	a.signalLocked()
 	if err == nil && !wasContested && seg.alt.has(b.Stripe) {
 		err = fmt.Errorf("%w: block %s/%d/%d of generation %x", ErrConflict, b.Name, b.Stripe, b.Shard, b.Generation)
 	}
@@ -181,6 +185,7 @@ func (a *Assembler) Settle() PageReport {
 			rep.problem(err)
 		}
 	}
+	a.signalLocked()
 	return rep
 }
 
@@ -191,6 +196,8 @@ func (a *Assembler) Close() error {
 	for _, s := range a.segs {
 		s.close()
 	}
+	a.closed = true
+	a.signalLocked()
 	return nil
 }
 

@@ -126,7 +126,8 @@ func (s *segment) contest(idx uint32, cands []*candidate) error {
 	}
 	delete(s.stripes, idx)
 	s.alt.stripes[idx] = cands
-	s.bad = false
+	s.bad, s.rewritten = false, true
+	s.sumShards = nil // the stripe's bytes may change
 	return nil
 }
 

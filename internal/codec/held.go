@@ -43,15 +43,19 @@ type held struct {
 	blocks int   // blocks held, in memory or spilled
 }
 
-// hold keeps a copy of a shard for an incomplete stripe, in memory while
-// the budget allows, else in the spill file.
-func (s *segment) hold(data []byte, id sum, at int64) (*piece, error) {
+// hold keeps a shard for an incomplete stripe, in memory while the
+// budget allows (a copy, unless owned: nothing else refers to data),
+// else in the spill file.
+func (s *segment) hold(data []byte, id sum, at int64, owned bool) (*piece, error) {
 	if s.held.blocks >= MaxHeldBlocks {
 		return nil, fmt.Errorf("%w (%d blocks)", ErrTooMuch, MaxHeldBlocks)
 	}
 	p := &piece{sum: id, time: at}
 	if s.held.bytes+int64(len(data)) <= heldBytesLimit {
-		p.data = append([]byte(nil), data...)
+		p.data = data
+		if !owned {
+			p.data = append([]byte(nil), data...)
+		}
 		s.held.bytes += int64(len(data))
 	} else if err := s.spillPiece(p, data); err != nil {
 		return nil, err

@@ -27,7 +27,9 @@ func (a *Assembler) Open(l block.Layout) (io.Reader, error) {
 		return nil, fmt.Errorf("%w: segment %q of generation %x: no block found", ErrTooFewBlocks, l.Name, l.Generation)
 	}
 	if s.alt != nil && s.alt.added > 0 { // candidates came since the last attempt
-		if err := s.maybeResolve(true); err != nil {
+		err := s.maybeResolve(true)
+		a.signalLocked()
+		if err != nil {
 			return nil, err
 		}
 	}

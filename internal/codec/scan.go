@@ -158,7 +158,7 @@ func (a *Assembler) addScannedItem(it *scannedItem, checked bool, rep *PageRepor
 			return err
 		}
 	}
-	o, err := a.store(b, rep.From)
+	o, err := a.store(b, rep.From, true) // decoded by Scan for this page alone
 	rep.count(o)
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"os"
@@ -27,20 +28,28 @@ const unknownTime = math.MaxInt64
 // the segment id decides between them. The spool is checked against the
 // segment id once every stripe is rebuilt.
 type segment struct {
-	layout  block.Layout
-	params  erasure.Params
-	coder   *erasure.Coder
-	tempDir string
-	spool   *os.File
-	stripes map[uint32]*stripe     // incomplete stripes
-	done    map[uint32]*doneStripe // rebuilt, uncontested stripes
-	alt     *altStore              // contested stripes; nil until a conflict
-	held    *held                  // the assembler's budget for blocks of incomplete stripes
-	spill   *os.File               // blocks of incomplete stripes past the memory budget
-	spilled int64                  // bytes written to spill
-	blocks  int
-	checked bool // the spool matches the segment id: final
-	bad     bool // every stripe rebuilt, but the spool does not match the id
+	layout    block.Layout
+	params    erasure.Params
+	coder     *erasure.Coder
+	tempDir   string
+	spool     *os.File
+	stripes   map[uint32]*stripe     // incomplete stripes
+	done      map[uint32]*doneStripe // rebuilt, uncontested stripes
+	alt       *altStore              // contested stripes; nil until a conflict
+	held      *held                  // the assembler's budget for blocks of incomplete stripes
+	spill     *os.File               // blocks of incomplete stripes past the memory budget
+	spilled   int64                  // bytes written to spill
+	blocks    int
+	checked   bool     // the spool matches the segment id: final
+	bad       bool     // every stripe rebuilt, but the spool does not match the id
+	sumBuf    []byte   // codewordOf's buffer
+	sumShards [][]byte // the codeword in it, of stripe sumIdx; nil if none
+	sumIdx    uint32
+	prefix    hash.Hash // SHA-256 of the spool's first hashed stripes (see hashPrefix)
+	hashed    uint32
+	// rewritten says a stripe was contested: its bytes in the spool may
+	// have been written more than once (see StageEarly).
+	rewritten bool
 }
 
 // stripe holds the blocks of an incomplete stripe, one per shard.
@@ -83,8 +92,9 @@ func newSegment(l block.Layout, tempDir string, h *held) (*segment, error) {
 		stripes: map[uint32]*stripe{}, done: map[uint32]*doneStripe{}}, nil
 }
 
-// add stores one verified block captured at time at (Unix ns).
-func (s *segment) add(b *block.Block, at int64) (Outcome, error) {
+// add stores one verified block captured at time at (Unix ns); owned
+// says b.Data may be kept without a copy.
+func (s *segment) add(b *block.Block, at int64, owned bool) (Outcome, error) {
 	switch {
 	case s.checked:
 		return Redundant, nil // the segment id is matched: nothing can improve it
@@ -112,7 +122,7 @@ func (s *segment) add(b *block.Block, at int64) (Outcome, error) {
 		}
 		return s.addCandidate(b, at)
 	}
-	p, err := s.hold(b.Data, sumOf(b.Digest), at)
+	p, err := s.hold(b.Data, sumOf(b.Digest), at, owned)
 	if err != nil {
 		return Rejected, err
 	}
@@ -129,7 +139,15 @@ func (s *segment) add(b *block.Block, at int64) (Outcome, error) {
 func (s *segment) addLate(b *block.Block, at int64) (Outcome, error) {
 	d := s.done[b.Stripe]
 	if d.sums[b.Shard] == (sum{}) && !d.full {
-		if err := s.fillSums(b.Stripe, d); err != nil {
+		shards, err := s.codewordOf(b.Stripe)
+		if err != nil {
+			return Rejected, err
+		}
+		if bytes.Equal(shards[b.Shard], b.Data) {
+			// Its digest is the layout's Sum of these bytes (block.Parse
+			// checked it), which fillSums would have computed.
+			d.sums[b.Shard] = sumOf(b.Digest)
+		} else if err := s.fillSums(b.Stripe, d); err != nil {
 			return Rejected, err
 		}
 	}
@@ -177,10 +195,43 @@ func (s *segment) rebuild(idx uint32, st *stripe) error {
 	s.release(st)
 	delete(s.stripes, idx)
 	s.done[idx] = d
+	if err := s.hashPrefix(idx, shards); err != nil {
+		return err
+	}
 	if s.alt != nil {
 		return s.maybeResolve(true)
 	}
 	return s.verifyIfComplete()
+}
+
+// hashPrefix hashes the spool's stripes in order as they are rebuilt,
+// so that checking the segment id once the last one is needs no pass
+// over the spool: stripe idx, just rebuilt, from its data in memory if
+// it is the next one to hash, then those after it already rebuilt, read
+// back. After a contest (a stripe may be written again) it stops, and
+// matchesID reads the spool.
+func (s *segment) hashPrefix(idx uint32, shards [][]byte) error {
+	if s.rewritten {
+		return nil
+	}
+	if s.prefix == nil {
+		s.prefix = sha256.New()
+	}
+	size, z := s.params.StripeSize(), s.params.ShardSize
+	for uint64(s.hashed) < s.layout.Stripes() && s.done[s.hashed] != nil {
+		off := int64(s.hashed) * size
+		n := min(size, int64(s.layout.Length)-off)
+		if s.hashed != idx {
+			if _, err := io.Copy(s.prefix, io.NewSectionReader(s.spool, off, n)); err != nil {
+				return fmt.Errorf("segment %q: reading spool: %w", s.layout.Name, err)
+			}
+		}
+		for i := 0; s.hashed == idx && int64(i*z) < n; i++ {
+			s.prefix.Write(shards[i][:min(int64(z), n-int64(i*z))])
+		}
+		s.hashed++
+	}
+	return nil
 }
 
 func (s *segment) openSpool() error {
@@ -202,7 +253,13 @@ func (s *segment) verifyIfComplete() error {
 	if uint64(len(s.done)) != s.layout.Stripes() {
 		return nil
 	}
-	ok, err := s.matchesID()
+	var ok bool
+	var err error
+	if !s.rewritten && uint64(s.hashed) == s.layout.Stripes() {
+		ok = bytes.Equal(s.prefix.Sum(nil), s.layout.SegmentID[:])
+	} else {
+		ok, err = s.matchesID()
+	}
 	if err != nil {
 		return err
 	}
@@ -220,11 +277,15 @@ func (s *segment) matchesID() (bool, error) {
 }
 
 // codeword reads a rebuilt stripe's data from the spool and computes its
-// parity: every shard of the stripe.
+// parity: every shard of the stripe, in a buffer of its own.
 func (s *segment) codeword(idx uint32) ([][]byte, error) {
+	return s.codewordIn(idx, make([]byte, s.params.Shards()*s.params.ShardSize))
+}
+
+// codewordIn is codeword in buf, of n × shard size bytes.
+func (s *segment) codewordIn(idx uint32, buf []byte) ([][]byte, error) {
 	n, z := s.params.Shards(), s.params.ShardSize
 	shards := make([][]byte, n)
-	buf := make([]byte, n*z)
 	off := int64(idx) * s.params.StripeSize()
 	data := buf[:s.params.K*z]
 	if m, err := s.spool.ReadAt(data, off); err != nil && !(err == io.EOF && off+int64(m) >= int64(s.layout.Length)) {
@@ -241,7 +302,7 @@ func (s *segment) codeword(idx uint32) ([][]byte, error) {
 
 // fillSums computes the digest of every shard of a rebuilt stripe.
 func (s *segment) fillSums(idx uint32, d *doneStripe) error {
-	shards, err := s.codeword(idx)
+	shards, err := s.codewordOf(idx)
 	if err != nil {
 		return err
 	}
@@ -252,6 +313,26 @@ func (s *segment) fillSums(idx uint32, d *doneStripe) error {
 	}
 	d.full = true
 	return nil
+}
+
+// codewordOf returns the codeword of rebuilt stripe idx, computed in a
+// buffer the segment keeps, and kept there for the stripe's next late
+// blocks (they come together, on a page or a few): a late block is then
+// compared with its shard, without hashing the stripe's missing shards.
+func (s *segment) codewordOf(idx uint32) ([][]byte, error) {
+	if s.sumShards != nil && s.sumIdx == idx {
+		return s.sumShards, nil
+	}
+	if s.sumBuf == nil {
+		s.sumBuf = make([]byte, s.params.Shards()*s.params.ShardSize)
+	}
+	s.sumShards = nil
+	shards, err := s.codewordIn(idx, s.sumBuf)
+	if err != nil {
+		return nil, err
+	}
+	s.sumShards, s.sumIdx = shards, idx
+	return shards, nil
 }
 
 func (s *segment) status() SegmentStatus {

@@ -85,9 +85,11 @@ func (s WARCSource) Fetch(ctx context.Context, c Capture) (io.ReadCloser, error)
 }
 
 // Stream implements Streamer. Reading and decompressing the file runs
-// ahead of fn in a goroutine, so both cores work. A revisit record is a
-// capture of its own URL and date, delivered after its original with
-// Capture.Original naming it and a nil page (see revisits).
+// ahead of fn in a goroutine, so both cores work, holding at most
+// streamAhead bytes of captures (or one larger capture) besides the one
+// being read and the one fn has. A revisit record is a capture of its
+// own URL and date, delivered after its original with Capture.Original
+// naming it and a nil page (see revisits).
 func (s WARCSource) Stream(ctx context.Context, site *url.URL, fn func(Capture, []byte) error) error {
 	limit := s.MaxCapture
 	if limit <= 0 {
@@ -100,8 +102,12 @@ func (s WARCSource) Stream(ctx context.Context, site *url.URL, fn func(Capture, 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	items := make(chan item, 8)
+	budget := NewBudget(streamAhead)
 	walkErr := make(chan error, 1)
 	send := func(c Capture, page []byte) error {
+		if err := budget.Acquire(ctx, int64(len(page))); err != nil {
+			return err
+		}
 		select {
 		case items <- item{c, page}:
 			return nil
@@ -114,6 +120,7 @@ func (s WARCSource) Stream(ctx context.Context, site *url.URL, fn func(Capture, 
 		walkErr <- s.walk(ctx, site, limit, send)
 	}()
 	for it := range items {
+		budget.Release(int64(len(it.page)))
 		if err := fn(it.c, it.page); err != nil {
 			cancel()
 			for range items { // let the reader finish
@@ -124,6 +131,10 @@ func (s WARCSource) Stream(ctx context.Context, site *url.URL, fn func(Capture, 
 	}
 	return <-walkErr
 }
+
+// streamAhead bounds the bytes of the captures Stream read and fn has
+// not had yet.
+const streamAhead = 32 << 20
 
 // walk reads the source's records and sends its captures: responses,
 // and revisits once their original is sent (see revisits).

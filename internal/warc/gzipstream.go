@@ -176,7 +176,7 @@ func (g *gunzipStream) startMember() error {
 // endSpec ends a member inflated ahead and moves the input past it.
 func (g *gunzipStream) endSpec() {
 	end := g.spec.end
-	putBuf(g.spec.data)
+	g.pf.put(g.spec.data)
 	g.spec = nil
 	g.endMember(end)
 	if d := end - g.cpos(); d >= 0 && d <= int64(g.raw.Buffered()) {

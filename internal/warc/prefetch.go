@@ -3,6 +3,7 @@ package warc
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -79,9 +80,13 @@ type prefetcher struct {
 	work  chan *part // chunks to fill, for the workers
 	quit  chan struct{}
 	wg    sync.WaitGroup
-	cur   *part // the consumer's current chunk, nil before the first
-	ended bool  // every chunk consumed
-	hits  int   // members taken from the workers, for tests
+
+	freeMu    sync.Mutex
+	free      [][]byte // output buffers of members consumed, for reuse
+	freeBytes int      // their capacity
+	cur       *part    // the consumer's current chunk, nil before the first
+	ended     bool     // every chunk consumed
+	hits      int      // members taken from the workers, for tests
 }
 
 // newPrefetcher starts workers goroutines inflating ra's members, with
@@ -90,7 +95,8 @@ func newPrefetcher(ra io.ReaderAt, size, chunkSize int64, workers int) *prefetch
 	workers = max(workers, 1)
 	window := workers + 2
 	p := &prefetcher{ra: ra, size: size, chunkSize: max(chunkSize, 0),
-		order: make(chan *part, window), work: make(chan *part, window), quit: make(chan struct{})}
+		order: make(chan *part, window), work: make(chan *part, window),
+		quit: make(chan struct{})}
 	p.wg.Add(workers + 1)
 	go p.dispatch()
 	for range workers {
@@ -135,7 +141,7 @@ func (p *prefetcher) nextSize() int64 {
 
 func (p *prefetcher) worker() {
 	defer p.wg.Done()
-	w := &inflater{src: atReader{ra: p.ra, size: p.size}}
+	w := &inflater{src: atReader{ra: p.ra, size: p.size}, pf: p}
 	for c := range p.work {
 		out := w.fill(c, p.quit)
 		p.in.Add(c.end - c.start)
@@ -180,13 +186,24 @@ func (p *prefetcher) close() {
 	for range p.order { // unblock dispatch
 	}
 	p.wg.Wait()
+	p.freeMu.Lock()
+	defer p.freeMu.Unlock()
+	for _, b := range p.free[:min(len(p.free), keepOnClose)] { // for the next reader; the rest is garbage now
+		bufs.Put(&b)
+	}
+	p.free, p.freeBytes = nil, 0
 }
+
+// keepOnClose is how many of its buffers a closed reader leaves in the
+// pool for the next.
+const keepOnClose = 4
 
 // inflater is one worker's state, reused across chunks.
 type inflater struct {
 	src atReader
 	br  *bufio.Reader
 	zr  *gzip.Reader
+	pf  *prefetcher // for output buffers
 }
 
 // fill inflates the members starting in c and returns their decompressed
@@ -238,37 +255,96 @@ func (w *inflater) inflate(start, limit int64) (*spec, bool) {
 		return nil, false
 	}
 	w.zr.Multistream(false)
-	out := bytes.NewBuffer(getBuf())
-	n, err := out.ReadFrom(io.LimitReader(w.zr, limit+1))
-	if err != nil || n > limit {
-		putBuf(out.Bytes())
+	data, err := readCapped(w.zr, w.pf.get(), limit)
+	if err != nil {
+		w.pf.put(data)
 		return nil, false
 	}
 	end := w.src.pos - int64(w.br.Buffered())
-	data := out.Bytes()
-	if len(data) < cap(data)/4 { // a small member keeps a small copy; the pooled buffer goes back
+	if len(data) < cap(data)/4 { // a small member keeps a small copy; the buffer goes back
 		small := bytes.Clone(data)
-		putBuf(data)
+		w.pf.put(data)
 		data = small
 	}
 	return &spec{start: start, end: end, data: data}, true
 }
 
-// bufs recycles the output buffers of members once read.
-var bufs sync.Pool
+// errTooLarge stops inflating a member ahead past the chunk's budget.
+var errTooLarge = errors.New("member larger than the budget")
 
-func getBuf() []byte {
+// readCapped reads r to its end into buf, grown by doubling but never
+// beyond limit + 1 bytes (a buffer growing past what is kept would cost
+// twice the limit for nothing); more than limit bytes is errTooLarge.
+func readCapped(r io.Reader, buf []byte, limit int64) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > limit {
+				return buf, errTooLarge
+			}
+			grown := make([]byte, len(buf), min(int64(max(2*cap(buf), minBuf)), limit+1))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case err == io.EOF && int64(len(buf)) > limit:
+			return buf, errTooLarge
+		case err == io.EOF:
+			return buf, nil
+		case err != nil:
+			return buf, err
+		}
+	}
+}
+
+// get returns an output buffer for a member: one a consumed member left,
+// else a new one. Reusing them spares growing a buffer (allocating,
+// clearing and copying) for every member. The reader keeps up to maxFree
+// bytes of them, which a garbage collection does not take away; others
+// go to a pool shared by all readers.
+func (p *prefetcher) get() []byte {
+	p.freeMu.Lock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.freeBytes -= cap(b)
+		p.freeMu.Unlock()
+		return b[:0]
+	}
+	p.freeMu.Unlock()
 	if b, ok := bufs.Get().(*[]byte); ok {
 		return (*b)[:0]
 	}
-	return make([]byte, 0, 256<<10)
+	return make([]byte, 0, minBuf)
 }
 
-func putBuf(b []byte) {
-	if cap(b) <= 4*chunkTarget {
-		bufs.Put(&b)
+// put keeps a buffer for reuse: one of get's own size or more (not the
+// copy a small member keeps) while maxFree allows, else in the pool.
+func (p *prefetcher) put(b []byte) {
+	if cap(b) > 4*chunkTarget {
+		return
 	}
+	p.freeMu.Lock()
+	if cap(b) >= minBuf && p.freeBytes+cap(b) <= maxFree {
+		p.free = append(p.free, b)
+		p.freeBytes += cap(b)
+		p.freeMu.Unlock()
+		return
+	}
+	p.freeMu.Unlock()
+	bufs.Put(&b)
 }
+
+const (
+	// minBuf is the size of a new output buffer.
+	minBuf = 256 << 10
+	// maxFree bounds the bytes of the buffers a reader keeps for reuse.
+	maxFree = 32 << 20
+)
+
+// bufs is the pool of output buffers shared by all readers.
+var bufs sync.Pool
 
 // atReader reads ra from pos through a window buffer, so the members of a
 // chunk cost one read of its bytes.
