@@ -40,5 +40,7 @@
 // O_NOFOLLOW), so a restored file costs its create, its writes, a mode
 // and a time change, and a close. Regular files are written by a few
 // goroutines while the tar stream is read; the result and the error do
-// not depend on their number.
+// not depend on their number. Extract is Stage (everything up to the
+// move, left in the staging directory) then Staged.Commit, for a caller
+// that extracts before it knows the payload is wanted.
 package bundle

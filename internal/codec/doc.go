@@ -20,7 +20,10 @@
 // signature-checks its comments without touching the assembler, so pages
 // can be scanned on every core (ScanOrdered, Assembler.AddPages), and
 // Assembler.AddScanned adds the results in the order the pages were read,
-// which keeps reports and results identical run to run.
+// which keeps reports and results identical run to run. A data segment
+// can be extracted while its blocks still come (Assembler.StageEarly):
+// into a staging directory, kept only if the bytes read match the segment
+// id, the rest of the way being the same.
 //
 // Memory stays bounded by one stripe on the way out and by the incomplete
 // stripes on the way in; segment ciphertexts live in temporary files.
