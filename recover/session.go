@@ -31,7 +31,11 @@ import (
 // soon as the newest generation found is complete (unless PagesDir wants
 // every page); a Streamer is read to its end, scanning only captures made
 // after that generation once it is complete. A source that fails is
-// reported and the others go on.
+// reported and the others go on. The captures of local sources (WARC
+// files, mirrors) are read and scanned ahead on every core, and the
+// newest generation's data segments are extracted while pages are still
+// read, kept only if they are what extracting at the end would give:
+// neither changes the report or the restored files.
 func Run(ctx context.Context, o Options) (*Report, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
