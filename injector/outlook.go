@@ -81,10 +81,8 @@ func (r *run) outlook(p *placement.Plan) *Outlook {
 			}
 		}
 	}
-	l := odds.Layout{Blocks: p.Pages, Manifest: manifestOn, K: map[string]int{}, Stripes: map[string]int{}}
-	for name, prm := range p.Params {
-		l.K[name], l.Stripes[name] = prm.K, prm.Stripes()
-	}
+	l := p.Layout()
+	l.Manifest = manifestOn
 	needs, _ := odds.Needs(pages, l)
 	o := &Outlook{Carriers: len(p.Pages), Survives: odds.Tolerance(needs), ManifestPages: len(manifestOn), Archives: OutlookArchives}
 	m := odds.Fit(odds.History{Now: r.o.Now(), Since: r.o.Now(), Pages: pages, Archives: OutlookArchives})

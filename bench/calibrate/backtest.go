@@ -59,11 +59,7 @@ func plan(pages []odds.Page) (odds.Layout, float64, error) {
 	if err != nil {
 		return odds.Layout{}, 0, err
 	}
-	l := odds.Layout{Blocks: pl.Pages, Manifest: pl.Manifest, K: map[string]int{}, Stripes: map[string]int{}}
-	for name, p := range pl.Params {
-		l.K[name], l.Stripes[name] = p.K, p.Stripes()
-	}
-	return l, pl.Recoverability, nil
+	return pl.Layout(), pl.Recoverability, nil
 }
 
 // one draws one world of kind k.
