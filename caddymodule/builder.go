@@ -395,6 +395,7 @@ func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 		if _, err := storeTree(ctx, b.st, b.bundle.prefix+gen, filepath.Join(scratch, filepath.FromSlash(gen)), nil, nil); err != nil {
 			return nil, fmt.Errorf("storing generation %s: %w", res.Generation, err)
 		}
+		b.carryOver(ctx, res.Generation)
 		if err := b.publish(ctx, curRaw, res.Generation); err != nil {
 			return nil, err
 		}
@@ -406,6 +407,18 @@ func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 	}
 	b.prune(ctx, res.Generation, cur)
 	return res, nil
+}
+
+// carryOver starts the placement of the generation id, stored and not
+// yet published, from its parent's, so that instances switching to it do
+// not (see Handler.carryOver); a failure is left to them.
+func (b *builder) carryOver(ctx context.Context, id string) {
+	g, err := b.bundle.loadGeneration(ctx, id)
+	if err != nil {
+		return
+	}
+	b.h.attachPlacer(g)
+	b.h.carryOver(g)
 }
 
 // currentValue reads the bundle's current key as stored (nil if there is
