@@ -78,6 +78,9 @@ func (l *learnFixture) serveSite(t *testing.T, root string, pages []string, body
 		if e.Level == zapcore.ErrorLevel {
 			errs = append(errs, e)
 		}
+		if e.Message == "built lazarus generation" {
+			t.Logf("%d linked pages served; the code is planned for %v pages", 1+len(pages), e.ContextMap()["code_planned_for_pages"])
+		}
 	}
 	return errs
 }
