@@ -2,7 +2,6 @@ package caddymodule
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -66,10 +65,11 @@ type Build struct {
 	// Every is how often sources are checked for changes; a generation is
 	// made only when something changed. Defaults to 1 hour.
 	Every caddy.Duration `json:"every,omitempty"`
-	// Carriers is how many pages the erasure code is planned for at
-	// least: the pages of the site archives are expected to keep. The
-	// pages recorded for the current generation count when more. Defaults
-	// to 16.
+	// Carriers is the stand-in page count the erasure code is planned
+	// for until the site's carrier pages are learned (pages served,
+	// linked from the root, not excluded from archives: see carriers.go);
+	// from then on the code is planned for the pages learned, never more.
+	// Defaults to 16.
 	Carriers int `json:"carriers,omitempty"`
 	// MaxBlockBytes is the shard size per block. Defaults to 48 KiB.
 	MaxBlockBytes int `json:"max_block_bytes,omitempty"`
@@ -384,17 +384,20 @@ func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	learned := b.learn(ctx)
 	o := b.opts
-	o.StateDir, o.BundleDir, o.Carriers, o.Now = stateDir, scratch, b.carriers(ctx, cur), b.h.now
+	o.StateDir, o.BundleDir, o.Carriers, o.Now = stateDir, scratch, b.plannedCarriers(learned), b.h.now
 	res, err := injector.Run(ctx, o)
 	if err != nil {
 		return nil, inOptionWords(err)
 	}
+	b.checkCarriers(res, learned)
 	if cur != res.Generation {
 		gen := "generations/" + res.Generation + "/"
 		if _, err := storeTree(ctx, b.st, b.bundle.prefix+gen, filepath.Join(scratch, filepath.FromSlash(gen)), nil, nil); err != nil {
 			return nil, fmt.Errorf("storing generation %s: %w", res.Generation, err)
 		}
+		b.carryOver(ctx, res.Generation)
 		if err := b.publish(ctx, curRaw, res.Generation); err != nil {
 			return nil, err
 		}
@@ -406,6 +409,18 @@ func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 	}
 	b.prune(ctx, res.Generation, cur)
 	return res, nil
+}
+
+// carryOver starts the placement of the generation id, stored and not
+// yet published, from its parent's, so that instances switching to it do
+// not (see Handler.carryOver); a failure is left to them.
+func (b *builder) carryOver(ctx context.Context, id string) {
+	g, err := b.bundle.loadGeneration(ctx, id)
+	if err != nil {
+		return
+	}
+	b.h.attachPlacer(g)
+	b.h.carryOver(g)
 }
 
 // currentValue reads the bundle's current key as stored (nil if there is
@@ -448,21 +463,4 @@ func (b *builder) stillCurrent(ctx context.Context, cur, built string) error {
 		return errPublishedMeanwhile(now, built)
 	}
 	return nil
-}
-
-// carriers is the page count the code is planned for: Carriers, or the
-// pages recorded for the current generation if more.
-func (b *builder) carriers(ctx context.Context, cur string) int {
-	if cur == "" {
-		return b.min
-	}
-	v, err := loadLimited(ctx, b.st, b.prefix+"placement/"+cur+"/state", maxStateBytes)
-	if err != nil {
-		return b.min
-	}
-	var st placerState
-	if json.Unmarshal(v, &st) != nil {
-		return b.min
-	}
-	return max(b.min, min(st.Records, maxRecords))
 }

@@ -49,7 +49,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    key <server.key>            # or: passphrase_file <file>
 //	    site_url <url>              # the site's public URL; defaults to the site address's
 //	    every <duration>            # look for changes this often; default 1h
-//	    carriers <n>                # plan the code for at least n pages; default 16
+//	    carriers <n>                # pages planned for until the site's are learned; default 16
 //	    max_block_bytes <size>      # default 48KiB
 //	    target <p>                  # recoverability each generation is planned for; default 0.999
 //	    redundancy auto|max|<ratio> # auto: fewest bytes reaching target; max: fill pages; or fixed parity per data block

@@ -163,6 +163,7 @@ type Handler struct {
 	inspected   *fifoCache[[sha256.Size]byte, inspection]
 	sums        *bodySums     // the digest of each path's last page (bodysum.go)
 	linked      *linkSet      // paths verified pages link to
+	learned     *carrierLog   // carrier pages seen since the last build (carriers.go)
 	changes     *changeCache  // paths whose pages the module changes, or not
 	history     *serveHistory // page versions to record (servehistory.go)
 	auditor     *auditor      // the scheduled audit, if configured (audit.go)
@@ -273,6 +274,7 @@ func (h *Handler) setDefaults() {
 	h.inspected = newInspectCache(defaultInspectBytes)
 	h.sums = newBodySums(defaultBodySumBytes)
 	h.linked = newLinkSet(defaultLinkEntries)
+	h.learned = newCarrierLog()
 	h.changes = newChangeCache(defaultChangeEntries)
 	if h.streamIdle == 0 {
 		h.streamIdle = defaultStreamIdle

@@ -19,11 +19,12 @@ type inspection struct {
 	excluded string     // why archives must not keep the page, "" if nothing
 	links    [][16]byte // the placement keys it links to, by keyHash
 	root     []string   // for "/", the keys it links to (at most maxRootLinks)
+	queries  [][16]byte // links with a query string (at most maxQueryLinks), by keyHash
 }
 
 // size is the memory an inspection takes, roughly.
 func (in inspection) size() int {
-	n := 64 + len(in.excluded) + 16*len(in.links)
+	n := 64 + len(in.excluded) + 16*len(in.links) + 16*len(in.queries)
 	for _, l := range in.root {
 		n += 16 + len(l)
 	}
@@ -85,6 +86,11 @@ func inspectPage(body []byte, u *url.URL, root bool) inspection {
 		in.links = append(in.links, keyHash(k))
 		if root && len(in.root) < maxRootLinks {
 			in.root = append(in.root, k)
+		}
+	}
+	for _, l := range found.URLs {
+		if strings.Contains(l, "?") && len(in.queries) < maxQueryLinks {
+			in.queries = append(in.queries, keyHash(l))
 		}
 	}
 	return in

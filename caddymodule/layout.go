@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -42,7 +43,7 @@ func (h *Handler) layoutFor(g *generation, key string, verified bool, room int64
 	if r == nil || r.g.id != g.previous {
 		return l, nil
 	}
-	old, err := h.ridingBlocks(r.g, key, min(h.PageBudget, room)-used)
+	old, err := h.ridingBlocks(r.g, g, key, min(h.PageBudget, room)-used)
 	if err != nil || len(old) == 0 {
 		return l, nil // best effort: the previous generation may be gone
 	}
@@ -62,15 +63,24 @@ func (l *layout) moveSince(t time.Time) {
 }
 
 // ridingBlocks returns the blocks of p the page at key carries beside
-// the current generation's, in room bytes: p's assignment for key (never
-// a new record) while it fits.
-func (h *Handler) ridingBlocks(p *generation, key string, room int64) ([]int, error) {
+// the current generation g's, in room bytes: p's assignment for key
+// (never a new record) while it fits, less the blocks of segment versions
+// g carries over from p: they are g's blocks too, placed by g (on this
+// page, where the page carried them under p: see placer.carry).
+func (h *Handler) ridingBlocks(p, g *generation, key string, room int64) ([]int, error) {
 	pa, err := p.placer.assign(h.ctx, placeRequest{key: key})
 	if err != nil {
 		return nil, err
 	}
-	n, _ := fitting(p, pa.blocks, room)
-	return pa.blocks[:n], nil
+	var old []int
+	for _, i := range pa.blocks {
+		name := p.blocks[i].ref.Segment
+		if s, ok := g.segments[name]; !ok || s.ID != p.segments[name].ID {
+			old = append(old, i)
+		}
+	}
+	n, _ := fitting(p, old, room)
+	return old[:n], nil
 }
 
 // noticeReserve is room kept for the notice element.
@@ -114,18 +124,36 @@ func fitting(g *generation, idx []int, room int64) (int, int64) {
 }
 
 // etag derives the strong ETag of the final page from everything its bytes
-// depend on: the upstream body, the generation, the blocks and manifest it
-// carries, the previous generation's blocks riding along. Equal inputs
-// give equal bytes and the same ETag; any change of blocks changes it.
+// depend on: the upstream body, the notice, the manifest if it carries
+// it, and the blocks it carries (the current generation's, then the
+// previous one's riding along), each by its segment version and place.
+// Equal inputs give equal bytes and the same ETag; any change of blocks
+// changes it. A page that carries the same blocks under a new generation
+// (of segment versions it carries over, no manifest) keeps its ETag.
 func (l *layout) etag(body [sha256.Size]byte, notice string) string {
 	k := sha256.New()
 	k.Write(body[:])
 	k.Write([]byte(notice))
-	fmt.Fprintf(k, "\x00%s\x00%v\x00%v", l.g.id, l.cur.manifest, l.cur.blocks)
+	if l.cur.manifest {
+		m := sha256.Sum256(l.g.manifest)
+		k.Write(m[:])
+	}
+	writeBlocks(k, l.g, l.cur.blocks)
 	if l.ride != nil {
-		fmt.Fprintf(k, "\x00%s\x00%v", l.ride.g.id, l.oldBlocks)
+		k.Write([]byte{0})
+		writeBlocks(k, l.ride.g, l.oldBlocks)
 	}
 	return `"lz-` + hex.EncodeToString(k.Sum(nil))[:32] + `"`
+}
+
+// writeBlocks writes the identity of blocks idx of g to w: segment
+// version and place of each.
+func writeBlocks(w io.Writer, g *generation, idx []int) {
+	for _, i := range idx {
+		ref := g.blocks[i].ref
+		id := g.segments[ref.Segment].ID
+		fmt.Fprintf(w, "\x00%x/%s", id[:], ref)
+	}
 }
 
 // render returns the final page, its strong ETag and when its blocks last

@@ -24,6 +24,9 @@ type metrics struct {
 	age      *prometheus.GaugeVec // seconds since the current generation was made
 	blocks   *prometheus.GaugeVec // blocks in the current generation
 	carriers *prometheus.GaugeVec // carriers per block: min, median, max
+	// carrierPages are the site's carrier pages learned, the pages the
+	// last build's generation needs, and the pages seen excluded.
+	carrierPages *prometheus.GaugeVec
 	// The scheduled audit (audit.go).
 	auditAge    *prometheus.GaugeVec // seconds since the newest generation recoverable from the archives was made, -1 if none
 	auditProb   *prometheus.GaugeVec // P_rec of the newest generation now, by model view
@@ -74,6 +77,8 @@ func newMetrics(reg prometheus.Registerer, c *counters) *metrics {
 		blocks:   gaugeVec("generation_blocks", "Blocks in the generation being served.", "site"),
 		carriers: gaugeVec("block_carriers",
 			"Verified pages (planned, or linked from the site) known to carry each block of the current generation (table pages add more): min, median, max over blocks.", "site", "stat"),
+		carrierPages: gaugeVec("carrier_pages",
+			"Pages of the site, at the last build: learned (linked, HTML, not excluded from archives; -1 before any is learned), needed (the fewest that hold k blocks of every stripe of the generation built) and excluded (noindex, noarchive). learned below needed: the generation cannot be recovered from the pages archives would keep.", "site", "kind"),
 		auditAge: gaugeVec("audit_generation_age_seconds",
 			"Age of the newest generation recoverable from the archives at the last audit, -1 if none is.", "site"),
 		auditProb: gaugeVec("audit_recoverable_probability",
@@ -87,7 +92,7 @@ func newMetrics(reg prometheus.Registerer, c *counters) *metrics {
 	for _, c := range []**prometheus.CounterVec{&m.injected, &m.added, &m.skipped, &m.builds, &m.history, &m.audits, &m.captures, &m.capturePages} {
 		*c = register(reg, *c)
 	}
-	for _, g := range []**prometheus.GaugeVec{&m.age, &m.blocks, &m.carriers, &m.auditAge, &m.auditProb, &m.auditBlocks} {
+	for _, g := range []**prometheus.GaugeVec{&m.age, &m.blocks, &m.carriers, &m.carrierPages, &m.auditAge, &m.auditProb, &m.auditBlocks} {
 		*g = register(reg, *g)
 	}
 	return m

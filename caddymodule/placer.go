@@ -40,6 +40,7 @@ type assignment struct {
 	manifest   bool      // the manifest comment too
 	since      time.Time // when the page got these blocks
 	unverified bool      // a record not counted toward coverage (yet)
+	carried    bool      // carried over from the parent generation, not yet served here (see carry)
 }
 
 // placeRequest is a page asking what it carries.
@@ -83,6 +84,7 @@ type placeRequest struct {
 type placer struct {
 	st            certmagic.Storage
 	prefix        string
+	parent        string // the parent generation's placement prefix, "" for none (see carryOver)
 	g             *generation
 	budget        int64
 	copies        int
@@ -156,7 +158,7 @@ func (p *placer) assign(ctx context.Context, q placeRequest) (*assignment, error
 	switch {
 	case err != nil:
 		return nil, err
-	case a != nil && !p.verifies(q, a):
+	case a != nil && !p.stale(q, a):
 		return a, nil
 	case a == nil && !q.create:
 		p.miss(q.key)
@@ -192,7 +194,7 @@ func (p *placer) cached(q placeRequest) (a *assignment, done bool) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if a, ok := p.known[q.key]; ok {
-		return a, !p.verifiesLocked(q, a)
+		return a, !p.staleLocked(q, a)
 	}
 	if p.full && !p.manifestPage(q.key) || !q.create && p.missed[q.key] {
 		return p.table(q.key), true
@@ -200,15 +202,16 @@ func (p *placer) cached(q placeRequest) (a *assignment, done bool) {
 	return nil, false
 }
 
-// verifies reports whether q makes the unverified record a count.
-func (p *placer) verifies(q placeRequest, a *assignment) bool {
+// stale reports whether q changes the record a: an unverified record
+// the verified q makes a count, or a carried one now served here.
+func (p *placer) stale(q placeRequest, a *assignment) bool {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return p.verifiesLocked(q, a)
+	return p.staleLocked(q, a)
 }
 
-func (p *placer) verifiesLocked(q placeRequest, a *assignment) bool {
-	return a.unverified && q.verified && q.create && !p.full
+func (p *placer) staleLocked(q placeRequest, a *assignment) bool {
+	return (a.unverified && q.verified || a.carried) && q.create && !p.full
 }
 
 // tableOnly reports whether an unverified page without a record gets its
@@ -229,8 +232,10 @@ func (p *placer) miss(key string) {
 	p.missed[key] = true
 }
 
-// create makes the record of a new page, or counts an unverified one now
-// verified, under the storage lock. The caller holds p.writing.
+// create makes the record of a new page (its parent's carried over, if
+// the parent generation has one, else least-covered blocks), counts an
+// unverified one now verified, or tops up a carried one, under the
+// storage lock. The caller holds p.writing.
 func (p *placer) create(ctx context.Context, q placeRequest) (*assignment, error) {
 	unlock, err := p.lock(ctx)
 	if err != nil {
@@ -245,8 +250,8 @@ func (p *placer) create(ctx context.Context, q placeRequest) (*assignment, error
 	switch {
 	case err != nil:
 		return nil, err
-	case a != nil && a.unverified && q.verified && !st.Full:
-		return p.verify(ctx, st, q.key, a)
+	case a != nil && (a.unverified && q.verified || a.carried) && !st.Full:
+		return p.update(ctx, st, q, a)
 	case a != nil:
 		return a, nil
 	}
@@ -257,7 +262,12 @@ func (p *placer) create(ctx context.Context, q placeRequest) (*assignment, error
 	case !q.verified && st.UnverifiedRecords >= p.maxUnverified:
 		return p.table(q.key), nil
 	}
-	if a = p.leastCovered(st, manifest, q.room); a == nil {
+	if a, err = p.fromParent(ctx, q.key); err != nil {
+		return nil, err
+	}
+	if a != nil {
+		p.topUp(st, a, q.room)
+	} else if a = p.leastCovered(st, manifest, q.room); a == nil {
 		return nil, errPageTooLarge
 	}
 	a.unverified = !q.verified
@@ -267,15 +277,20 @@ func (p *placer) create(ctx context.Context, q placeRequest) (*assignment, error
 	return a, p.commit(ctx, st, q.key, a)
 }
 
-// verify counts the unverified record a of key as verified.
-func (p *placer) verify(ctx context.Context, st *placerState, key string, a *assignment) (*assignment, error) {
+// update counts the unverified record a as verified if q is, and tops
+// it up if it was carried over.
+func (p *placer) update(ctx context.Context, st *placerState, q placeRequest, a *assignment) (*assignment, error) {
 	v := *a
-	v.unverified = false
-	if err := p.storeRecord(ctx, key, &v); err != nil {
+	v.blocks = slices.Clone(a.blocks)
+	st.count(a, -1)
+	v.unverified = v.unverified && !q.verified
+	if v.carried {
+		p.topUp(st, &v, q.room)
+	}
+	if err := p.storeRecord(ctx, q.key, &v); err != nil {
 		return nil, err
 	}
-	st.count(a, -1)
-	return &v, p.commit(ctx, st, key, &v)
+	return &v, p.commit(ctx, st, q.key, &v)
 }
 
 // commit counts the record a of key in st, stores the state and
@@ -301,25 +316,41 @@ func (p *placer) commit(ctx context.Context, st *placerState, key string, a *ass
 // The blocks come off a heap, so a record costs O(n + k log n) for k
 // blocks of n, not a sort of all n.
 func (p *placer) leastCovered(st *placerState, manifest bool, room int64) *assignment {
+	a := &assignment{manifest: manifest, since: p.now().UTC().Truncate(time.Second)}
+	if !p.fillFrom(st, a, room) || len(a.blocks) == 0 && !manifest {
+		return nil
+	}
+	return a
+}
+
+// fillFrom adds to a, beside the blocks it holds, least-covered blocks of
+// stripes it has no block of (see leastCovered), while they fit the
+// budget (at least one block in all) and room. It reports whether the
+// blocks a holds and the manifest's share fit room at all.
+func (p *placer) fillFrom(st *placerState, a *assignment, room int64) bool {
 	budget := p.budget
-	if manifest {
+	if a.manifest {
 		share := int64(len(p.g.manifest)) + 1
 		budget, room = budget-share, room-share
 	}
-	if room < 0 {
-		return nil
+	stripes := map[stripeKey]bool{}
+	for _, i := range a.blocks {
+		size := armoredSize(p.g.blocks[i].size)
+		budget, room = budget-size, room-size
+		stripes[stripeKey{p.g.blocks[i].ref.Segment, p.g.blocks[i].ref.Stripe}] = true
 	}
-	a := &assignment{manifest: manifest, since: p.now().UTC().Truncate(time.Second)}
+	if room < 0 {
+		return false
+	}
 	cand := &coverageHeap{idx: slices.Clone(p.order), st: st, rank: p.rank}
 	heap.Init(cand)
-	stripes := map[stripeKey]bool{}
 	for cand.Len() > 0 {
 		i := heap.Pop(cand).(int)
 		ref := p.g.blocks[i].ref
 		if p.light && st.Counts[i] >= p.copies {
 			break // the rest have their carriers too: the heap yields fewest first
 		}
-		if p.light && stripes[stripeKey{ref.Segment, ref.Stripe}] {
+		if stripes[stripeKey{ref.Segment, ref.Stripe}] && (p.light || slices.Contains(a.blocks, i)) {
 			continue
 		}
 		size := armoredSize(p.g.blocks[i].size)
@@ -330,10 +361,7 @@ func (p *placer) leastCovered(st *placerState, manifest bool, room int64) *assig
 		stripes[stripeKey{ref.Segment, ref.Stripe}] = true
 		budget, room = budget-size, room-size
 	}
-	if len(a.blocks) == 0 && !manifest {
-		return nil
-	}
-	return a
+	return true
 }
 
 // stripeKey names one stripe of a generation.
@@ -370,14 +398,15 @@ func (h *coverageHeap) Pop() any {
 
 // table returns the fixed block set of key's table entry: consecutive
 // blocks of the tie order, starting at the entry's share of it, while
-// they fit the budget. It depends only on the generation, the options
-// and key. Without Handler.Fill there is no table: a page without a
+// they fit the budget. It depends only on the generation's blocks, the
+// options and key, not on the generation's id: a page keeps its entry
+// across generations whose blocks are laid out alike. Without Handler.Fill there is no table: a page without a
 // record carries nothing.
 func (p *placer) table(key string) *assignment {
 	if p.light {
 		return &assignment{since: p.g.time}
 	}
-	h := sha256.Sum256([]byte(p.g.id + "\x00" + key))
+	h := sha256.Sum256([]byte(key))
 	t := binary.BigEndian.Uint64(h[:8]) % uint64(p.tableLen)
 	return p.tableEntry(int(t * uint64(len(p.order)) / uint64(p.tableLen)))
 }

@@ -59,6 +59,9 @@ type pageRecord struct {
 	Manifest   bool      `json:"manifest"`
 	Since      time.Time `json:"since"`
 	Unverified bool      `json:"unverified,omitempty"`
+	// Carried marks a record carried over from the parent generation's
+	// placement and not yet served under this one (see placer.carry).
+	Carried bool `json:"carried,omitempty"`
 }
 
 // loadState reads the shared state, or starts it: counts from the plan.
@@ -68,19 +71,12 @@ func (p *placer) loadState(ctx context.Context) (*placerState, error) {
 	st := &placerState{}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		st.Counts, st.Site, st.KeyID = make([]int, len(p.g.blocks)), p.g.site, p.g.keyID
-		for _, idx := range p.g.pages {
-			for _, i := range idx {
-				st.Counts[i]++
-			}
-		}
+		st = p.newState()
 	case err != nil:
 		return nil, err
-	case len(v) > maxStateBytes:
-		return nil, fmt.Errorf("placement state: %d bytes", len(v))
 	default:
-		if err := json.Unmarshal(v, st); err != nil {
-			return nil, fmt.Errorf("placement state: %w", err)
+		if err := decodeState(v, st); err != nil {
+			return nil, err
 		}
 	}
 	if st.UnverifiedCounts == nil { // none yet, or a state made before they were counted
@@ -91,6 +87,28 @@ func (p *placer) loadState(ctx context.Context) (*placerState, error) {
 	}
 	p.adopt(st)
 	return st, nil
+}
+
+// newState is the state of a placement not started: counts from the plan.
+func (p *placer) newState() *placerState {
+	st := &placerState{Counts: make([]int, len(p.g.blocks)), UnverifiedCounts: make([]int, len(p.g.blocks)), Site: p.g.site, KeyID: p.g.keyID}
+	for _, idx := range p.g.pages {
+		for _, i := range idx {
+			st.Counts[i]++
+		}
+	}
+	return st
+}
+
+// decodeState reads a stored state v into st.
+func decodeState(v []byte, st *placerState) error {
+	if len(v) > maxStateBytes {
+		return fmt.Errorf("placement state: %d bytes", len(v))
+	}
+	if err := json.Unmarshal(v, st); err != nil {
+		return fmt.Errorf("placement state: %w", err)
+	}
+	return nil
 }
 
 // adopt takes what an instance caches from the shared state.
@@ -120,8 +138,14 @@ func (p *placer) storeState(ctx context.Context, st *placerState) error {
 }
 
 func (p *placer) recordKey(path string) string {
+	return p.prefix + "pages/" + recordHash(path)
+}
+
+// recordHash names the record of path: the first 32 hex digits of
+// SHA-256(path).
+func recordHash(path string) string {
 	h := sha256.Sum256([]byte(path))
-	return p.prefix + "pages/" + hex.EncodeToString(h[:16])
+	return hex.EncodeToString(h[:16])
 }
 
 // loadRecord returns the stored assignment of key, nil if none.
@@ -164,11 +188,11 @@ func (p *placer) resolve(rec *pageRecord) (*assignment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("placement record for %q: %w", rec.Path, err)
 	}
-	return &assignment{blocks: idx, manifest: rec.Manifest, since: rec.Since, unverified: rec.Unverified}, nil
+	return &assignment{blocks: idx, manifest: rec.Manifest, since: rec.Since, unverified: rec.Unverified, carried: rec.Carried}, nil
 }
 
 func (p *placer) storeRecord(ctx context.Context, key string, a *assignment) error {
-	rec := pageRecord{Path: key, Manifest: a.manifest, Since: a.since, Unverified: a.unverified}
+	rec := pageRecord{Path: key, Manifest: a.manifest, Since: a.since, Unverified: a.unverified, Carried: a.carried}
 	for _, i := range a.blocks {
 		rec.Blocks = append(rec.Blocks, p.g.blocks[i].ref.String())
 	}

@@ -277,7 +277,11 @@ func (h *Handler) finish(rec *recorder, r *http.Request, g *generation, key stri
 	if verified {
 		h.linked.add(in.links)
 	}
-	if reason := excluded(rec.hdr, in); reason != "" {
+	reason := excluded(rec.hdr, in)
+	if verified {
+		h.learned.saw(key, reason, in.queries)
+	}
+	if reason != "" {
 		return h.unchanged(rec, r, key, held, reason)
 	}
 	if key == "/" {

@@ -90,6 +90,7 @@ func (h *Handler) reload(broken *generation) {
 func (h *Handler) use(g, cur *generation) {
 	h.holdSince = time.Time{}
 	h.attachPlacer(g)
+	h.carryOver(g)
 	if err := g.placer.refresh(h.ctx); err != nil { // sets the coverage metrics
 		h.logger.Warn("reading lazarus placement state", zap.String("generation", g.id), zap.Error(err))
 	}
@@ -192,9 +193,31 @@ func (h *Handler) loadPrevious(g, cur *generation) *generation {
 	return p
 }
 
-// attachPlacer gives a loaded generation its live placement state.
+// carryOver starts g's placement from its parent's (see
+// placer.carryOver), unless it was started already (a self-building
+// handler's builder does it before it publishes g). Should it fail, g's
+// placement starts afresh, page by page still carrying over the parent's
+// records as pages are first served.
+func (h *Handler) carryOver(g *generation) {
+	start := time.Now()
+	n, err := g.placer.carryOver(h.ctx)
+	if err != nil {
+		h.logger.Warn("carrying the placement of the previous lazarus generation over", zap.String("generation", g.id), zap.Error(err))
+		return
+	}
+	if n > 0 {
+		h.logger.Info("carried the placement of the previous lazarus generation over", zap.String("generation", g.id),
+			zap.String("previous", g.previous), zap.Int("pages", n), zap.Duration("took", time.Since(start)))
+	}
+}
+
+// attachPlacer gives a loaded generation its live placement state,
+// continuing its parent's.
 func (h *Handler) attachPlacer(g *generation) {
 	g.placer = newPlacer(h.storage, h.storagePrefix()+"placement/"+g.id+"/", g, h.PageBudget, h.Copies, !h.Fill, h.now)
+	if g.previous != "" {
+		g.placer.parent = h.storagePrefix() + "placement/" + g.previous + "/"
+	}
 	g.placer.onChange = func(counts []int) {
 		if h.gen.Load() == g {
 			h.metrics.coverage(h.Name, counts)

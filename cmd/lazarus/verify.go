@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -154,6 +155,10 @@ func shortHints(rep *verify.Report) []string {
 	const rerun = "run lazarus inject again to put the blocks back (pages served by the Caddy module get their blocks as they are served: check that the lazarus handler covers them)"
 	lost := blocksLost(rep)
 	switch {
+	case tooFewPages(rep, lost):
+		out = append(out, "the site has too few pages archives would keep for this backup ("+
+			strconv.Itoa(keptPages(rep))+" read): "+
+			strings.Join(verify.CarrierRemedies(verify.CarrierFacts{Excluded: len(rep.Excluded), Queries: rep.Crawl.Queries}), "; or "))
 	case rep.MissingPages > 0:
 		out = append(out, "the pages listed under \"missing blocks\" lost the blocks the placement plan puts on them (a deploy or an edit that overwrote them?): "+rerun)
 	case lost && !fullPlan(rep) && rep.Histories > 0:
@@ -168,6 +173,32 @@ func shortHints(rep *verify.Report) []string {
 		out = append(out, rerun+", or with more redundancy (--parity) or more carriers")
 	}
 	return out
+}
+
+// keptPages is the number of pages the crawl read that archives would
+// keep.
+func keptPages(rep *verify.Report) int {
+	return max(0, rep.Crawl.Pages-len(rep.Excluded))
+}
+
+// tooFewPages reports whether a whole crawl found the site's pages too
+// few for the generation: a short stripe needs more blocks than there are
+// pages archives would keep, or blocks are on no page while every such
+// page carries some (the Caddy module planned for more pages than the
+// site links: putting blocks back would not help).
+func tooFewPages(rep *verify.Report, lost bool) bool {
+	kept := keptPages(rep)
+	if rep.Crawl.Limit != "" || rep.Crawl.Pages == 0 || rep.MissingPages > 0 {
+		return false
+	}
+	for _, s := range rep.Segments {
+		for _, st := range s.Short {
+			if st.Need > kept {
+				return true
+			}
+		}
+	}
+	return lost && rep.Crawl.Carriers >= kept
 }
 
 // blocksLost reports whether some short stripe lacks blocks even counting

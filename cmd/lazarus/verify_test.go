@@ -175,6 +175,13 @@ func TestShortHints(t *testing.T) {
 			[]string{`"not kept by archives"`, "without a placement plan"}, nil},
 		{"manifest gone", verify.Report{},
 			[]string{"run lazarus inject again"}, []string{"not kept by archives", "without a placement plan"}},
+		{"planned for more pages than the site links", verify.Report{Segments: short(2, 0), Crawl: verify.CrawlReport{Pages: 29, Carriers: 29}},
+			[]string{"too few pages archives would keep", "reinstalled", "sitemap", "permalinks", "noindex"}, []string{"run lazarus inject", "without a placement plan"}},
+		{"k beyond the pages", verify.Report{Segments: []verify.Segment{{Name: "app", K: 30, ShortStripes: 1,
+			Short: []verify.ShortStripe{{Stripe: 0, Reachable: 3, Need: 30}}}}, Crawl: verify.CrawlReport{Pages: 5, Carriers: 3, Queries: 40}},
+			[]string{"too few pages archives would keep for this backup (5 read): use pretty permalinks"}, []string{"run lazarus inject"}},
+		{"a crawl cut short says nothing of the site's size", verify.Report{Segments: short(2, 0), Crawl: verify.CrawlReport{Pages: 29, Carriers: 29, Limit: "2000 pages"}},
+			[]string{"run lazarus inject again"}, []string{"too few pages"}},
 	}
 	for _, c := range cases {
 		got := strings.Join(shortHints(&c.rep), "\n")

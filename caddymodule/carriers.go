@@ -1,0 +1,202 @@
+package caddymodule
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/verify"
+	"go.uber.org/zap"
+)
+
+// Carrier pages are learned from the site, the way an archive's crawler
+// finds them (and `lazarus verify` crawls): a page counts when it is
+// verified (the root, or linked from a verified page: see linkSet),
+// served as HTML and not excluded from archives (noindex, noarchive); a
+// verified page excluded is counted apart, and so are the links with a
+// query string verified pages hold (pages at such URLs carry no blocks
+// by default, and archives seldom keep them). What the instances learn is
+// merged in storage at every build (lazarus/NAME/carriers) and the code
+// is planned for the pages learned, never for a stand-in count beyond
+// them (see builder.plannedCarriers).
+
+// maxLearned bounds each set of learned paths.
+const maxLearned = maxRecords
+
+// maxQueryLinks bounds the links with a query string one page adds.
+const maxQueryLinks = 64
+
+// carrierLog is what this instance learned of the site's carrier pages
+// since the last build merged it, as path hashes.
+type carrierLog struct {
+	mu                      sync.Mutex
+	pages, excluded, querys map[[16]byte]bool
+}
+
+func newCarrierLog() *carrierLog {
+	return &carrierLog{pages: map[[16]byte]bool{}, excluded: map[[16]byte]bool{}, querys: map[[16]byte]bool{}}
+}
+
+// saw records a verified page served: a carrier, or excluded for reason
+// ("noindex", "noarchive"), with the query links it holds.
+func (c *carrierLog) saw(key, reason string, queries [][16]byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := keyHash(key)
+	if reason == "" {
+		addBounded(c.pages, k)
+		delete(c.excluded, k)
+	} else {
+		addBounded(c.excluded, k)
+		delete(c.pages, k)
+	}
+	for _, q := range queries {
+		addBounded(c.querys, q)
+	}
+}
+
+func addBounded(m map[[16]byte]bool, k [16]byte) {
+	if len(m) < maxLearned {
+		m[k] = true
+	}
+}
+
+// learnedCarriers is the stored form of what the instances learned: hex
+// path hashes.
+type learnedCarriers struct {
+	Pages    []string `json:"pages"`
+	Excluded []string `json:"excluded"`
+	Queries  []string `json:"queries"`
+}
+
+// carrierCount is what is known of the site's carrier pages.
+type carrierCount struct {
+	pages, excluded, queries int
+}
+
+// known reports whether any verified page was seen.
+func (c carrierCount) known() bool { return c.pages+c.excluded > 0 }
+
+// maxLearnedBytes bounds the stored learned carriers.
+const maxLearnedBytes = 3 * maxLearned * 40
+
+// learn merges this instance's carrier log into storage and returns the
+// counts. A page seen excluded since is no longer counted a carrier, and
+// the other way round. Storage failing, it counts what this instance
+// knows.
+func (b *builder) learn(ctx context.Context) carrierCount {
+	stored := learnedCarriers{}
+	key := b.prefix + "carriers"
+	v, err := loadLimited(ctx, b.st, key, maxLearnedBytes)
+	switch {
+	case err == nil:
+		if json.Unmarshal(v, &stored) != nil {
+			stored = learnedCarriers{}
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		b.h.logger.Warn("reading the learned lazarus carrier pages", zap.Error(err))
+	}
+	c := b.h.learned
+	c.mu.Lock()
+	pages, excluded, queries := toSet(stored.Pages), toSet(stored.Excluded), toSet(stored.Queries)
+	grewPages := merge(pages, excluded, c.pages)
+	grewExcluded := merge(excluded, pages, c.excluded)
+	grew := merge(queries, nil, c.querys) || grewPages || grewExcluded
+	c.mu.Unlock()
+	if grew {
+		out := learnedCarriers{Pages: fromSet(pages), Excluded: fromSet(excluded), Queries: fromSet(queries)}
+		if v, err := json.Marshal(out); err == nil {
+			if err := b.st.Store(ctx, key, v); err != nil {
+				b.h.logger.Warn("storing the learned lazarus carrier pages", zap.Error(err))
+			}
+		}
+	}
+	return carrierCount{pages: len(pages), excluded: len(excluded), queries: len(queries)}
+}
+
+func toSet(hexes []string) map[string]bool {
+	m := map[string]bool{}
+	for _, h := range hexes {
+		if len(h) == 32 && len(m) < maxLearned {
+			m[h] = true
+		}
+	}
+	return m
+}
+
+func fromSet(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
+
+// merge adds seen to into (bounded), removing each from other; it
+// reports whether anything changed.
+func merge(into, other map[string]bool, seen map[[16]byte]bool) bool {
+	changed := false
+	for k := range seen {
+		h := hex.EncodeToString(k[:])
+		if other[h] {
+			delete(other, h)
+			changed = true
+		}
+		if !into[h] && len(into) < maxLearned {
+			into[h] = true
+			changed = true
+		}
+	}
+	return changed
+}
+
+// plannedCarriers is the page count the code is planned for: the carrier
+// pages learned, once any is known; before, the Carriers stand-in, said
+// at warning level.
+func (b *builder) plannedCarriers(c carrierCount) int {
+	if c.known() {
+		return max(1, c.pages)
+	}
+	b.h.logger.Warn("no carrier page of the site learned yet (none served under a generation): the code is planned for the carriers stand-in; the next build plans for the pages learned",
+		zap.Int("carriers", b.min))
+	return b.min
+}
+
+// pagesNeeded is the fewest pages that hold k blocks of every stripe of
+// the generation res reports, at the page budget (and, with light pages,
+// one block of a stripe on a page).
+func pagesNeeded(res *injector.Report, budget int64, light bool) int {
+	bytes, most := int64(0), 0
+	for _, s := range res.Segments {
+		bytes += int64(s.Stripes) * int64(s.K) * armoredSize(int64(s.ShardSize))
+		most = max(most, s.K)
+	}
+	need := int((bytes + budget - 1) / max(budget, 1))
+	if light {
+		need = max(need, most)
+	}
+	return need
+}
+
+// checkCarriers compares the pages the generation needs with the carrier
+// pages learned: too few is an error, logged with the remedies, and the
+// gauges say both.
+func (b *builder) checkCarriers(res *injector.Report, c carrierCount) {
+	need := pagesNeeded(res, b.h.PageBudget, !b.h.Fill)
+	m := b.h.metrics.carrierPages
+	m.WithLabelValues(b.h.Name, "needed").Set(float64(need))
+	m.WithLabelValues(b.h.Name, "excluded").Set(float64(c.excluded))
+	if !c.known() {
+		m.WithLabelValues(b.h.Name, "learned").Set(-1)
+		return
+	}
+	m.WithLabelValues(b.h.Name, "learned").Set(float64(c.pages))
+	if c.pages >= need {
+		return
+	}
+	b.h.logger.Error(fmt.Sprintf("lazarus generation cannot be recovered from the pages archives would keep: k blocks of every stripe need %d pages, the site links %d that can carry them", need, c.pages),
+		zap.String("generation", res.Generation), zap.Int("pages_needed", need), zap.Int("carrier_pages", c.pages),
+		zap.Int("pages_excluded", c.excluded), zap.Int("query_links", c.queries),
+		zap.Strings("remedies", verify.CarrierRemedies(verify.CarrierFacts{Excluded: c.excluded, Queries: c.queries})))
+}
