@@ -47,6 +47,14 @@ type Include struct {
 type Dump struct {
 	Name    string
 	Command string
+	// Volatile are regular expressions (Go syntax) for lines of the output
+	// that change without the data changing in substance, such as
+	// "^-- Dump completed on" or a cache's rows: a line matching any of
+	// them is left out when the output is compared with the last one, so
+	// an output that differs from it in such lines only makes no new
+	// generation (the generation keeps the output it has). What is
+	// preserved is always the output byte for byte.
+	Volatile []string
 }
 
 // Options configure one inject run. Start from DefaultOptions.

@@ -18,6 +18,9 @@ const allOrNothingSegment = "all"
 type source struct {
 	input  codec.Input
 	origin []string // "include /srv/app", "dump db"
+	// volatile names the dumps with volatile lines (entry name → the
+	// keyed hash of the output without them; see segmentSubstance).
+	volatile map[string][]byte
 }
 
 // collect gathers every include and runs every dump into files under tmp.
@@ -27,8 +30,8 @@ type source struct {
 // name, so every segment S restores as S.
 //
 // A dump's file gets mode 0600 and keeps the mtime recorded in dumps while
-// its output is unchanged, so an unchanged database makes no new
-// generation; dumps is updated.
+// its output is unchanged (in substance, for a dump with volatile lines),
+// so an unchanged database makes no new generation; dumps is updated.
 func (o *Options) collect(ctx context.Context, tmp string, dumps map[string]dumpInfo, key stateKey) ([]source, []string, error) {
 	bySeg := map[string]*source{}
 	var warnings []string
@@ -67,6 +70,12 @@ func (o *Options) collect(ctx context.Context, tmp string, dumps map[string]dump
 		s := seg(d.Name)
 		s.input.Entries = append(s.input.Entries, e)
 		s.origin = append(s.origin, "dump "+d.Name)
+		if sub := dumps[d.Name].Substance; sub != nil {
+			if s.volatile == nil {
+				s.volatile = map[string][]byte{}
+			}
+			s.volatile[e.Name] = sub
+		}
 	}
 	out := make([]source, 0, len(bySeg))
 	for _, s := range bySeg {

@@ -135,6 +135,9 @@ func (o *Options) validateNames() []error {
 			errs = append(errs, optionErrorf("Dumps.Command", "dump %s: empty command", d.Name))
 		}
 		add(d.Name, "dump "+d.Name, "Dumps.Name")
+		if _, err := compileVolatile(d.Volatile); err != nil {
+			errs = append(errs, optionErrorf("Dumps.Volatile", "dump %s: %v", d.Name, err))
+		}
 	}
 	return errs
 }
