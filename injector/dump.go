@@ -70,7 +70,9 @@ func (o *Options) runDump(ctx context.Context, d Dump, tmp string, dumps map[str
 	if err := out.Close(); err != nil {
 		return bundle.Entry{}, err
 	}
-	return bundle.FileEntry(d.Name, out.Name())
+	e, err := bundle.FileEntry(d.Name, out.Name())
+	e.Uname, e.Gname = "", "" // a scratch file's owner: the run's, nothing the dump says
+	return e, err
 }
 
 // dumpTimeout is the error of a dump that outlived DumpTimeout;

@@ -35,8 +35,9 @@ type Archived struct {
 
 // Include is one source to preserve: a directory or a file, and the name
 // of its segment, which is also where it is restored: a directory's files
-// under NAME/, a single file as the file NAME. Segment defaults to the
-// base name of Path.
+// under NAME/; a single file keeps its file name, as NAME/BASE, or as
+// BASE alone when NAME is its base name. Segment defaults to the base
+// name of Path.
 type Include struct {
 	Path    string
 	Segment string

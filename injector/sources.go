@@ -26,8 +26,8 @@ type source struct {
 // collect gathers every include and runs every dump into files under tmp.
 // Any unreadable source or failing dump aborts the run: nothing is
 // silently left out. Each include's entries are named under its segment
-// name (a single file is named by it), each dump's file by the dump's
-// name, so every segment S restores as S.
+// name (a single file keeps its own name: see Include.fileName), each
+// dump's file by the dump's name, so every segment S restores as S.
 //
 // A dump's file gets mode 0600 and keeps the mtime recorded in dumps while
 // its output is unchanged (in substance, for a dump with volatile lines),
@@ -98,7 +98,7 @@ func collectInclude(ctx context.Context, in Include, m *ignore.Matcher) ([]bundl
 		return nil, nil, fmt.Errorf("include %s: %w", in.Path, err)
 	}
 	if !info.IsDir() {
-		e, err := bundle.FileEntry(in.segment(), in.Path)
+		e, err := bundle.FileEntry(in.fileName(), in.Path)
 		return []bundle.Entry{e}, nil, err
 	}
 	exclude := func(rel string, isDir bool) bool { return ctx.Err() != nil || m.Match(rel, isDir) }

@@ -149,3 +149,15 @@ func (in Include) segment() string {
 	}
 	return filepath.Base(filepath.Clean(in.Path))
 }
+
+// fileName is the entry name of an included single file, which keeps its
+// own name: its base name when that is the segment's name (the default),
+// else SEGMENT/BASE, so /etc/wordpress/wp-config.php in segment config
+// restores as config/wp-config.php.
+func (in Include) fileName() string {
+	base := filepath.Base(filepath.Clean(in.Path))
+	if seg := in.segment(); seg != base {
+		return seg + "/" + base
+	}
+	return base
+}
