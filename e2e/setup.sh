@@ -28,6 +28,14 @@ apt_update() {
 	fi
 }
 
+# apt_install installs the named packages, without what they only
+# recommend.
+apt_install() {
+	apt_update
+	log "apt-get install -y $*"
+	apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 # install_tools installs each tool whose command is missing.
 install_tools() {
 	local missing=() pair cmd pkg
@@ -40,14 +48,12 @@ install_tools() {
 		fi
 	done
 	if [ "${#missing[@]}" -gt 0 ]; then
-		apt_update
-		log "apt-get install -y ${missing[*]}"
-		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+		apt_install "${missing[@]}"
 		for pkg in "${missing[@]}"; do
 			log "tool $pkg: installed ($(command -v "$pkg"))"
 		done
 		if [[ " ${missing[*]} " == *" redis-server "* ]]; then
-			stop_redis_service
+			stop_service redis-server
 		fi
 	fi
 }
@@ -56,7 +62,8 @@ install_tools() {
 # MariaDB) and what Debian's wordpress package depends on to run (PHP's
 # MySQL and GD extensions, getID3, the JavaScript libraries its symbolic
 # links point into), without the package itself; and stops the services
-# installing them may have started.
+# installing them started. Only then: an init script's stop may end every
+# process of its program, a running test's included.
 install_wordpress_deps() {
 	local pkgs=(php-fpm php-mysql php-gd php-getid3 libjs-underscore libjs-cropper mariadb-server mariadb-client) missing=() pkg fpm
 	for pkg in "${pkgs[@]}"; do
@@ -65,20 +72,20 @@ install_wordpress_deps() {
 		fi
 	done
 	if [ "${#missing[@]}" -gt 0 ]; then
-		apt_update
-		log "apt-get install -y ${missing[*]}"
-		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+		apt_install "${missing[@]}"
+		stop_service mariadb
+		for fpm in /etc/init.d/php*-fpm; do
+			[ -e "$fpm" ] && stop_service "$(basename "$fpm")"
+		done
 	else
 		log "WordPress's dependencies: present"
 	fi
-	stop_service mariadb
-	for fpm in /etc/init.d/php*-fpm; do
-		[ -e "$fpm" ] && stop_service "$(basename "$fpm")"
-	done
 }
 
-# stop_service stops a system service that installing a package may have
-# started (where there is an init system): the tests start their own.
+# stop_service stops and disables a system service that installing a
+# package may have started (where there is an init system): the tests
+# start their own (redis-server, mariadbd, php-fpm) on free ports and
+# private sockets, and depend on no daemon.
 stop_service() {
 	if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$1" 2>/dev/null; then
 		systemctl disable --now "$1" >/dev/null 2>&1 || true
@@ -86,19 +93,6 @@ stop_service() {
 	elif command -v service >/dev/null 2>&1 && service "$1" status >/dev/null 2>&1; then
 		service "$1" stop >/dev/null 2>&1 || true
 		log "$1: system service stopped (the tests start their own)"
-	fi
-}
-
-# stop_redis_service stops and disables the system Redis that installing
-# redis-server starts where there is an init system: the tests run
-# redis-server themselves, on free ports, and depend on no daemon.
-stop_redis_service() {
-	if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-server 2>/dev/null; then
-		systemctl disable --now redis-server >/dev/null 2>&1 || true
-		log "redis-server: system service stopped and disabled (the tests start their own)"
-	elif command -v service >/dev/null 2>&1 && service redis-server status >/dev/null 2>&1; then
-		service redis-server stop >/dev/null 2>&1 || true
-		log "redis-server: system service stopped (the tests start their own)"
 	fi
 }
 

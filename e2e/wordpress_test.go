@@ -32,9 +32,9 @@ const wpPosts = 12
 // wpIdle is how long the protected site sits idle with visitors while
 // the module checks its sources every wpEvery: a shortened stand-in for
 // ten idle minutes, long enough for WordPress's 60 s style cache to be
-// rewritten twice.
+// rewritten on a visit.
 const (
-	wpIdle  = 150 * time.Second
+	wpIdle  = 120 * time.Second
 	wpEvery = 10 * time.Second
 )
 
