@@ -8,7 +8,9 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,11 +43,13 @@ const (
 // wpVolatile are the lines of a WordPress dump (mariadb-dump
 // --skip-extended-insert: one row a line) that change on visits without
 // the site changing: transients (caches) and their timeouts, the cron
-// schedule, and tables' next AUTO_INCREMENT values that the rewritten
+// schedule, the flags of posts whose pings a scheduled job has yet to
+// send, and tables' next AUTO_INCREMENT values that the rewritten
 // transients move on. The recipe of docs/INJECT.md.
 var wpVolatile = []string{
 	"^INSERT INTO \\x60wp_options\\x60 VALUES \\(\\d+,'_(site_)?transient_",
 	"^INSERT INTO \\x60wp_options\\x60 VALUES \\(\\d+,'cron',",
+	"^INSERT INTO \\x60wp_postmeta\\x60 VALUES \\(\\d+,\\d+,'_(pingme|encloseme)',",
 	"^\\) ENGINE=\\w+ AUTO_INCREMENT=\\d+ ",
 }
 
@@ -89,8 +93,11 @@ func TestWordPressResurrection(t *testing.T) {
 	fpm := startPHPFPM(t, tools)
 	site.install(t, db)
 
-	// Before protection: a typical post's weight on the wire.
+	// Before protection: the jobs WordPress queued when the posts were
+	// published have run, as on a site that has been up a while, and a
+	// typical post's weight on the wire.
 	stop := runCaddyfile(t, t.TempDir(), site.caddyfile(fpm, ""))
+	site.runCron(t, db)
 	before := site.weigh(t)
 	stop()
 
@@ -349,6 +356,28 @@ func (s *wpSite) lazarus(db *mariaDB, serverKey string) string {
 		reload_interval 200ms
 	}`, filepath.Join(s.docroot, "wp-config.php"), filepath.Join(s.docroot, "wp-content"),
 		s.dumpCommand(db, "--skip-dump-date"), strings.Join(quoted, " "), serverKey, wpEvery)
+}
+
+// runCron runs WordPress's due scheduled jobs (wp-cron.php answers at
+// once and runs them after) and waits until the pings of the new posts
+// are sent: the first run after publishing sends them and records what
+// it found (rows of wp_postmeta and wp_options change).
+func (s *wpSite) runCron(t *testing.T, db *mariaDB) {
+	t.Helper()
+	start := time.Now()
+	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Get(s.url + "/wp-cron.php")
+	if err != nil {
+		t.Fatalf("wp-cron.php: %v", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	const pending = "SELECT COUNT(*) FROM wp_lazarus.wp_postmeta WHERE meta_key IN ('_pingme', '_encloseme')"
+	for deadline := time.Now().Add(2 * time.Minute); strings.TrimSpace(db.sql(t, pending)) != "0"; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("WordPress's scheduled jobs did not send the new posts' pings in 2 minutes")
+		}
+	}
+	t.Logf("wp-cron.php: status %d; the scheduled jobs done in %v", resp.StatusCode, time.Since(start).Round(time.Millisecond))
 }
 
 // weigh returns the wire weight of every post, fetching each.
