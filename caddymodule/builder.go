@@ -97,6 +97,10 @@ type Include struct {
 type Dump struct {
 	Name    string `json:"name"`
 	Command string `json:"command"`
+	// Volatile are regular expressions for lines of the output left out
+	// when it is compared with the last one (injector.Dump.Volatile): an
+	// output that changed only in such lines makes no new generation.
+	Volatile []string `json:"volatile,omitempty"`
 }
 
 // validate checks what the Caddyfile names differently from the
@@ -151,7 +155,7 @@ func newBuilder(h *Handler) (*builder, error) {
 		o.Includes = append(o.Includes, injector.Include{Path: s.Path, Segment: s.Segment})
 	}
 	for _, d := range c.Dumps {
-		o.Dumps = append(o.Dumps, injector.Dump{Name: d.Name, Command: d.Command})
+		o.Dumps = append(o.Dumps, injector.Dump{Name: d.Name, Command: d.Command, Volatile: d.Volatile})
 	}
 	o.Excludes, o.SiteURL, o.PageBudget = c.Excludes, c.SiteURL, int(h.PageBudget)
 	if c.DumpTimeout > 0 {

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    source <path> [<segment>]   # or build them here, in the background (repeatable)
 //	    exclude <glob>...           # gitignore-style, relative to each source
 //	    dump <name> <command>...    # preserve a command's output (run with sh -c; see below)
+//	    volatile <name> <regexp>... # lines of dump <name> that change without the data changing (below)
 //	    dump_timeout <duration>     # default 10m
 //	    key <server.key>            # or: passphrase_file <file>
 //	    site_url <url>              # the site's public URL; defaults to the site address's
@@ -87,6 +89,12 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // backslash escapes: dump db printf "CREATE TABLE t(x);\n" runs printf
 // with that one argument), and unquoted ones as written, so shell syntax
 // there works: dump db mysqldump shop | gzip.
+//
+// volatile, after the dump it names, gives regular expressions (Go
+// syntax) for lines of its output that change while the data does not
+// (a cache's rows, a timestamp): they are left out when the output is
+// compared with the last one, so a build whose dump changed only there
+// makes no new generation. The output is preserved byte for byte.
 //
 // When building, site_url defaults to the URL of the site block's address
 // if the block names exactly one host, without wildcard or path: its
@@ -189,6 +197,16 @@ func (h *Handler) unmarshalBuildOption(d *caddyfile.Dispenser) error {
 			return d.ArgErr()
 		}
 		b.Dumps = append(b.Dumps, Dump{Name: name, Command: shellCommand(args)})
+	case "volatile":
+		args := d.RemainingArgs()
+		if len(args) < 2 {
+			return d.ArgErr()
+		}
+		i := slices.IndexFunc(b.Dumps, func(dump Dump) bool { return dump.Name == args[0] })
+		if i < 0 {
+			return d.Errf("volatile %s: no dump named %s above it", args[0], args[0])
+		}
+		b.Dumps[i].Volatile = append(b.Dumps[i].Volatile, args[1:]...)
 	case "dump_timeout":
 		return durationArg(d, &b.DumpTimeout)
 	case "key":

@@ -88,6 +88,10 @@ func TestUnmarshalCaddyfile(t *testing.T) {
 			&Handler{Build: &Build{Dumps: []Dump{{Name: "db", Command: `printf 'it'\''s %s\n' x`}}}}, false},
 		{"dump command line", "lazarus {\n dump db \"pg_dump shop | gzip\"\n}", &Handler{Build: &Build{Dumps: []Dump{{Name: "db", Command: "pg_dump shop | gzip"}}}}, false},
 		{"dump unquoted pipe", "lazarus {\n dump db pg_dump shop | gzip\n}", &Handler{Build: &Build{Dumps: []Dump{{Name: "db", Command: "pg_dump shop | gzip"}}}}, false},
+		{"volatile lines of a dump", "lazarus {\n dump db \"mariadb-dump --skip-dump-date wp\"\n volatile db `^INSERT INTO \\x60wp_options\\x60 VALUES \\(\\d+,'_transient_` ^x\n}",
+			&Handler{Build: &Build{Dumps: []Dump{{Name: "db", Command: "mariadb-dump --skip-dump-date wp", Volatile: []string{"^INSERT INTO \\x60wp_options\\x60 VALUES \\(\\d+,'_transient_", "^x"}}}}}, false},
+		{"volatile before its dump", "lazarus {\n volatile db ^x\n dump db true\n}", &Handler{}, true},
+		{"volatile without a pattern", "lazarus {\n dump db true\n volatile db\n}", &Handler{}, true},
 		{"bad redundancy", "lazarus {\n redundancy 0\n}", &Handler{}, true},
 		{"bad carriers", "lazarus {\n carriers many\n}", &Handler{}, true},
 	}

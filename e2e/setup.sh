@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # setup.sh prepares the real material the end-to-end tests in this directory use:
-# the tools (wget, httrack, sqlite3, chromium, minify, redis-server) and three Debian packages unpacked,
-# not installed, into a cache directory, and xcaddy (pinned, from the Go module proxy) in
-# its bin/ directory. Run it as root; it is idempotent.
+# the tools (wget, httrack, sqlite3, chromium, minify, redis-server), what WordPress runs on
+# (php-fpm with its MySQL and GD extensions, mariadb-server, and the libraries Debian's
+# WordPress links to), Debian packages unpacked, not installed, into a cache directory
+# (WordPress and its Twenty Twenty-Three theme among them: installing the wordpress package
+# would pull in Apache), and xcaddy (pinned, from the Go module proxy) in its bin/ directory.
+# The services it installs are stopped: the tests start their own, on private sockets.
+# Run it as root; it is idempotent.
 #
 #   LAZARUS_E2E_CACHE  the cache directory; defaults to /var/cache/lazarus-e2e
 set -euo pipefail
@@ -24,6 +28,14 @@ apt_update() {
 	fi
 }
 
+# apt_install installs the named packages, without what they only
+# recommend.
+apt_install() {
+	apt_update
+	log "apt-get install -y $*"
+	apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
 # install_tools installs each tool whose command is missing.
 install_tools() {
 	local missing=() pair cmd pkg
@@ -36,28 +48,51 @@ install_tools() {
 		fi
 	done
 	if [ "${#missing[@]}" -gt 0 ]; then
-		apt_update
-		log "apt-get install -y ${missing[*]}"
-		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+		apt_install "${missing[@]}"
 		for pkg in "${missing[@]}"; do
 			log "tool $pkg: installed ($(command -v "$pkg"))"
 		done
 		if [[ " ${missing[*]} " == *" redis-server "* ]]; then
-			stop_redis_service
+			stop_service redis-server
 		fi
 	fi
 }
 
-# stop_redis_service stops and disables the system Redis that installing
-# redis-server starts where there is an init system: the tests run
-# redis-server themselves, on free ports, and depend on no daemon.
-stop_redis_service() {
-	if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-server 2>/dev/null; then
-		systemctl disable --now redis-server >/dev/null 2>&1 || true
-		log "redis-server: system service stopped and disabled (the tests start their own)"
-	elif command -v service >/dev/null 2>&1 && service redis-server status >/dev/null 2>&1; then
-		service redis-server stop >/dev/null 2>&1 || true
-		log "redis-server: system service stopped (the tests start their own)"
+# install_wordpress_deps installs what the WordPress test runs on (PHP-FPM,
+# MariaDB) and what Debian's wordpress package depends on to run (PHP's
+# MySQL and GD extensions, getID3, the JavaScript libraries its symbolic
+# links point into), without the package itself; and stops the services
+# installing them started. Only then: an init script's stop may end every
+# process of its program, a running test's included.
+install_wordpress_deps() {
+	local pkgs=(php-fpm php-mysql php-gd php-getid3 libjs-underscore libjs-cropper mariadb-server mariadb-client) missing=() pkg fpm
+	for pkg in "${pkgs[@]}"; do
+		if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+			missing+=("$pkg")
+		fi
+	done
+	if [ "${#missing[@]}" -gt 0 ]; then
+		apt_install "${missing[@]}"
+		stop_service mariadb
+		for fpm in /etc/init.d/php*-fpm; do
+			[ -e "$fpm" ] && stop_service "$(basename "$fpm")"
+		done
+	else
+		log "WordPress's dependencies: present"
+	fi
+}
+
+# stop_service stops and disables a system service that installing a
+# package may have started (where there is an init system): the tests
+# start their own (redis-server, mariadbd, php-fpm) on free ports and
+# private sockets, and depend on no daemon.
+stop_service() {
+	if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$1" 2>/dev/null; then
+		systemctl disable --now "$1" >/dev/null 2>&1 || true
+		log "$1: system service stopped and disabled (the tests start their own)"
+	elif command -v service >/dev/null 2>&1 && service "$1" status >/dev/null 2>&1; then
+		service "$1" stop >/dev/null 2>&1 || true
+		log "$1: system service stopped (the tests start their own)"
 	fi
 }
 
@@ -107,8 +142,10 @@ warm_xcaddy_build() {
 
 mkdir -p "$CACHE"
 install_tools
+install_wordpress_deps
 unpack debian-reference debian-reference-en debian-reference-common
 unpack wordpress wordpress
+unpack wordpress-theme wordpress-theme-twentytwentythree
 # The Valgrind manual (the page-weight case): installed with
 # valgrind on most machines here; unpacked into the cache otherwise.
 if [ ! -f /usr/share/doc/valgrind/html/index.html ]; then

@@ -60,13 +60,19 @@ func (o *Options) runDump(ctx context.Context, d Dump, tmp string, dumps map[str
 		}
 		return bundle.Entry{}, fmt.Errorf("%w: %s (%q): %w%s", ErrDump, d.Name, d.Command, err, msg)
 	}
-	if err := stampDump(out, d.Name, dumps, o.Now(), key); err != nil {
+	vol, err := compileVolatile(d.Volatile)
+	if err != nil { // checked by validate: not reached
+		return bundle.Entry{}, err
+	}
+	if err := stampDump(out, d.Name, vol, dumps, o.Now(), key); err != nil {
 		return bundle.Entry{}, err
 	}
 	if err := out.Close(); err != nil {
 		return bundle.Entry{}, err
 	}
-	return bundle.FileEntry(d.Name, out.Name())
+	e, err := bundle.FileEntry(d.Name, out.Name())
+	e.Uname, e.Gname = "", "" // a scratch file's owner: the run's, nothing the dump says
+	return e, err
 }
 
 // dumpTimeout is the error of a dump that outlived DumpTimeout;
@@ -101,31 +107,53 @@ func killGroup(pgid int) error {
 	return err
 }
 
-// dumpInfo remembers a dump's output, as a keyed hash, and the mtime it
+// dumpInfo remembers a dump's output, as keyed hashes, and the mtime it
 // was given.
 type dumpInfo struct {
-	MAC    []byte    `json:"mac"`              // keyed hash of the output (see stateKey)
-	SHA256 []byte    `json:"sha256,omitempty"` // version 1 only: the plain SHA-256, migrated to MAC
-	MTime  time.Time `json:"mtime"`
+	MAC    []byte `json:"mac"`              // keyed hash of the output (see stateKey)
+	SHA256 []byte `json:"sha256,omitempty"` // version 1 only: the plain SHA-256, migrated to MAC
+	// Substance is the keyed hash of the output without its volatile
+	// lines (Dump.Volatile), for a dump that has some.
+	Substance []byte    `json:"substance,omitempty"`
+	MTime     time.Time `json:"mtime"`
+}
+
+// same reports whether d records the output that mac and substance
+// describe: the same substance where the dump has volatile lines, else
+// the same bytes.
+func (d dumpInfo) same(mac, substance []byte) bool {
+	if substance != nil {
+		return hmac.Equal(d.Substance, substance)
+	}
+	return d.Substance == nil && hmac.Equal(d.MAC, mac)
 }
 
 // stampDump gives a dump's output file mode 0600 and a stable mtime: the
-// recorded one while the content is unchanged, else now. Both are set on
-// the open file, never by name.
-func stampDump(f *os.File, name string, dumps map[string]dumpInfo, now time.Time, key stateKey) error {
+// recorded one while the content is unchanged (in substance, where vol
+// names volatile lines), else now. Both are set on the open file, never
+// by name.
+func stampDump(f *os.File, name string, vol volatile, dumps map[string]dumpInfo, now time.Time, key stateKey) error {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	var substance []byte
+	if len(vol) > 0 {
+		sum, err := vol.substance(io.TeeReader(f, h))
+		if err != nil {
+			return err
+		}
+		substance = key.sum(labelSubstance, sum[:])
+	} else if _, err := io.Copy(h, f); err != nil {
 		return err
 	}
 	mac := key.sum(labelDump, h.Sum(nil))
 	prev, ok := dumps[name]
-	if !ok || !hmac.Equal(prev.MAC, mac) {
-		prev = dumpInfo{MAC: mac, MTime: now.UTC().Truncate(time.Second)}
-		dumps[name] = prev
+	if !ok || !prev.same(mac, substance) {
+		prev.MTime = now.UTC().Truncate(time.Second)
 	}
+	prev.MAC, prev.Substance = mac, substance
+	dumps[name] = prev
 	if err := f.Chmod(0o600); err != nil {
 		return err
 	}

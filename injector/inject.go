@@ -213,13 +213,21 @@ func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, map[st
 		for _, f := range sealed.Files {
 			content[sealed.Name] += f.Size
 		}
-		r.files = append(r.files, sealed.Files...)
 		info := segmentInfo{TarMAC: r.key.tarMAC(sealed.TarHash), Source: joinOrigins(src.origin), Cipher: uint8(sealed.Cipher), Signer: r.signerID()}
 		info.Name, info.Kind, info.TarSize, info.Files = sealed.Name, "data", sealed.TarSize, len(sealed.Files)
-		if old := r.reusable(prev, &info); old != nil {
+		info.Substance = r.key.segmentSubstance(sealed.Files, src.volatile)
+		if old, files := r.reusable(prev, &info, sealed.Files); old != nil {
 			sealed.Close()
+			r.files = append(r.files, files...)
 			segs = append(segs, *old)
 			continue
+		}
+		r.files = append(r.files, sealed.Files...)
+		if info.Substance != (manifest.Digest{}) {
+			if info.Listed, err = r.key.sealListed(sealed.Files); err != nil {
+				sealed.Close()
+				return nil, nil, err
+			}
 		}
 		info.ID, info.Length = sealed.ID, sealed.Length
 		r.fresh[info.Name] = sealed
@@ -229,22 +237,36 @@ func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, map[st
 	return segs, content, nil
 }
 
-// reusable returns the previous version of a segment if its content, cipher
-// and signer are unchanged and its ciphertext is still in the state.
-func (r *run) reusable(prev *generationInfo, info *segmentInfo) *segmentInfo {
+// reusable returns the previous version of a segment if its content (or
+// its substance: see Dump.Volatile), cipher and signer are unchanged and
+// its ciphertext is still in the state, with the listing entries of what
+// it holds: files, the ones just packed, when its content is unchanged;
+// those it was packed with when its substance is.
+func (r *run) reusable(prev *generationInfo, info *segmentInfo, files []manifest.File) (*segmentInfo, []manifest.File) {
 	if prev == nil {
-		return nil
+		return nil, nil
 	}
 	old := prev.segment(info.Name)
-	if old == nil || old.TarMAC != info.TarMAC || old.Cipher != info.Cipher || old.Signer != info.Signer {
-		return nil
-	}
-	if _, err := os.Stat(segmentPath(r.o.StateDir, old.ID)); err != nil {
-		return nil
+	if old == nil || old.Cipher != info.Cipher || old.Signer != info.Signer {
+		return nil, nil
 	}
 	out := *old
+	switch {
+	case old.TarMAC == info.TarMAC:
+	case info.Substance != (manifest.Digest{}) && old.Substance == info.Substance:
+		listed, err := r.key.openListed(old.Listed)
+		if err != nil {
+			return nil, nil
+		}
+		files = listed
+	default:
+		return nil, nil
+	}
+	if _, err := os.Stat(segmentPath(r.o.StateDir, old.ID)); err != nil {
+		return nil, nil
+	}
 	out.Source = info.Source
-	return &out
+	return &out, files
 }
 
 func (r *run) signerID() string {

@@ -10,8 +10,9 @@ import (
 
 // TestRestoredLayout: every segment S restores as OUT/S: a directory
 // include's files under S/ (S its segment name, by default its base name),
-// a single-file include and a dump as the file S. Two includes with the
-// same base name but different segment names are fine.
+// a single-file include keeping its file name (as S/BASE, or as S when S
+// is its base name) and a dump as the file S. Two includes with the same
+// base name but different segment names are fine.
 func TestRestoredLayout(t *testing.T) {
 	f := newFixture(t, 12, 2)
 	f.write(t, "srv/app/index.php", "<?php // code\n")
@@ -22,7 +23,8 @@ func TestRestoredLayout(t *testing.T) {
 		{Path: filepath.Join(f.dir, "src/app")},                       // default name: app
 		{Path: filepath.Join(f.dir, "srv/app"), Segment: "code"},      // same base name, own segment
 		{Path: filepath.Join(f.dir, "etc/app"), Segment: "config"},    // ditto
-		{Path: filepath.Join(f.dir, "etc/motd.txt"), Segment: "motd"}, // a single file
+		{Path: filepath.Join(f.dir, "etc/motd.txt"), Segment: "motd"}, // a single file, keeping its name
+		{Path: filepath.Join(f.dir, "etc/app/app.conf")},              // a single file named after itself
 	}
 	o.Dumps = []Dump{{Name: "db", Command: "echo 'INSERT 1;'"}}
 	if _, err := Run(context.Background(), o); err != nil {
@@ -38,7 +40,8 @@ func TestRestoredLayout(t *testing.T) {
 		"app/pkg000/file0000.php": "<?php // file 0\necho 0;\n",
 		"code/index.php":          "<?php // code\n",
 		"config/app.conf":         "secret = 1\n",
-		"motd":                    "hello\n",
+		"motd/motd.txt":           "hello\n",
+		"app.conf":                "secret = 1\n",
 		"db":                      "INSERT 1;\n",
 	} {
 		got, err := os.ReadFile(filepath.Join(out, path))

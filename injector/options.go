@@ -35,8 +35,9 @@ type Archived struct {
 
 // Include is one source to preserve: a directory or a file, and the name
 // of its segment, which is also where it is restored: a directory's files
-// under NAME/, a single file as the file NAME. Segment defaults to the
-// base name of Path.
+// under NAME/; a single file keeps its file name, as NAME/BASE, or as
+// BASE alone when NAME is its base name. Segment defaults to the base
+// name of Path.
 type Include struct {
 	Path    string
 	Segment string
@@ -47,6 +48,14 @@ type Include struct {
 type Dump struct {
 	Name    string
 	Command string
+	// Volatile are regular expressions (Go syntax) for lines of the output
+	// that change without the data changing in substance, such as
+	// "^-- Dump completed on" or a cache's rows: a line matching any of
+	// them is left out when the output is compared with the last one, so
+	// an output that differs from it in such lines only makes no new
+	// generation (the generation keeps the output it has). What is
+	// preserved is always the output byte for byte.
+	Volatile []string
 }
 
 // Options configure one inject run. Start from DefaultOptions.

@@ -18,17 +18,20 @@ const allOrNothingSegment = "all"
 type source struct {
 	input  codec.Input
 	origin []string // "include /srv/app", "dump db"
+	// volatile names the dumps with volatile lines (entry name → the
+	// keyed hash of the output without them; see segmentSubstance).
+	volatile map[string][]byte
 }
 
 // collect gathers every include and runs every dump into files under tmp.
 // Any unreadable source or failing dump aborts the run: nothing is
 // silently left out. Each include's entries are named under its segment
-// name (a single file is named by it), each dump's file by the dump's
-// name, so every segment S restores as S.
+// name (a single file keeps its own name: see Include.fileName), each
+// dump's file by the dump's name, so every segment S restores as S.
 //
 // A dump's file gets mode 0600 and keeps the mtime recorded in dumps while
-// its output is unchanged, so an unchanged database makes no new
-// generation; dumps is updated.
+// its output is unchanged (in substance, for a dump with volatile lines),
+// so an unchanged database makes no new generation; dumps is updated.
 func (o *Options) collect(ctx context.Context, tmp string, dumps map[string]dumpInfo, key stateKey) ([]source, []string, error) {
 	bySeg := map[string]*source{}
 	var warnings []string
@@ -67,6 +70,12 @@ func (o *Options) collect(ctx context.Context, tmp string, dumps map[string]dump
 		s := seg(d.Name)
 		s.input.Entries = append(s.input.Entries, e)
 		s.origin = append(s.origin, "dump "+d.Name)
+		if sub := dumps[d.Name].Substance; sub != nil {
+			if s.volatile == nil {
+				s.volatile = map[string][]byte{}
+			}
+			s.volatile[e.Name] = sub
+		}
 	}
 	out := make([]source, 0, len(bySeg))
 	for _, s := range bySeg {
@@ -89,7 +98,7 @@ func collectInclude(ctx context.Context, in Include, m *ignore.Matcher) ([]bundl
 		return nil, nil, fmt.Errorf("include %s: %w", in.Path, err)
 	}
 	if !info.IsDir() {
-		e, err := bundle.FileEntry(in.segment(), in.Path)
+		e, err := bundle.FileEntry(in.fileName(), in.Path)
 		return []bundle.Entry{e}, nil, err
 	}
 	exclude := func(rel string, isDir bool) bool { return ctx.Err() != nil || m.Match(rel, isDir) }

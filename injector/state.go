@@ -48,6 +48,14 @@ type segmentInfo struct {
 	TarHash manifest.Digest `json:"tar_hash,omitzero"` // version 1 only: the plain SHA-256, migrated to TarMAC
 	Source  string          `json:"source"`            // what it preserves, for reports
 	Signer  string          `json:"signer"`            // signer key id, empty if unsigned
+	// Substance is the keyed hash of the segment's content without the
+	// volatile lines of its dumps (see segmentSubstance); zero for a
+	// segment without volatile dumps. Equal means unchanged in substance.
+	Substance manifest.Digest `json:"substance,omitzero"`
+	// Listed is the segment's listing entries, sealed under the state key
+	// (see sealListed), for a segment with a Substance: a run that keeps
+	// the segment lists them.
+	Listed []byte `json:"listed,omitempty"`
 }
 
 // blockRef is a manifest.BlockRef in state.json.

@@ -25,8 +25,10 @@ const stateKeyInfo = "lazarus state hashes v1"
 
 // Labels of the keyed hashes, one per kind of content.
 const (
-	labelTar  = "tar"
-	labelDump = "dump"
+	labelTar       = "tar"
+	labelDump      = "dump"
+	labelSubstance = "substance" // a dump's output or a segment without volatile lines
+	labelListed    = "listed"    // the key that seals a segment's listing entries
 )
 
 // stateKey keys the content hashes kept in state.json (dump outputs and

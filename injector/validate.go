@@ -135,6 +135,9 @@ func (o *Options) validateNames() []error {
 			errs = append(errs, optionErrorf("Dumps.Command", "dump %s: empty command", d.Name))
 		}
 		add(d.Name, "dump "+d.Name, "Dumps.Name")
+		if _, err := compileVolatile(d.Volatile); err != nil {
+			errs = append(errs, optionErrorf("Dumps.Volatile", "dump %s: %v", d.Name, err))
+		}
 	}
 	return errs
 }
@@ -145,4 +148,16 @@ func (in Include) segment() string {
 		return in.Segment
 	}
 	return filepath.Base(filepath.Clean(in.Path))
+}
+
+// fileName is the entry name of an included single file, which keeps its
+// own name: its base name when that is the segment's name (the default),
+// else SEGMENT/BASE, so /etc/wordpress/wp-config.php in segment config
+// restores as config/wp-config.php.
+func (in Include) fileName() string {
+	base := filepath.Base(filepath.Clean(in.Path))
+	if seg := in.segment(); seg != base {
+		return seg + "/" + base
+	}
+	return base
 }

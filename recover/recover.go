@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,6 +56,25 @@ type Report struct {
 	// Provenance lists every capture that contributed blocks or a
 	// manifest: where each piece of the rebuilt files came from.
 	Provenance []Contribution `json:"provenance,omitempty"`
+	// Owners counts the restored entries by the user and group their
+	// segments record (by name), and says whether they were given them:
+	// as root, where this system has the names; otherwise not, and why.
+	// Not restoring an owner is never an error.
+	Owners []bundle.Ownership `json:"owners,omitempty"`
+}
+
+// addOwners adds a segment's owner counts to the report's.
+func (r *Report) addOwners(segment []bundle.Ownership) {
+	for _, o := range segment {
+		i := slices.IndexFunc(r.Owners, func(x bundle.Ownership) bool {
+			return x.User == o.User && x.Group == o.Group && x.Restored == o.Restored && x.Reason == o.Reason
+		})
+		if i < 0 {
+			r.Owners = append(r.Owners, o)
+		} else {
+			r.Owners[i].Entries += o.Entries
+		}
+	}
 }
 
 // SourceReport is what one source gave.
@@ -206,6 +226,7 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 		} else {
 			res, err := extract(a, t, o, staged)
 			sr.Status, sr.Files, sr.Bytes, sr.Paths = "rebuilt", res.Files, res.Bytes, res.Top
+			rep.addOwners(res.Owners)
 			switch {
 			case errors.Is(err, bundle.ErrExists):
 				sr.Status, sr.Detail = "exists", err.Error()+" (existing files are kept)"

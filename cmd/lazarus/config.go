@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,31 +28,34 @@ import (
 //	site = "public"
 //	max_block_bytes = "48KiB"
 //	[dump]
-//	db = "mysqldump --single-transaction app"
+//	db = "mysqldump --single-transaction --skip-dump-date app"
+//	[volatile]
+//	db = ["^INSERT INTO `wp_options` VALUES \\(\\d+,'_transient_"]
 type injectConfig struct {
-	SiteURL        string            `toml:"site_url"`
-	Key            string            `toml:"key"`
-	PassphraseFile string            `toml:"passphrase_file"`
-	Public         bool              `toml:"public"`
-	Include        []string          `toml:"include"`
-	Exclude        []string          `toml:"exclude"`
-	Dump           map[string]string `toml:"dump"`
-	DumpTimeout    string            `toml:"dump_timeout"`
-	AllOrNothing   bool              `toml:"all_or_nothing"`
-	MaxBlockBytes  tomlSize          `toml:"max_block_bytes"`
-	PageBudget     tomlSize          `toml:"page_budget"`
-	MaxPageBytes   tomlSize          `toml:"max_page_bytes"`
-	Redundancy     any               `toml:"redundancy"` // "auto", "max" or a ratio
-	Target         any               `toml:"target"`     // 0.999 or "99.9%"
-	Status         string            `toml:"status"`
-	KeepMaxAge     string            `toml:"keep_max_age"`
-	KeepPrevious   *int              `toml:"keep_previous"`
-	Site           string            `toml:"site"`
-	Bundle         string            `toml:"bundle"`
-	Snippets       string            `toml:"snippets"`
-	URLs           string            `toml:"urls"`
-	State          string            `toml:"state"`
-	Notice         string            `toml:"notice"`
+	SiteURL        string              `toml:"site_url"`
+	Key            string              `toml:"key"`
+	PassphraseFile string              `toml:"passphrase_file"`
+	Public         bool                `toml:"public"`
+	Include        []string            `toml:"include"`
+	Exclude        []string            `toml:"exclude"`
+	Dump           map[string]string   `toml:"dump"`
+	Volatile       map[string][]string `toml:"volatile"`
+	DumpTimeout    string              `toml:"dump_timeout"`
+	AllOrNothing   bool                `toml:"all_or_nothing"`
+	MaxBlockBytes  tomlSize            `toml:"max_block_bytes"`
+	PageBudget     tomlSize            `toml:"page_budget"`
+	MaxPageBytes   tomlSize            `toml:"max_page_bytes"`
+	Redundancy     any                 `toml:"redundancy"` // "auto", "max" or a ratio
+	Target         any                 `toml:"target"`     // 0.999 or "99.9%"
+	Status         string              `toml:"status"`
+	KeepMaxAge     string              `toml:"keep_max_age"`
+	KeepPrevious   *int                `toml:"keep_previous"`
+	Site           string              `toml:"site"`
+	Bundle         string              `toml:"bundle"`
+	Snippets       string              `toml:"snippets"`
+	URLs           string              `toml:"urls"`
+	State          string              `toml:"state"`
+	Notice         string              `toml:"notice"`
 }
 
 // tomlSize accepts 49152 or "48KiB".
@@ -125,6 +130,18 @@ func (c *injectConfig) dumps() []string {
 		out = append(out, name+"="+cmd)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// volatiles returns the [volatile] table as NAME=REGEXP strings, sorted
+// by name, each name's patterns in order.
+func (c *injectConfig) volatiles() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(c.Volatile)) {
+		for _, re := range c.Volatile[name] {
+			out = append(out, name+"="+re)
+		}
+	}
 	return out
 }
 

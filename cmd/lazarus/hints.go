@@ -49,6 +49,7 @@ var fieldHints = map[string]string{
 	"Includes.Segment": "give each --include a name of its own: --include PATH=NAME (letters, digits, '_', '.', '-'; not starting with '_')",
 	"Dumps.Name":       "give each --dump a name of its own, different from the includes' names: --dump NAME=COMMAND",
 	"Dumps.Command":    "give the command after the name: --dump NAME=COMMAND",
+	"Dumps.Volatile":   "give --volatile NAME=REGEXP a regular expression in Go's syntax (docs/INJECT.md, \"Dumps that change without changing\")",
 	"SiteDir":          "say where to write: --site DIR, --bundle DIR or --snippets DIR",
 	"BundleDir":        "bundle mode needs --site DIR or --urls FILE (one page path per line): the pages the blocks are planned for",
 	"SnippetsDir":      "--snippets needs --site DIR or --urls FILE (one page path per line)",

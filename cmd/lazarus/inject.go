@@ -32,10 +32,10 @@ func (l *listFlag) Set(v string) error {
 // injectCmd holds inject's settings: injector.DefaultOptions, then the
 // config file, then the flags, each overriding the one before.
 type injectCmd struct {
-	opts                   injector.Options
-	cfg                    injectConfig // the settings that name files, read after parsing
-	include, exclude, dump listFlag
-	jsonOut                bool
+	opts                             injector.Options
+	cfg                              injectConfig // the settings that name files, read after parsing
+	include, exclude, dump, volatile listFlag
+	jsonOut                          bool
 	// redundancyWord is the last --redundancy given on the command line,
 	// target the --target (0 if none): a ratio and a target do not
 	// combine, and auto or max after a ratio plan for the target given.
@@ -53,7 +53,7 @@ is given (to leave the pages alone, list them with --urls FILE instead of --site
 
 Settings come from the defaults, then --config FILE (the flags' names in snake_case; the
 source's docs/recipes/lazarus.toml shows every one), then the flags: a flag overrides the
-file, and a list flag (--include, --exclude, --dump) replaces the file's whole list.
+file, and a list flag (--include, --exclude, --dump, --volatile) replaces the file's whole list.
 --dry-run, --accept-shrink, --json and --config are given on the command line only.
 
 A segment found empty, or shrunk to under a tenth of its size (by 64 KiB or more), is preserved
@@ -176,11 +176,12 @@ func (c *injectCmd) flags() *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	o, cfg := &c.opts, &c.cfg
-	c.include.vals, c.exclude.vals, c.dump.vals = cfg.Include, cfg.Exclude, cfg.dumps()
+	c.include.vals, c.exclude.vals, c.dump.vals, c.volatile.vals = cfg.Include, cfg.Exclude, cfg.dumps(), cfg.volatiles()
 	fs.String("config", "", "TOML `FILE` with the same settings (flags override it; a list flag replaces its list)")
 	fs.Var(&c.include, "include", "`PATH[=NAME]` to preserve, a directory or file, restored as NAME (default: its base name; repeatable)")
 	fs.Var(&c.exclude, "exclude", "gitignore-style `GLOB` to leave out (repeatable)")
 	fs.Var(&c.dump, "dump", "`NAME=COMMAND` whose output is preserved as file NAME (repeatable)")
+	fs.Var(&c.volatile, "volatile", "`NAME=REGEXP`: lines of dump NAME's output matching REGEXP (Go syntax) are left out when comparing it with the last one, so a dump that changed only there makes no new generation (repeatable; the output is preserved byte for byte)")
 	fs.DurationVar(&o.DumpTimeout, "dump-timeout", o.DumpTimeout, "time limit per dump command")
 	fs.BoolVar(&o.AllOrNothing, "all-or-nothing", o.AllOrNothing, "pack everything into one segment")
 	fs.StringVar(&cfg.Key, "key", cfg.Key, "server.key `FILE` (encrypts to the owner, signs)")

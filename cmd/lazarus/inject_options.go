@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,9 @@ func (c *injectCmd) options() (injector.Options, error) {
 			return o, fmt.Errorf("--dump %q: want NAME=COMMAND", d)
 		}
 		o.Dumps = append(o.Dumps, injector.Dump{Name: name, Command: cmd})
+	}
+	if err := c.addVolatile(&o); err != nil {
+		return o, err
 	}
 	if err := c.loadSecrets(&o); err != nil {
 		return o, err
@@ -169,4 +173,20 @@ func warnf(w io.Writer, warn keys.Warning) {
 	if warn != "" {
 		fmt.Fprintf(w, "lazarus: warning: %s\n", warn)
 	}
+}
+
+// addVolatile gives each --volatile NAME=REGEXP to dump NAME.
+func (c *injectCmd) addVolatile(o *injector.Options) error {
+	for _, v := range c.volatile.vals {
+		name, re, ok := strings.Cut(v, "=")
+		i := slices.IndexFunc(o.Dumps, func(d injector.Dump) bool { return d.Name == name })
+		switch {
+		case !ok || name == "" || re == "":
+			return fmt.Errorf("--volatile %q: want NAME=REGEXP", v)
+		case i < 0:
+			return fmt.Errorf("--volatile %q: no --dump is named %q", v, name)
+		}
+		o.Dumps[i].Volatile = append(o.Dumps[i].Volatile, re)
+	}
+	return nil
 }

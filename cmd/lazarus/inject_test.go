@@ -78,7 +78,7 @@ func TestExampleConfig(t *testing.T) {
 	// Expected: with every line uncommented the file parses; the sizes,
 	// redundancy, generations kept and dump timeout it shows as defaults
 	// are injector.DefaultOptions.
-	all := regexp.MustCompile(`(?m)^#([a-z_]+ = |\[dump\])`).ReplaceAll(raw, []byte("$1"))
+	all := regexp.MustCompile(`(?m)^#([a-z_]+ = |\[dump\]|\[volatile\])`).ReplaceAll(raw, []byte("$1"))
 	all = regexp.MustCompile(`(?m)^(key|passphrase_file|public) = .*\n`).ReplaceAll(all, nil) // mutually exclusive
 	conf := filepath.Join(t.TempDir(), "all.toml")
 	if err := os.WriteFile(conf, all, 0o644); err != nil {
@@ -95,7 +95,7 @@ func TestExampleConfig(t *testing.T) {
 		got.KeepPrevious != d.KeepPrevious || got.DumpTimeout != d.DumpTimeout || got.AllOrNothing || got.Public {
 		t.Errorf("the defaults shown differ from the real ones: %+v", got)
 	}
-	if len(cmd.cfg.Exclude) == 0 || len(cmd.cfg.Dump) == 0 || cmd.cfg.Notice == "" || cmd.cfg.URLs == "" {
+	if len(cmd.cfg.Exclude) == 0 || len(cmd.cfg.Dump) == 0 || len(cmd.cfg.Volatile["db"]) == 0 || cmd.cfg.Notice == "" || cmd.cfg.URLs == "" {
 		t.Errorf("commented settings not read: %+v", cmd.cfg)
 	}
 }
@@ -132,6 +132,42 @@ func TestConfigCommandLineOnly(t *testing.T) {
 		code, ok := (&injectCmd{stderr: io.Discard}).parse([]string{"--config", conf}, io.Discard, &stderr)
 		if ok || code != exitUsage || !strings.Contains(stderr.String(), key+" is not a setting: "+flag) {
 			t.Errorf("%s: code %d, stderr %q", key, code, stderr.String())
+		}
+	}
+}
+
+// TestVolatileFlag: each --volatile NAME=REGEXP goes to dump NAME, the
+// config file's [volatile] table likewise; one naming no dump, or without
+// a pattern, is a usage error naming it.
+func TestVolatileFlag(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "lazarus.toml")
+	body := "[dump]\ndb = \"true\"\nlog = \"true\"\n[volatile]\ndb = [\"^-- Dump completed\", \"_transient_\"]\n"
+	if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	volatile := func(args ...string) (map[string][]string, error) {
+		cmd := &injectCmd{stderr: io.Discard}
+		if _, ok := cmd.parse(args, io.Discard, io.Discard); !ok {
+			t.Fatalf("%q: not parsed", args)
+		}
+		o, err := cmd.options()
+		got := map[string][]string{}
+		for _, d := range o.Dumps {
+			got[d.Name] = d.Volatile
+		}
+		return got, err
+	}
+	got, err := volatile("--config", conf)
+	if want := map[string][]string{"db": {"^-- Dump completed", "_transient_"}, "log": nil}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("from the file: %q, %v; want %q", got, err, want)
+	}
+	got, err = volatile("--config", conf, "--volatile", "log=^#")
+	if want := map[string][]string{"db": nil, "log": {"^#"}}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("the flag replaces the file's: %q, %v; want %q", got, err, want)
+	}
+	for _, bad := range []string{"web=x", "db=", "db"} {
+		if _, err := volatile("--config", conf, "--volatile", bad); err == nil || !strings.Contains(err.Error(), "--volatile "+`"`+bad+`"`) {
+			t.Errorf("--volatile %s: %v, want an error naming it", bad, err)
 		}
 	}
 }

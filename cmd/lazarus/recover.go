@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/archive"
+	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -246,6 +247,7 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 		}
 		fmt.Fprintln(w)
 	}
+	printOwners(w, r.Owners)
 	fmt.Fprintf(w, "  %s listed, %d fetched, %s, %d rejected\n", count(r.Captures, "capture", "captures"), r.Pages, count(r.Blocks, "good block", "good blocks"), r.Rejected)
 	const most = 5
 	for _, p := range r.Problems[:min(most, len(r.Problems))] {
@@ -257,6 +259,28 @@ func printRecover(w io.Writer, r *lzrecover.Report) {
 			where = fmt.Sprintf(" (the first %d in %s)", lzrecover.MaxProblems, r.Saved)
 		}
 		fmt.Fprintf(w, "  … %s%s\n", count(more, "more problem", "more problems"), where)
+	}
+}
+
+// printOwners says which owners, recorded by name, the restored files
+// were given, and which not and why: one line for those given, one per
+// reason for the others (the first few).
+func printOwners(w io.Writer, owners []bundle.Ownership) {
+	var given []string
+	n, left := 0, 0
+	for _, o := range owners {
+		name := printable(o.User + ":" + o.Group)
+		switch {
+		case o.Restored:
+			given = append(given, fmt.Sprintf("%s: %d", name, o.Entries))
+			n += o.Entries
+		case left < 5:
+			fmt.Fprintf(w, "  owners: %s recorded as %s left owned by the user who ran recover: %s\n", count(o.Entries, "entry", "entries"), name, printable(o.Reason))
+			left++
+		}
+	}
+	if len(given) > 0 {
+		fmt.Fprintf(w, "  owners: %s given their recorded owner and group (%s)\n", count(n, "entry", "entries"), strings.Join(given, ", "))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lazarus-preserve/lazarus/internal/bundle"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
 
@@ -48,5 +49,24 @@ func TestPrintRecoverCountsInEnglish(t *testing.T) {
 	printRecover(&buf, &lzrecover.Report{Captures: 1, Pages: 1, Blocks: 1, Rejected: 1})
 	if want := "  1 capture listed, 1 fetched, 1 good block, 1 rejected\n"; !strings.Contains(buf.String(), want) {
 		t.Errorf("missing %q in\n%s", want, buf.String())
+	}
+}
+
+// TestPrintRecoverOwners: the summary says how many entries were given
+// their recorded owner and group, and for the others, by owner, why not.
+func TestPrintRecoverOwners(t *testing.T) {
+	var buf bytes.Buffer
+	printRecover(&buf, &lzrecover.Report{Owners: []bundle.Ownership{
+		{User: "www-data", Group: "www-data", Entries: 1200, Reason: "not running as root"},
+		{User: "root", Group: "www-data", Entries: 1, Restored: true},
+		{User: "root", Group: "root", Entries: 3, Restored: true},
+	}})
+	for _, want := range []string{
+		"owners: 1200 entries recorded as www-data:www-data left owned by the user who ran recover: not running as root\n",
+		"owners: 4 entries given their recorded owner and group (root:www-data: 1, root:root: 3)\n",
+	} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("missing %q in\n%s", want, buf.String())
+		}
 	}
 }

@@ -167,22 +167,25 @@ func (c *collector) addSymlink(p, name string, info fs.FileInfo) error {
 	if target == "" || strings.IndexByte(target, 0) >= 0 {
 		return fmt.Errorf("collect: symbolic link %s has an unusable target %q", p, target)
 	}
+	uname, gname := ownerNames(info)
 	c.entries = append(c.entries, Entry{
 		Name: name, Type: TypeSymlink, Mode: info.Mode() & modeBits,
-		ModTime: info.ModTime(), Linkname: target,
+		ModTime: info.ModTime(), Linkname: target, Uname: uname, Gname: gname,
 	})
 	return nil
 }
 
 func dirEntry(name string, info fs.FileInfo) Entry {
-	return Entry{Name: name, Type: TypeDir, Mode: info.Mode() & modeBits, ModTime: info.ModTime()}
+	uname, gname := ownerNames(info)
+	return Entry{Name: name, Type: TypeDir, Mode: info.Mode() & modeBits, ModTime: info.ModTime(), Uname: uname, Gname: gname}
 }
 
 // fileEntry describes the regular file at p, as seen in info.
 func fileEntry(name, p string, info fs.FileInfo) Entry {
+	uname, gname := ownerNames(info)
 	return Entry{
 		Name: name, Type: TypeRegular, Mode: info.Mode() & modeBits,
-		ModTime: info.ModTime(), Size: info.Size(),
+		ModTime: info.ModTime(), Size: info.Size(), Uname: uname, Gname: gname,
 		Open: func() (io.ReadCloser, error) { return openSame(p, info) },
 	}
 }

@@ -16,7 +16,8 @@
 // The tar stream is POSIX pax format as written by Go's archive/tar: one
 // entry per directory, regular file or symbolic link, sorted by tar name in
 // byte order; names are relative and slash-separated, directories end in
-// "/"; Uid and Gid are 0, Uname and Gname empty; ModTime has full precision
+// "/"; Uid and Gid are 0, Uname and Gname the names of the entry's owner
+// and group where known (else empty); ModTime has full precision
 // (pax records carry sub-second times); access and change times are
 // absent; Mode holds the permission bits plus setuid (04000), setgid
 // (02000) and sticky (01000); symbolic links are TypeSymlink with the

@@ -67,12 +67,21 @@ type Entry struct {
 	// Open returns the contents of a regular file; it must yield exactly
 	// Size bytes. Nil for other types.
 	Open func() (io.ReadCloser, error)
+	// Uname and Gname are the names of the user and group that own the
+	// entry, each empty when unknown (at most 256 bytes, no NUL). Numeric
+	// ids are never recorded: they mean nothing on another system.
+	Uname, Gname string
 }
 
 // validate checks the entry's fields (but not its relation to others).
 func (e *Entry) validate() error {
 	if err := validateName(e.Name); err != nil {
 		return err
+	}
+	for _, n := range []string{e.Uname, e.Gname} {
+		if len(n) > maxOwnerName || strings.IndexByte(n, 0) >= 0 {
+			return fmt.Errorf("entry %q: owner or group name %q is longer than %d bytes or holds a NUL byte", e.Name, n, maxOwnerName)
+		}
 	}
 	if e.Mode&^modeBits != 0 {
 		return fmt.Errorf("entry %q: mode %v has bits other than permissions, setuid, setgid and sticky", e.Name, e.Mode)
@@ -112,6 +121,8 @@ func (e *Entry) tarHeader() *tar.Header {
 		Name:    e.tarName(),
 		Mode:    tarMode(e.Mode),
 		ModTime: e.ModTime,
+		Uname:   e.Uname,
+		Gname:   e.Gname,
 		Format:  tar.FormatPAX,
 	}
 	switch e.Type {

@@ -58,6 +58,10 @@ type Report struct {
 	// device and FIFO entries, cleared setuid bits, metadata that could
 	// not be set.
 	Problems []Warning
+	// Owners counts the entries by the user and group the payload records
+	// for them (by name), and says whether they were given them (see
+	// Extract); entries without a recorded owner are not counted.
+	Owners []Ownership
 }
 
 // Extract reads a payload from r and recreates its entries in the existing
@@ -75,8 +79,11 @@ type Report struct {
 // skipped and reported in Report.Problems.
 //
 // Aligned 64 KiB runs of zero bytes are left as holes, so sparse files stay
-// sparse. Ownership is not recorded in payloads and not restored; symbolic
-// link modification times are not restored.
+// sparse. Owners are restored by name (never by number) where the
+// extracting user can set them: as root, the recorded user and group of
+// every file, directory and symbolic link where this system has them;
+// what was and was not restored is counted in Report.Owners, never an
+// error. Symbolic link modification times are not restored.
 func Extract(r io.Reader, dir string, opts ExtractOptions) (Report, error) {
 	s, err := Stage(r, dir, opts)
 	if err != nil {
@@ -115,7 +122,7 @@ func Stage(r io.Reader, dir string, opts ExtractOptions) (*Staged, error) {
 		st.remove()
 		return nil, err
 	}
-	x := &extractor{tree: t, opts: opts, rep: Report{TarSize: tarSize}}
+	x := &extractor{tree: t, opts: opts, rep: Report{TarSize: tarSize}, own: newOwners()}
 	err = x.run(r, tarSize)
 	t.close() // committing needs the names only
 	if err != nil {
@@ -138,6 +145,7 @@ func (s *Staged) Commit() (Report, error) {
 	}
 	s.x.rep.Problems = append(s.x.rep.Problems, s.st.finalize(s.x.tree)...)
 	s.x.rep.Top = childrenOf(s.x.tree)["."]
+	s.x.rep.Owners = s.x.own.report()
 	return s.x.rep, nil
 }
 
@@ -175,6 +183,7 @@ type extractor struct {
 	rep      Report
 	lim      *exactReader
 	w        *writers
+	own      *owners
 	seq      int   // number of the current entry in the tar stream
 	declared int64 // sum of regular file sizes so far
 }
@@ -299,6 +308,13 @@ func (x *extractor) problem(name, reason string) {
 	x.rep.Problems = append(x.rep.Problems, Warning{Name: name, Reason: reason})
 }
 
+// owner returns the owner to give the entry of hdr (see owners).
+func (x *extractor) owner(hdr *tar.Header) owner {
+	o := owner{own: x.own, user: hdr.Uname, group: hdr.Gname}
+	o.uid, o.gid = x.own.resolve(o.user, o.group)
+	return o
+}
+
 // mode returns the mode to restore for hdr, clearing setuid and setgid
 // bits unless asked to keep them.
 func (x *extractor) mode(name string, hdr *tar.Header) fs.FileMode {
@@ -322,7 +338,7 @@ func (x *extractor) file(name string, hdr *tar.Header, r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	j := &fileJob{seq: x.seq, name: name, dir: dir, base: base, mode: x.mode(name, hdr), mtime: hdr.ModTime}
+	j := &fileJob{seq: x.seq, name: name, dir: dir, base: base, mode: x.mode(name, hdr), mtime: hdr.ModTime, owner: x.owner(hdr)}
 	if err := x.w.send(j, r, hdr.Size); err != nil {
 		return fmt.Errorf("writing %q: %w", name, err)
 	}
@@ -338,6 +354,7 @@ func (x *extractor) dir(name string, hdr *tar.Header) error {
 	x.rep.Dirs++
 	x.tree.nodes[name].mode = x.mode(name, hdr)
 	x.tree.nodes[name].mtime = hdr.ModTime
+	x.tree.nodes[name].owner = x.owner(hdr)
 	return nil
 }
 
@@ -348,7 +365,7 @@ func (x *extractor) symlink(name string, hdr *tar.Header) error {
 	if err := x.tree.claim(name, kindSymlink); err != nil {
 		return err
 	}
-	if err := x.tree.symlink(hdr.Linkname, name); err != nil {
+	if err := x.tree.symlink(hdr.Linkname, name, x.owner(hdr)); err != nil {
 		return fmt.Errorf("creating symbolic link %q: %w", name, err)
 	}
 	x.rep.Symlinks++

@@ -183,8 +183,8 @@ func childrenOf(t *tree) map[string][]string {
 	return children
 }
 
-// finalize sets the modes and modification times of the extracted
-// directories in their final place, deepest first (setting a directory's
+// finalize sets the owners, modes and modification times of the
+// extracted directories in their final place, deepest first (setting a directory's
 // contents changes its time), through handles opened one component at a
 // time without following symbolic links. Failures are returned as
 // problems.
@@ -221,6 +221,7 @@ func setDirMeta(d *dirs, name string, n *node) error {
 	if err != nil {
 		return fmt.Errorf("mode not restored: %w", err)
 	}
+	n.owner.set(func(uid, gid int) error { return unix.Fchown(h.fd, uid, gid) }) // before the mode: chown clears setgid
 	if err := ignoringEINTR(func() error { return unix.Fchmod(h.fd, uint32(tarMode(n.mode))) }); err != nil {
 		return fmt.Errorf("mode not restored: %w", &fs.PathError{Op: "fchmod", Path: name, Err: err})
 	}

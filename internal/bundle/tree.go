@@ -24,6 +24,7 @@ type node struct {
 	explicit bool // listed in the payload, not just implied by a child
 	mode     fs.FileMode
 	mtime    time.Time
+	owner    owner // of a directory the payload lists
 }
 
 // tree tracks every name created in the staging directory, so that
@@ -92,8 +93,8 @@ func (t *tree) makeParents(name string) error {
 }
 
 // symlink creates the symbolic link name (claimed) pointing to target,
-// verbatim.
-func (t *tree) symlink(target, name string) error {
+// verbatim, and gives it its owner.
+func (t *tree) symlink(target, name string, o owner) error {
 	dir, base, err := t.dirs.hold(name)
 	if err != nil {
 		return err
@@ -102,6 +103,7 @@ func (t *tree) symlink(target, name string) error {
 	if err := ignoringEINTR(func() error { return unix.Symlinkat(target, dir.fd, base) }); err != nil {
 		return &fs.PathError{Op: "symlinkat", Path: name, Err: err}
 	}
+	o.set(func(uid, gid int) error { return unix.Fchownat(dir.fd, base, uid, gid, unix.AT_SYMLINK_NOFOLLOW) })
 	return nil
 }
 

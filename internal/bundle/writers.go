@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Writing files on several goroutines.
@@ -39,6 +41,7 @@ type fileJob struct {
 	base  string
 	mode  fs.FileMode
 	mtime time.Time
+	owner owner
 	first []byte      // the first chunk (all of a small file)
 	more  chan []byte // the other chunks, closed after the last; nil if none
 	// aborted is set before more is closed when the reader failed in
@@ -120,6 +123,7 @@ func (w *writers) write(j *fileJob) error {
 	if err != nil {
 		err = fmt.Errorf("writing %q: %w", j.name, err)
 	} else if !j.aborted.Load() {
+		j.owner.set(func(uid, gid int) error { return unix.Fchown(f.fd, uid, gid) }) // before the mode: chown clears setuid
 		err = f.setMeta(j.dir, j.base, j.mode, j.mtime)
 	}
 	if cerr := f.close(); err == nil && cerr != nil {

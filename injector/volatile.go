@@ -1,0 +1,183 @@
+package injector
+
+import (
+	"bufio"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
+)
+
+// maxVolatileLine is the longest line of a dump's output that volatile
+// patterns are matched against; a longer line (a multi-row INSERT of
+// mysqldump's default output, say) is kept whole in the comparison, so
+// memory stays bounded whatever the dump writes.
+const maxVolatileLine = 16 << 20
+
+// volatile is the compiled form of Dump.Volatile.
+type volatile []*regexp.Regexp
+
+// compileVolatile compiles a dump's volatile line patterns (Go regular
+// expressions, RE2 syntax).
+func compileVolatile(patterns []string) (volatile, error) {
+	var out volatile
+	for _, p := range patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("volatile pattern %q: %w", p, err)
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+// matches reports whether line (without its newline) is volatile.
+func (v volatile) matches(line []byte) bool {
+	for _, re := range v {
+		if re.Match(line) {
+			return true
+		}
+	}
+	return false
+}
+
+// substance returns the SHA-256 of r's lines that no pattern matches,
+// each with its line ending as read: what the output preserves in
+// substance. The output itself is never changed; this is for comparing
+// two outputs only. Lines longer than maxVolatileLine are kept.
+func (v volatile) substance(r io.Reader) ([sha256.Size]byte, error) {
+	h := sha256.New()
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(line) > maxVolatileLine { // too long to match: kept, streamed on
+				h.Write(line)
+				line = line[:0:0]
+				if err := streamLine(br, h); err != nil {
+					return [sha256.Size]byte{}, err
+				}
+			}
+			continue
+		case err != nil && err != io.EOF:
+			return [sha256.Size]byte{}, err
+		}
+		if len(line) > maxVolatileLine || len(line) > 0 && !v.matches(trimEOL(line)) {
+			h.Write(line)
+		}
+		line = line[:0]
+		if err == io.EOF {
+			return [sha256.Size]byte(h.Sum(nil)), nil
+		}
+	}
+}
+
+// streamLine copies the rest of the current line, its newline included,
+// from br into w.
+func streamLine(br *bufio.Reader, w io.Writer) error {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		w.Write(chunk)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF:
+			return nil
+		}
+		return err
+	}
+}
+
+// trimEOL drops a line's "\n" or "\r\n".
+func trimEOL(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+	}
+	return line
+}
+
+// segmentSubstance returns the keyed hash of a segment's listing entries
+// with the contents of its volatile dumps (entry name → the keyed hash of
+// the output without its volatile lines) standing for their bytes and
+// sizes: equal for two runs whose segments differ in volatile lines only.
+// It is zero for a segment without volatile dumps.
+func (k stateKey) segmentSubstance(files []manifest.File, volatileDumps map[string][]byte) manifest.Digest {
+	var out manifest.Digest
+	if len(volatileDumps) == 0 {
+		return out
+	}
+	type entry struct {
+		manifest.File
+		Substance []byte `json:"substance,omitempty"`
+	}
+	list := make([]entry, len(files))
+	for i, f := range files {
+		list[i].File = f
+		if s, ok := volatileDumps[f.Path]; ok {
+			list[i].Size, list[i].SHA256, list[i].Substance = 0, nil, s
+		}
+	}
+	raw, _ := json.Marshal(list) // plain data: cannot fail
+	sum := sha256.Sum256(raw)
+	copy(out[:], k.sum(labelSubstance, sum[:]))
+	return out
+}
+
+// sealListed encrypts a segment's listing entries for the state
+// (AES-256-GCM under a key derived from the state key): a later run that
+// keeps the segment by its substance lists what it holds, not what that
+// run dumped, and the state shows no plain hash of any file.
+func (k stateKey) sealListed(files []manifest.File) ([]byte, error) {
+	aead, err := k.listedAEAD()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(files)
+	if err != nil {
+		return nil, err
+	}
+	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(raw)+aead.Overhead())
+	rand.Read(nonce)
+	return aead.Seal(nonce, nonce, raw, nil), nil
+}
+
+// openListed decrypts what sealListed made.
+func (k stateKey) openListed(sealed []byte) ([]manifest.File, error) {
+	aead, err := k.listedAEAD()
+	if err != nil {
+		return nil, err
+	}
+	if len(sealed) < aead.NonceSize() {
+		return nil, errors.New("sealed listing entries too short")
+	}
+	raw, err := aead.Open(nil, sealed[:aead.NonceSize()], sealed[aead.NonceSize():], nil)
+	if err != nil {
+		return nil, err
+	}
+	var files []manifest.File
+	if err := json.Unmarshal(raw, &files); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+func (k stateKey) listedAEAD() (cipher.AEAD, error) {
+	block, err := aes.NewCipher(k.sum(labelListed, nil))
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}
