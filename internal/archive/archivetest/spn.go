@@ -237,7 +237,9 @@ func (s *SPN) answer(r *http.Request, at time.Time, logged *SPNRequest) (int, ma
 // says; the per-window and daily caps and the allowed hosts apply as to
 // jobs with keys.
 func (s *SPN) anonymous(u string, at time.Time, logged *SPNRequest) (int, map[string]any) {
-	page := func(text string) map[string]any { return map[string]any{"page": "<html><body>" + text + "</body></html>"} }
+	page := func(text string) map[string]any {
+		return map[string]any{"page": "<html><body>" + text + "</body></html>"}
+	}
 	switch s.cfg.Anonymous {
 	case AnonymousRefused:
 		logged.Answer = "unauthorized"
