@@ -51,6 +51,7 @@ type injectConfig struct {
 	URLs           string            `toml:"urls"`
 	State          string            `toml:"state"`
 	Notice         string            `toml:"notice"`
+	Capture        captureConfig     `toml:"capture"` // lazarus capture's; inject uses none of it
 }
 
 // tomlSize accepts 49152 or "48KiB".
@@ -94,6 +95,9 @@ func loadInjectConfig(path string) (*injectConfig, error) {
 		}
 		return nil, fmt.Errorf("config %s: unknown setting %s", path, strings.Join(keys, ", "))
 	}
+	if err := c.Capture.check(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
 	c.resolvePaths(filepath.Dir(path))
 	return &c, nil
 }
@@ -105,8 +109,11 @@ func (c *injectConfig) resolvePaths(dir string) {
 			*p = filepath.Join(dir, *p)
 		}
 	}
-	for _, p := range []*string{&c.Key, &c.PassphraseFile, &c.Site, &c.Bundle, &c.Snippets, &c.URLs, &c.State, &c.Status} {
+	for _, p := range []*string{&c.Key, &c.PassphraseFile, &c.Site, &c.Bundle, &c.Snippets, &c.URLs, &c.State, &c.Status, &c.Capture.AccessKeyFile} {
 		abs(p)
+	}
+	for i := range c.Capture.History {
+		abs(&c.Capture.History[i])
 	}
 	for i, inc := range c.Include {
 		path, seg, _ := strings.Cut(inc, "=")

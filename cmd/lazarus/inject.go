@@ -122,13 +122,15 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 	if len(res.Shrunk) > 0 {
 		hintf(stderr, "if the segment lost its data on purpose, run again with --accept-shrink; otherwise fix the include or the dump")
 	}
+	rec := publishGeneration(res, opts, stderr)
 	if c.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		enc.Encode(res)
+		enc.Encode(injectJSON{Report: res, ArchiveState: injectArchiveState(res, rec)})
 		return exitOK
 	}
 	printInject(stdout, res, opts.StateDir)
+	printInjectArchiveState(stdout, res, rec)
 	return exitOK
 }
 
