@@ -107,6 +107,7 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 		testHookInject(&opts)
 	}
 	stopWatch := status.watch(sig)
+	started := opts.Now()
 	res, err := injector.Run(sig.ctx, opts)
 	stopWatch()
 	if err != nil {
@@ -122,7 +123,7 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 	if len(res.Shrunk) > 0 {
 		hintf(stderr, "if the segment lost its data on purpose, run again with --accept-shrink; otherwise fix the include or the dump")
 	}
-	rec := publishGeneration(res, opts, stderr)
+	rec := publishGeneration(res, opts, started, stderr)
 	if c.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

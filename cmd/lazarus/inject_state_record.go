@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/genstate"
@@ -15,19 +16,20 @@ type injectJSON struct {
 	ArchiveState []genstate.Generation `json:"archive_state"`
 }
 
-// publishGeneration records a real run's generation as published in the
-// archive state (the first run that wrote it, or the first since the
-// record exists) and returns the record; a dry run records nothing. A
+// publishGeneration records a real run's generation as published at the
+// run's start in the archive state (by the first run that wrote it, or
+// the first since the record exists) and returns the record; a dry run
+// records nothing. A
 // record that cannot be read or written is a warning: the pages are
 // written already.
-func publishGeneration(res *injector.Report, o injector.Options, stderr io.Writer) *genstate.Record {
+func publishGeneration(res *injector.Report, o injector.Options, started time.Time, stderr io.Writer) *genstate.Record {
 	var rec *genstate.Record
 	var err error
 	if o.DryRun {
 		rec, err = genstate.Read(o.StateDir)
 	} else {
 		err = genstate.Update(o.StateDir, func(r *genstate.Record) error {
-			r.Ensure(res.Generation, o.Now())
+			r.Ensure(res.Generation, started)
 			rec = r
 			return nil
 		})

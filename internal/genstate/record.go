@@ -96,12 +96,13 @@ const (
 )
 
 // State is the furthest the generation got: confirmed (recoverable from
-// the archives), requested (an archive took a request), or published.
-func (g *Generation) State() string {
+// the archives, as the last audit found), requested (an archive was
+// asked to capture it), or published.
+func (g Generation) State() string {
 	switch {
 	case !g.Confirmed.IsZero():
 		return StateConfirmed
-	case slices.ContainsFunc(g.Requested, func(r Request) bool { return r.Taken > 0 }):
+	case slices.ContainsFunc(g.Requested, func(r Request) bool { return r.Sent > 0 }):
 		return StateRequested
 	}
 	return StatePublished
