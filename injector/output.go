@@ -215,6 +215,9 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 		}
 	}
 	r.recordHistory(&versions)
+	if err := r.announce(); err != nil {
+		return err
+	}
 	if len(changed) == 0 {
 		return nil
 	}

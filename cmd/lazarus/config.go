@@ -51,6 +51,7 @@ type injectConfig struct {
 	URLs           string            `toml:"urls"`
 	State          string            `toml:"state"`
 	Notice         string            `toml:"notice"`
+	Sitemap        bool              `toml:"sitemap"`
 	Capture        captureConfig     `toml:"capture"` // lazarus capture's; inject uses none of it
 }
 
@@ -179,6 +180,6 @@ func (c *injectConfig) apply(o *injector.Options) error {
 		o.KeepPrevious = *c.KeepPrevious
 	}
 	o.SiteURL, o.Public, o.AllOrNothing = c.SiteURL, c.Public, c.AllOrNothing
-	o.SiteDir, o.BundleDir, o.SnippetsDir, o.Notice = c.Site, c.Bundle, c.Snippets, c.Notice
+	o.SiteDir, o.BundleDir, o.SnippetsDir, o.Notice, o.Sitemap = c.Site, c.Bundle, c.Snippets, c.Notice, c.Sitemap
 	return nil
 }

@@ -204,6 +204,7 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.StringVar(&cfg.URLs, "urls", cfg.URLs, "`FILE` of page paths (one per line) for --bundle or --snippets without --site")
 	fs.StringVar(&cfg.State, "state", cfg.State, "state `DIR` (default: $XDG_STATE_HOME/lazarus/HASH, $XDG_STATE_HOME defaulting to ~/.local/state)")
 	fs.StringVar(&o.Notice, "notice", o.Notice, "visible line kept in a data-lazarus-notice element, e.g. 'Updated {date}'")
+	fs.BoolVar(&o.Sitemap, "sitemap", o.Sitemap, "keep a sitemap.xml of the site's pages and name it in robots.txt (created if missing), so crawlers that start from sitemaps (Common Crawl) find new pages; left alone when the site has a sitemap of its own")
 	fs.BoolVar(&o.AcceptShrink, "accept-shrink", false, "segments found empty or shrunk to under a tenth lost their data on purpose: no warning, and the generation before is not held on the pages; command line only")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan without writing anything (not even the state directory); command line only")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON; command line only")

@@ -36,6 +36,9 @@ func (c *injectCmd) options() (injector.Options, error) {
 	if err := c.loadSecrets(&o); err != nil {
 		return o, err
 	}
+	if o.Sitemap && o.SiteDir == "" {
+		return o, fmt.Errorf("--sitemap writes into the static site: give --site DIR (site in the config)")
+	}
 	switch {
 	case c.target > 0 && fixedRatio(c.redundancyWord):
 		return o, fmt.Errorf("--target plans by recoverability, --redundancy %s fixes the parity: give one of them", c.redundancyWord)
