@@ -131,15 +131,16 @@ type Options struct {
 	Carriers int
 	StateDir string // what inject remembers between runs (required); a dry run creates nothing in it
 
-	Notice string // optional visible line, "{date}" replaced, changed only when blocks change
 	// Sitemap, with SiteDir, writes a sitemap.xml of the site's linked
 	// pages and names it in robots.txt, so crawlers that start from
 	// sitemaps (Common Crawl) find new pages, unless the site announces
 	// a sitemap of its own (see site.Announce). Defaults to false: it
 	// writes files the site did not have.
 	Sitemap bool
-	DryRun  bool             // plan and report, write nothing (not even the state directory)
-	Now     func() time.Time // defaults to time.Now
+
+	Notice string           // optional visible line, "{date}" replaced, changed only when blocks change
+	DryRun bool             // plan and report, write nothing (not even the state directory)
+	Now    func() time.Time // defaults to time.Now
 	// Abort, if not nil, stops a run in its write phase when it is closed
 	// (before the new state is saved, Run's ctx stops a run; after that a
 	// done ctx lets the run finish writing). The run stops between two
