@@ -157,8 +157,41 @@ func TestLoopKeepsToTheLimits(t *testing.T) {
 	if most > limit.N || throttled > 0 {
 		t.Fatalf("%d requests in a %v window (limit %d), %d answered 429", most, limit.Per, limit.N, throttled)
 	}
-	t.Logf("%d requests in %d rounds, at most %d per %v window, 0 throttled; confirmed %v after the start",
+	t.Logf("%d requests, rounds: %d, at most %d per %v window, 0 throttled; confirmed %v after the start",
 		len(subs), rep.Rounds, most, limit.Per, rep.Confirmed.Sub(start).Round(time.Millisecond))
+}
+
+// TestLoopHonoursThrottling: the archive takes 2 requests per 300 ms
+// and answers more 429 with Retry-After: 1; a client set to 5 per
+// 300 ms is throttled, waits each Retry-After out, and the loop still
+// confirms the generation, with no more than 2 requests taken in any
+// 300 ms. It logs what it measured.
+func TestLoopHonoursThrottling(t *testing.T) {
+	w := newCaptureWorld(t, archivetest.SPNConfig{PerWindow: 2, Window: 300 * time.Millisecond, RetryAfter: time.Second,
+		JobErrors: 1}, nil)
+	start := time.Now()
+	rep, err := requestCaptures(t, w.loopOptions(t, false, spn.Limit{N: 5, Per: 300 * time.Millisecond}, time.Second))
+	if err != nil || !rep.Safe {
+		t.Fatalf("%v: safe %v", err, rep.Safe)
+	}
+	var taken []archivetest.Request
+	throttled := 0
+	subs := w.spn.Submissions()
+	for i, r := range subs {
+		if r.Status != http.StatusTooManyRequests {
+			taken = append(taken, r)
+			continue
+		}
+		throttled++
+		if i+1 < len(subs) && subs[i+1].Time.Sub(r.Time) < time.Second-50*time.Millisecond {
+			t.Errorf("asked again %v after a 429 asking for 1 s", subs[i+1].Time.Sub(r.Time))
+		}
+	}
+	if throttled == 0 || archivetest.MaxInWindow(taken, 300*time.Millisecond) > 2 {
+		t.Fatalf("%d throttled, %d taken within 300 ms", throttled, archivetest.MaxInWindow(taken, 300*time.Millisecond))
+	}
+	t.Logf("%d requests (%d answered 429), rounds: %d; confirmed %v after the start",
+		len(subs), throttled, rep.Rounds, rep.Confirmed.Sub(start).Round(time.Millisecond))
 }
 
 // TestLoopWithoutKeys: requests without keys whose answers name no
