@@ -215,9 +215,7 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 		}
 	}
 	r.recordHistory(&versions)
-	if err := r.announce(); err != nil {
-		return err
-	}
+	r.announce()
 	if len(changed) == 0 {
 		return nil
 	}

@@ -10,8 +10,16 @@ import (
 
 // TestSitemapAnnounced: with Sitemap a site without one gets a
 // sitemap.xml of its linked pages and a robots.txt naming it, and the
-// report says where; without it inject writes neither.
+// report says where, also on the run that first writes the pages (whose
+// lastmods inject then updates in it); without it inject writes
+// neither.
 func TestSitemapAnnounced(t *testing.T) {
+	g := newFixture(t, 3, 2)
+	first := g.options()
+	first.Sitemap = true
+	if res, err := Run(context.Background(), first); err != nil || res.Sitemap == "" || strings.Contains(strings.Join(res.Warnings, "\n"), "sitemap") {
+		t.Fatalf("first run: %v, sitemap %q, warnings %q", err, res.Sitemap, res.Warnings)
+	}
 	f := newFixture(t, 3, 2)
 	o := f.options()
 	res, err := Run(context.Background(), o)

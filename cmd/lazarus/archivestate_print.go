@@ -23,7 +23,7 @@ func archiveStateLine(g *genstate.Generation) string {
 	}
 	switch {
 	case g.Confirmed.IsZero() && len(g.Requested) == 0:
-		parts = append(parts, "not requested nor confirmed yet")
+		parts = append(parts, "neither requested nor confirmed yet")
 	case g.Confirmed.IsZero():
 		parts = append(parts, "not confirmed yet")
 	default:

@@ -20,8 +20,9 @@ const MaxSitemapURLs = 50_000
 
 // sitemapMark opens a sitemap.xml Announce wrote: it rewrites such a file
 // on every run. A sitemap.xml without it is the site's own, whose
-// lastmods UpdateSitemap keeps up to date and Announce leaves alone.
-const sitemapMark = "<!-- written by lazarus inject (--sitemap): rewritten on every run -->"
+// lastmods UpdateSitemap keeps up to date and Announce leaves alone. (No
+// "--" in it: XML comments may not hold one.)
+const sitemapMark = "<!-- written by lazarus inject, sitemap option: rewritten on every run -->"
 
 // robotsName is the file crawlers read for Sitemap: lines.
 const robotsName = "robots.txt"

@@ -55,6 +55,12 @@ func TestAnnounceFreshSite(t *testing.T) {
 	if got := readFile(t, filepath.Join(dir, "robots.txt")); got != "Sitemap: https://example.org/sitemap.xml\n" {
 		t.Fatalf("robots.txt %q", got)
 	}
+	// Expected: the sitemap is XML that UpdateSitemap, which inject runs
+	// after it for the pages whose blocks changed, reads and updates.
+	u, _ := url.Parse("https://example.org/")
+	if n, err := UpdateSitemap(dir, u, map[string]time.Time{"/b.html": announceT.Add(2 * time.Hour)}); n != 1 || err != nil {
+		t.Fatalf("UpdateSitemap on the written sitemap: %d, %v", n, err)
+	}
 	if fi, _ := os.Stat(filepath.Join(dir, "sitemap.xml")); fi.Mode().Perm() != 0o644 {
 		t.Fatalf("mode %v", fi.Mode())
 	}
