@@ -123,10 +123,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "%v", err)
 		return exitError
 	}
-	if o.Expect, err = c.expected(rec); err != nil {
-		errorf(stderr, "%v", err)
-		return exitError
-	}
+	o.Expect = expected(rec)
 	if !c.dryRun {
 		if o.Requesters, err = c.requesters(rec, stderr); err != nil {
 			errorf(stderr, "%v", err)

@@ -59,12 +59,15 @@ func (c *captureConfig) check() error {
 			return fmt.Errorf("capture.%w", err)
 		}
 	}
-	for name, v := range map[string]string{"wait": c.Wait, "wait_every": c.WaitEvery, "wait_live": c.WaitLive, "retry": c.Retry, "grace": c.Grace} {
-		if v == "" {
+	for _, d := range []struct {
+		name, v  string
+		positive bool
+	}{{"wait", c.Wait, false}, {"wait_live", c.WaitLive, false}, {"wait_every", c.WaitEvery, true}, {"retry", c.Retry, true}, {"grace", c.Grace, true}} {
+		if d.v == "" {
 			continue
 		}
-		if d, err := time.ParseDuration(v); err != nil || d < 0 {
-			return fmt.Errorf("capture.%s %q: want a duration such as 10m", name, v)
+		if v, err := time.ParseDuration(d.v); err != nil || v < 0 || d.positive && v == 0 {
+			return fmt.Errorf("capture.%s %q: want a duration such as 10m (more than 0 for wait_every, retry and grace)", d.name, d.v)
 		}
 	}
 	if c.Pending < 0 || c.Max < 0 || c.Attempts < 0 || c.SiteRate < 0 || c.ArchiveRate < 0 || c.Margin != nil && *c.Margin < 0 {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/lazarus-preserve/lazarus/internal/capture"
@@ -46,5 +47,26 @@ func TestExampleCaptureConfig(t *testing.T) {
 	}
 	if c.accessKeys == "" || !filepath.IsAbs(c.accessKeys) || c.contact == "" {
 		t.Errorf("commented settings not read: %+v", c)
+	}
+}
+
+// TestCaptureConfigBadValues: bad values in [capture] are errors naming
+// the setting, never replaced by a default.
+func TestCaptureConfigBadValues(t *testing.T) {
+	for body, want := range map[string]string{
+		"[capture]\nrequests = \"sometimes\"\n": "capture.requests",
+		"[capture]\nwait_every = \"0s\"\n":      "capture.wait_every",
+		"[capture]\nretry = \"soon\"\n":         "capture.retry",
+		"[capture]\nrate = \"12/day\"\n":        "capture.rate",
+		"[capture]\nmargin = -1\n":              "margin",
+		"[capture]\ncolour = \"blue\"\n":        "capture.colour",
+	} {
+		conf := filepath.Join(t.TempDir(), "lazarus.toml")
+		if err := os.WriteFile(conf, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := loadInjectConfig(conf); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error naming %s", body, err, want)
+		}
 	}
 }
