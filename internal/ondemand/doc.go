@@ -23,10 +23,13 @@
 //     oduwsdl/archivenow's ia_handler). Reports from 2025–2026 say the
 //     archive has since closed that door to programs: unauthenticated POST
 //     /save answers 401 "You need to be logged in to use Save Page Now",
-//     GET /save/{url} 429 or 404 (MKRWW/wortlaut#108, measured 2026-08-27;
-//     MikkoParkkola/mcp-gateway#240, 2026-06-08; brewsterkahle/onionpress#101,
-//     2026-03-11: API access without a login needs whitelisting), and the
-//     logged-out daily limit was 200 captures (overcast07/wayback-machine-spn-scripts#44,
+//     GET /save/{url} 429 or 404 (measured 2026-08-27 in
+//     https://github.com/MKRWW/wortlaut/issues/108; also
+//     https://github.com/MikkoParkkola/mcp-gateway/pull/240, 2026-06-08, and
+//     https://github.com/brewsterkahle/onionpress/issues/101, 2026-03-11: API
+//     access without a login needs whitelisting), and the
+//     logged-out daily limit was 200 captures
+//     (https://github.com/overcast07/wayback-machine-spn-scripts/pull/44,
 //     2025-04-01). So requests without keys are tried politely (4 a
 //     minute, one at a time) and, on the first refusal, given up and
 //     remembered (spn.ErrKeysRequired): the one line the CLI prints says
@@ -43,11 +46,12 @@
 //     captures only through the WARC download endpoint, a source Lazarus
 //     does not have. Not implemented; its TimeMaps
 //     (https://perma.cc/timemap/link/{url}, public links only, after 24 h,
-//     harvard-lil/perma#2682) can be read with --source memento=.
+//     https://github.com/harvard-lil/perma/issues/2682) can be read with --source memento=.
 //   - Arquivo.pt. "ArchivePageNow" records a page through a pywb
 //     recording proxy (https://arquivo.pt/save/now/record/{url}), a web
 //     service for people, not a documented API; recordings reach the
-//     playback "in a few hours" (arquivo/pwa-technologies#1556, 2026-07)
+//     playback "in a few hours"
+//     (https://github.com/arquivo/pwa-technologies/issues/1556, 2026-07)
 //     and its APIs ban addresses that exceed their limits permanently
 //     (github.com/arquivo/pwa-technologies/wiki/APIs). Not implemented.
 //   - Megalodon.jp: a web form that refuses robots (archivenow's
@@ -57,5 +61,5 @@
 //     forms, not on request. Not implemented.
 //
 // Common Crawl takes no requests at all: it finds pages through links and
-// sitemaps, which inject can announce in robots.txt (--sitemap).
+// sitemaps, which inject can announce in robots.txt (injector.Options.Sitemap).
 package ondemand
