@@ -46,7 +46,7 @@
 //     captures only through the WARC download endpoint, a source Lazarus
 //     does not have. Not implemented; its TimeMaps
 //     (https://perma.cc/timemap/link/{url}, public links only, after 24 h,
-//     https://github.com/harvard-lil/perma/issues/2682) can be read with --source memento=.
+//     https://github.com/harvard-lil/perma/issues/2682) can be read as a Memento source.
 //   - Arquivo.pt. "ArchivePageNow" records a page through a pywb
 //     recording proxy (https://arquivo.pt/save/now/record/{url}), a web
 //     service for people, not a documented API; recordings reach the
