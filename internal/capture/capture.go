@@ -367,7 +367,7 @@ func (o *Options) liveGeneration(ctx context.Context) (*verify.LiveGeneration, t
 				if err == nil {
 					serves = "generation " + g.ID.String()
 				}
-				return nil, time.Time{}, fmt.Errorf("%w: it serves %s, not %s (inject's newest) after %s", ErrNotLive, serves, o.Expect,
+				return nil, time.Time{}, fmt.Errorf("%w: it serves %s, not %s (the one expected) after %s", ErrNotLive, serves, o.Expect,
 					humane.Duration(o.WaitLive))
 			}
 			o.progress(Progress{Phase: "live"})
