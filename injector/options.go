@@ -140,6 +140,13 @@ type Options struct {
 	Carriers int
 	StateDir string // what inject remembers between runs (required); a dry run creates nothing in it
 
+	// Sitemap, with SiteDir, writes a sitemap.xml of the site's linked
+	// pages and names it in robots.txt, so crawlers that start from
+	// sitemaps (Common Crawl) find new pages, unless the site announces
+	// a sitemap of its own (see site.Announce). Defaults to false: it
+	// writes files the site did not have.
+	Sitemap bool
+
 	Notice string           // optional visible line, "{date}" replaced, changed only when blocks change
 	DryRun bool             // plan and report, write nothing (not even the state directory)
 	Now    func() time.Time // defaults to time.Now

@@ -215,6 +215,7 @@ func (r *run) writeSite(store *blockStore, mc []byte) error {
 		}
 	}
 	r.recordHistory(&versions)
+	r.announce()
 	if len(changed) == 0 {
 		return nil
 	}

@@ -44,6 +44,9 @@ type Report struct {
 	// elsewhere, or lost it (a deploy from a fresh checkout). A warning
 	// says so. "" otherwise.
 	UnknownGeneration string `json:"unknown_generation,omitempty"`
+	// Sitemap is the URL of the sitemap.xml the run keeps (Options.Sitemap),
+	// "" when it keeps none (the option off, or the site has its own).
+	Sitemap string `json:"sitemap,omitempty"`
 	// OutsideSitePath counts the pages of Excluded that links reach only
 	// at paths outside the site URL's path (a site served from the
 	// host's root given a site URL such as https://example.org/blog/);

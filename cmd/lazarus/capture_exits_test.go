@@ -13,15 +13,16 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 )
 
-// TestCaptureCLIExits: usage errors exit 2 and send nothing; a refused
+// TestCaptureCLIExits: usage errors (a bad rate, margin or requests mode)
+// exit 2 and send nothing; a refused
 // key exits 1; a world-readable key file is warned about; the daily
 // limit after a failed job exits 3 and says how many were sent.
 func TestCaptureCLIExits(t *testing.T) {
 	s := newCaptureSite(t, archivetest.SPNConfig{Daily: 1}, failRootForSPN)
 	for name, args := range map[string][]string{
-		"no access key file": nil,
-		"bad rate":           {"--access-key-file", s.iaKeys, "--rate", "12/day"},
-		"negative margin":    {"--access-key-file", s.iaKeys, "--margin", "-1"},
+		"bad rate":        {"--access-key-file", s.iaKeys, "--rate", "12/day"},
+		"negative margin": {"--access-key-file", s.iaKeys, "--margin", "-1"},
+		"bad mode":        {"--requests", "sometimes"},
 	} {
 		if code, _, stderr := s.run(t, args...); code != exitUsage {
 			t.Errorf("%s: exit %d, want 2\n%s", name, code, stderr)

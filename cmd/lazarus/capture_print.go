@@ -13,10 +13,15 @@ import (
 )
 
 // captureProgress prints the plan when it is made and every job's
-// outcome as it is known on stdout, and the phases on stderr.
-func captureProgress(stdout, stderr io.Writer) func(capture.Progress) {
+// outcome as it is known on stdout, and the phases on stderr; idle says
+// why nothing is sent when the plan has no requester ("dry run").
+func captureProgress(stdout, stderr io.Writer, idle string) func(capture.Progress) {
 	return func(p capture.Progress) {
 		switch p.Phase {
+		case "live":
+			fmt.Fprintln(stderr, "lazarus: waiting for the live site to serve the generation inject made last")
+		case "retry":
+			fmt.Fprintf(stderr, "lazarus: asking again for %s still short\n", humane.Count(len(p.Pages), "page"))
 		case "crawl":
 			fmt.Fprintln(stderr, "lazarus: crawling the live site")
 		case "audit":
@@ -27,7 +32,7 @@ func captureProgress(stdout, stderr io.Writer) func(capture.Progress) {
 			for _, w := range p.Report.Warnings {
 				fmt.Fprintf(stderr, "lazarus: warning: %s\n", printable(w))
 			}
-			printCapturePlan(stdout, p.Report)
+			printCapturePlan(stdout, p.Report, idle)
 		case "job":
 			printCaptureJob(stdout, p.Job)
 		}
@@ -40,6 +45,8 @@ func printCaptureJob(w io.Writer, j *capture.Job) {
 	switch j.State {
 	case spn.StateSuccess:
 		fmt.Fprintf(w, "  captured   %s at %s\n", u, j.Time.UTC().Format(time.RFC3339))
+	case spn.StateAccepted:
+		fmt.Fprintf(w, "  accepted   %s (no capture named: the archive's listing confirms it)\n", u)
 	case spn.StateNotSent:
 		fmt.Fprintf(w, "  not sent   %s\n", u)
 	case spn.StateAbandoned:
@@ -50,8 +57,8 @@ func printCaptureJob(w io.Writer, j *capture.Job) {
 }
 
 // printCapturePlan prints the generation, what the archives hold and the
-// plan.
-func printCapturePlan(w io.Writer, rep *capture.Report) {
+// plan; idle says why nothing is sent on a plan without a requester.
+func printCapturePlan(w io.Writer, rep *capture.Report, idle string) {
 	fmt.Fprintf(w, "Site %s, generation %s (made %s)\n", printable(rep.Site), rep.Generation, rep.Time.Format(time.RFC3339))
 	atNeed, capped := 0, 0
 	for _, s := range rep.Stripes {
@@ -78,7 +85,7 @@ func printCapturePlan(w io.Writer, rep *capture.Report) {
 	}
 	verb := "Asking for"
 	if rep.DryRun {
-		verb = "Would ask for (dry run, nothing sent)"
+		verb = "Would ask for (" + idle + ", nothing sent)"
 	}
 	fmt.Fprintf(w, "%s %s:\n", verb, humane.Count(len(rep.Plan), "capture"))
 	for i, p := range rep.Plan {
@@ -93,16 +100,25 @@ func printCapturePlan(w io.Writer, rep *capture.Report) {
 	}
 }
 
-// printCaptureEnd prints the plan on a dry run or when nothing was sent
-// (otherwise it was printed before the jobs), and the last audit's
-// verdict.
+// printCaptureEnd prints what the requests came to and the last audit's
+// verdict (the plan was printed before the jobs; on a dry run nothing
+// more).
 func printCaptureEnd(w io.Writer, rep *capture.Report) {
 	if rep.DryRun {
 		return
 	}
-	line := fmt.Sprintf("%s: %d accepted, %d captured, %d failed", humane.Count(len(rep.Plan), "capture request"), rep.Sent, rep.Captured, rep.Failed)
-	if rest := len(rep.Jobs) - rep.Captured - rep.Failed; rest > 0 {
+	line := fmt.Sprintf("%s: %d accepted, %d captured, %d failed", humane.Count(len(rep.Jobs), "capture request"), rep.Sent, rep.Captured, rep.Failed)
+	rest := 0
+	for _, j := range rep.Jobs {
+		if j.State == spn.StateAbandoned || j.State == spn.StateNotSent {
+			rest++
+		}
+	}
+	if rest > 0 {
 		line += fmt.Sprintf(", %d abandoned or not sent", rest)
+	}
+	if rep.Rounds > 1 {
+		line += fmt.Sprintf(" (%d rounds)", rep.Rounds)
 	}
 	fmt.Fprintf(w, "%s; %s of the archives\n", line, humane.Count(rep.Audits, "audit"))
 	if rep.Safe {

@@ -21,13 +21,13 @@ func TestCapturePlanMarginCapped(t *testing.T) {
 		},
 	}
 	var b strings.Builder
-	printCapturePlan(&b, rep)
+	printCapturePlan(&b, rep, "dry run")
 	if want := "2 of 3 stripes archived with k + 5 blocks (all of theirs for 2 with fewer parity blocks)"; !strings.Contains(b.String(), want) {
 		t.Fatalf("plan line:\n%s\nwant it to contain %q", b.String(), want)
 	}
 	rep.Margin = 2
 	b.Reset()
-	printCapturePlan(&b, rep)
+	printCapturePlan(&b, rep, "dry run")
 	if strings.Contains(b.String(), "all of theirs") {
 		t.Fatalf("margin within every stripe's parity, yet:\n%s", b.String())
 	}

@@ -56,6 +56,8 @@ type injectConfig struct {
 	URLs           string              `toml:"urls"`
 	State          string              `toml:"state"`
 	Notice         string              `toml:"notice"`
+	Sitemap        bool                `toml:"sitemap"`
+	Capture        captureConfig       `toml:"capture"` // lazarus capture's; inject uses none of it
 }
 
 // tomlSize accepts 49152 or "48KiB".
@@ -99,6 +101,9 @@ func loadInjectConfig(path string) (*injectConfig, error) {
 		}
 		return nil, fmt.Errorf("config %s: unknown setting %s", path, strings.Join(keys, ", "))
 	}
+	if err := c.Capture.check(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
 	c.resolvePaths(filepath.Dir(path))
 	return &c, nil
 }
@@ -110,8 +115,11 @@ func (c *injectConfig) resolvePaths(dir string) {
 			*p = filepath.Join(dir, *p)
 		}
 	}
-	for _, p := range []*string{&c.Key, &c.PassphraseFile, &c.Site, &c.Bundle, &c.Snippets, &c.URLs, &c.State, &c.Status} {
+	for _, p := range []*string{&c.Key, &c.PassphraseFile, &c.Site, &c.Bundle, &c.Snippets, &c.URLs, &c.State, &c.Status, &c.Capture.AccessKeyFile} {
 		abs(p)
+	}
+	for i := range c.Capture.History {
+		abs(&c.Capture.History[i])
 	}
 	for i, inc := range c.Include {
 		path, seg, _ := strings.Cut(inc, "=")
@@ -189,6 +197,6 @@ func (c *injectConfig) apply(o *injector.Options) error {
 		o.KeepPrevious = *c.KeepPrevious
 	}
 	o.SiteURL, o.Public, o.AllOrNothing = c.SiteURL, c.Public, c.AllOrNothing
-	o.SiteDir, o.BundleDir, o.SnippetsDir, o.Notice = c.Site, c.Bundle, c.Snippets, c.Notice
+	o.SiteDir, o.BundleDir, o.SnippetsDir, o.Notice, o.Sitemap = c.Site, c.Bundle, c.Snippets, c.Notice, c.Sitemap
 	return nil
 }

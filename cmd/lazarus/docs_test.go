@@ -746,28 +746,32 @@ func cmdTranscript(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// archiveof [-pywb COLL] [-spn] SITE_URL [[-ago DURATION] DIR]...: a
-// local archive holding each DIR's pages as captures of SITE_URL, made
+// archiveof [-pywb COLL] [-spn] [-anonymous] SITE_URL [[-ago DURATION] DIR]...:
+// a local archive holding each DIR's pages as captures of SITE_URL, made
 // DURATION ago (an hour after now without -ago); $ARCHIVE is its base
 // URL. It speaks the Wayback Machine's CDX API, Memento and Common
 // Crawl's index, or with -pywb those of one pywb collection COLL. With
 // -spn, $SPN is a Save Page Now endpoint capturing SITE_URL's pages into
-// it, for the key AKEY:captureSecret.
+// it, for the key AKEY:captureSecret, and with -anonymous also for
+// requests without keys (refused without it, as the Internet Archive
+// does).
 func cmdArchiveOf(ts *testscript.TestScript, neg bool, args []string) {
 	var cfg archivetest.Config
-	withSPN := false
+	withSPN, anonymous := false, ""
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		switch {
 		case args[0] == "-pywb" && len(args) > 1:
 			cfg.Pywb, args = &archivetest.PywbConfig{Coll: args[1]}, args[2:]
 		case args[0] == "-spn":
 			withSPN, args = true, args[1:]
+		case args[0] == "-anonymous":
+			anonymous, args = archivetest.AnonymousCapture, args[1:]
 		default:
 			ts.Fatalf("archiveof: unknown option %s", args[0])
 		}
 	}
 	if len(args) < 1 {
-		ts.Fatalf("usage: archiveof [-pywb COLL] [-spn] SITE_URL [[-ago DURATION] DIR]...")
+		ts.Fatalf("usage: archiveof [-pywb COLL] [-spn] [-anonymous] SITE_URL [[-ago DURATION] DIR]...")
 	}
 	site := strings.TrimSuffix(args[0], "/") + "/"
 	var caps []archivetest.Capture
@@ -790,7 +794,7 @@ func cmdArchiveOf(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("ARCHIVE", srv.URL)
 	if withSPN {
 		host := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSuffix(site, "/"), "http://"), "https://")
-		spn, err := archivetest.NewSPN(srv, archivetest.SPNConfig{Access: "AKEY", Secret: captureSecret, Allow: []string{host}})
+		spn, err := archivetest.NewSPN(srv, archivetest.SPNConfig{Access: "AKEY", Secret: captureSecret, Allow: []string{host}, Anonymous: anonymous})
 		ts.Check(err)
 		ts.Defer(spn.Close)
 		ts.Setenv("SPN", spn.URL)

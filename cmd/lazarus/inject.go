@@ -107,6 +107,7 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 		testHookInject(&opts)
 	}
 	stopWatch := status.watch(sig)
+	started := opts.Now()
 	res, err := injector.Run(sig.ctx, opts)
 	stopWatch()
 	if err != nil {
@@ -122,13 +123,15 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 	if len(res.Shrunk) > 0 {
 		hintf(stderr, "if the segment lost its data on purpose, run again with --accept-shrink; otherwise fix the include or the dump")
 	}
+	rec := publishGeneration(res, opts, started, stderr)
 	if c.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		enc.Encode(res)
+		enc.Encode(injectJSON{Report: res, ArchiveState: injectArchiveState(res, rec)})
 		return exitOK
 	}
 	printInject(stdout, res, opts.StateDir)
+	printInjectArchiveState(stdout, res, rec)
 	return exitOK
 }
 
@@ -202,6 +205,7 @@ func (c *injectCmd) flags() *flag.FlagSet {
 	fs.StringVar(&cfg.URLs, "urls", cfg.URLs, "`FILE` of page paths (one per line) for --bundle or --snippets without --site")
 	fs.StringVar(&cfg.State, "state", cfg.State, "state `DIR` (default: $XDG_STATE_HOME/lazarus/HASH, $XDG_STATE_HOME defaulting to ~/.local/state)")
 	fs.StringVar(&o.Notice, "notice", o.Notice, "visible line kept in a data-lazarus-notice element, e.g. 'Updated {date}'")
+	fs.BoolVar(&o.Sitemap, "sitemap", o.Sitemap, "keep a sitemap.xml of the site's pages and name it in robots.txt (created if missing), so crawlers that start from sitemaps (Common Crawl) find new pages; left alone when the site has a sitemap of its own")
 	fs.BoolVar(&o.AcceptShrink, "accept-shrink", false, "segments found empty or shrunk to under a tenth lost their data on purpose: no warning, and the generation before is not held on the pages; command line only")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the plan without writing anything (not even the state directory); command line only")
 	fs.BoolVar(&c.jsonOut, "json", false, "print the result as JSON; command line only")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/genstate"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 )
 
@@ -38,6 +39,9 @@ func (c *injectCmd) options() (injector.Options, error) {
 	}
 	if err := c.loadSecrets(&o); err != nil {
 		return o, err
+	}
+	if o.Sitemap && o.SiteDir == "" {
+		return o, fmt.Errorf("--sitemap writes into the static site: give --site DIR (site in the config)")
 	}
 	switch {
 	case c.target > 0 && fixedRatio(c.redundancyWord):
@@ -70,7 +74,29 @@ func (c *injectCmd) options() (injector.Options, error) {
 		}
 		o.StateDir = dir
 	}
+	if c.cfg.Status == "" {
+		if err := keepUntilConfirmed(&o); err != nil {
+			return o, err
+		}
+	}
 	return o, nil
+}
+
+// keepUntilConfirmed reads the archive state lazarus capture records in
+// the state directory: once a capture run has audited the archives,
+// earlier generations stay on the pages down to the newest one the
+// archives were found to hold (make-before-break by confirmation),
+// instead of --keep-previous of them. A --status report, when given,
+// says it instead.
+func keepUntilConfirmed(o *injector.Options) error {
+	rec, err := genstate.Read(o.StateDir)
+	if err != nil {
+		return fmt.Errorf("state %s: %w", o.StateDir, err)
+	}
+	if rec.Confirming() {
+		o.Archived = &injector.Archived{RestorePoint: rec.RestorePoint}
+	}
+	return nil
 }
 
 // loadSecrets reads the server key or the passphrase with internal/keys'

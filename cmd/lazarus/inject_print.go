@@ -77,6 +77,9 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 			count(r.Carriers, "carrier page", "carrier pages"))
 	}
 	fmt.Fprintf(w, "  %s written; %s\n", count(r.Written, "file", "files"), excluded)
+	if r.Sitemap != "" {
+		fmt.Fprintf(w, "  sitemap: %s, named in robots.txt for crawlers that start from sitemaps\n", printable(r.Sitemap))
+	}
 	fmt.Fprintf(w, "  state: %s\n", stateDir)
 }
 

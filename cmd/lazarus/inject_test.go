@@ -68,11 +68,12 @@ func TestExampleConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ := reflect.TypeFor[injectConfig]()
-	for i := range typ.NumField() {
-		key := typ.Field(i).Tag.Get("toml")
-		if !regexp.MustCompile(`(?m)^#?(` + key + ` = |\[` + key + `\]$)`).Match(raw) {
-			t.Errorf("setting %s is missing", key)
+	for _, typ := range []reflect.Type{reflect.TypeFor[injectConfig](), reflect.TypeFor[captureConfig]()} {
+		for i := range typ.NumField() {
+			key := typ.Field(i).Tag.Get("toml")
+			if !regexp.MustCompile(`(?m)^#?(` + key + ` = |\[` + key + `\]$)`).Match(raw) {
+				t.Errorf("setting %s is missing", key)
+			}
 		}
 	}
 	// Expected: with every line uncommented the file parses; the sizes,

@@ -48,6 +48,7 @@ func TestScripts(t *testing.T) {
 			"samevisible": cmdSameVisible,
 			"archive":     cmdArchive,
 			"serve":       cmdServe,
+			"archiveof":   cmdArchiveOf,
 			"dumpgone":    cmdDumpGone,
 			"unwritable":  cmdUnwritable,
 		},

@@ -16,11 +16,12 @@ type siteKeyFlags struct {
 }
 
 // bind declares --url and --key (with the command's help texts) and
-// --passphrase-file on fs.
+// --passphrase-file on fs, each defaulting to the value so far (a config
+// file's, for capture).
 func (f *siteKeyFlags) bind(fs *flag.FlagSet, urlHelp, keyHelp string) {
-	fs.StringVar(&f.site, "url", "", urlHelp)
-	fs.StringVar(&f.key, "key", "", keyHelp)
-	fs.StringVar(&f.passFile, "passphrase-file", "", "`FILE` holding the passphrase (passphrase-mode sites)")
+	fs.StringVar(&f.site, "url", f.site, urlHelp)
+	fs.StringVar(&f.key, "key", f.key, keyHelp)
+	fs.StringVar(&f.passFile, "passphrase-file", f.passFile, "`FILE` holding the passphrase (passphrase-mode sites)")
 }
 
 // check checks --url and that exactly one of --key and --passphrase-file

@@ -100,7 +100,7 @@ func printGeneration(w io.Writer, g status.Generation) {
 	default:
 		state = "NOT recoverable"
 	}
-	fmt.Fprintf(w, "Generation %s of %s: %s\n", g.ID, g.Time.Format(time.RFC3339), state)
+	fmt.Fprintf(w, "Generation %s of %s: %s%s\n", g.ID, g.Time.Format(time.RFC3339), state, heldByString(g.HeldBy))
 	for _, s := range g.Segments {
 		kind := ""
 		if s.Listing {
@@ -117,6 +117,20 @@ func printGeneration(w io.Writer, g status.Generation) {
 	for _, why := range short {
 		fmt.Fprintln(w, "  short: "+printable(why))
 	}
+}
+
+// heldByString is "; confirmed in wayback (since …) and commoncrawl
+// (since …)": the archives holding a generation each on its own; "" for
+// none.
+func heldByString(h []status.SourceHold) string {
+	if len(h) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, s := range h {
+		parts = append(parts, fmt.Sprintf("%s (since %s)", printable(s.Source), s.Since.Format(time.RFC3339)))
+	}
+	return "; confirmed in " + strings.Join(parts, " and ")
 }
 
 // weakestStripe is the stripe with the fewest blocks combined.
@@ -186,6 +200,15 @@ func printAssessment(w io.Writer, a *status.Assessment) {
 			reach = fmt.Sprintf("reaches %s %s", percent(a.Target), reachString(v.ReachIn))
 		}
 		fmt.Fprintf(w, "  %-34s %s; %s\n", label+":", strings.Join(at, ", "), reach)
+	}
+	if len(a.TwoArchives) > 0 {
+		var at []string
+		for _, p := range a.TwoArchives {
+			if shownAfter(p.After, a.TwoArchives) {
+				at = append(at, fmt.Sprintf("%s %.1f%%", afterString(p.After), 100*p.P))
+			}
+		}
+		fmt.Fprintf(w, "  %-34s %s\n", "from at least two archives:", strings.Join(at, ", "))
 	}
 	switch {
 	case len(a.Fixed) > 0 && len(a.Archives) == 0:

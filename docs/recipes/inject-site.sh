@@ -14,10 +14,17 @@
 #   LAZARUS_SYSLOG a syslog tag: send the run's output to syslog (logger -t),
 #                  and print it on stderr too when the run fails, so that
 #                  cron mails failures and nothing else
+#   LAZARUS_CAPTURE after: once inject succeeded, run
+#                  `lazarus capture --config $LAZARUS_CONFIG`, the
+#                  capture-and-confirm loop, for recipes whose SITE_DIR is
+#                  the live site (cron, systemd); a deploy that copies the
+#                  site elsewhere runs capture itself after copying
 #
 # Arguments are passed on to lazarus inject (e.g. --dry-run).
 # Exit status is lazarus's: 0 done or unchanged, 1 error (nothing changed),
-# 2 usage error, 130/143 stopped by a signal.
+# 2 usage error, 130/143 stopped by a signal. capture's "not confirmed
+# yet" (3) is not a failure: captures take minutes to hours to show, and
+# the next run asks again.
 set -eu
 : "${LAZARUS:=lazarus}"
 : "${LAZARUS_CONFIG:?set LAZARUS_CONFIG to your lazarus.toml}"
@@ -25,8 +32,20 @@ if [ -n "${SITE_DIR:-}" ]; then
 	set -- --site "$SITE_DIR" "$@"
 fi
 set -- inject --config "$LAZARUS_CONFIG" "$@"
+
+# run: lazarus inject, then capture if asked; the exit status is inject's,
+# or capture's when it failed for another reason than "not yet".
+run() {
+	"$LAZARUS" "$@" || return
+	[ "${LAZARUS_CAPTURE:-}" = after ] || return 0
+	c=0
+	"$LAZARUS" capture --config "$LAZARUS_CONFIG" || c=$?
+	[ "$c" -eq 3 ] || return "$c"
+}
+
 if [ -z "${LAZARUS_SYSLOG:-}" ]; then
-	exec "$LAZARUS" "$@"
+	run "$@"
+	exit
 fi
 
 log=$(mktemp)
@@ -35,7 +54,7 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 status=0
-"$LAZARUS" "$@" >"$log" 2>&1 || status=$?
+run "$@" >"$log" 2>&1 || status=$?
 shown=
 if ! logger -t "$LAZARUS_SYSLOG" <"$log"; then
 	echo "inject-site.sh: logger failed; the run's output:" >&2
@@ -43,7 +62,7 @@ if ! logger -t "$LAZARUS_SYSLOG" <"$log"; then
 	shown=1
 fi
 if [ "$status" -ne 0 ]; then
-	echo "inject-site.sh: lazarus inject failed with exit status $status (config $LAZARUS_CONFIG)" >&2
+	echo "inject-site.sh: lazarus failed with exit status $status (config $LAZARUS_CONFIG)" >&2
 	[ -n "$shown" ] || cat "$log" >&2
 fi
 exit "$status"

@@ -3,9 +3,7 @@ package site
 import (
 	"bytes"
 	"crypto/rand"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -89,30 +87,11 @@ func lastmods(changed map[string]time.Time) (map[string]string, error) {
 
 // readSitemap reads sitemap.xml and returns nil data if there is none.
 func readSitemap(root *os.Root) ([]byte, fs.FileMode, error) {
-	fi, err := root.Lstat(sitemapName)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, 0, nil
-	case err != nil:
-		return nil, 0, fmt.Errorf("sitemap: %w", err)
-	case !fi.Mode().IsRegular():
-		return nil, 0, fmt.Errorf("sitemap: %s is not a regular file", sitemapName)
-	case fi.Size() > MaxSitemapBytes:
-		return nil, 0, fmt.Errorf("sitemap: %s is larger than %d bytes", sitemapName, MaxSitemapBytes)
-	}
-	f, err := root.Open(sitemapName)
+	data, mode, err := readSmall(root, sitemapName, MaxSitemapBytes, 0)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sitemap: %w", err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSitemapBytes+1))
-	switch {
-	case err != nil:
-		return nil, 0, fmt.Errorf("sitemap: %w", err)
-	case len(data) > MaxSitemapBytes:
-		return nil, 0, fmt.Errorf("sitemap: %s is larger than %d bytes", sitemapName, MaxSitemapBytes)
-	}
-	return data, fi.Mode().Perm(), nil
+	return data, mode, nil
 }
 
 // replaceFile atomically replaces the file name in root with data and the

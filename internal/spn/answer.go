@@ -6,17 +6,20 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/ondemand"
 )
 
 // maxAnswer bounds one API answer's bytes: real ones are a few hundred
 // bytes (a status lists the page's resources: a few KiB).
 const maxAnswer = 1 << 20
 
-// Job states in a status answer.
+// Job states in a status answer (success and error are also the states
+// of a Result).
 const (
 	StatePending = "pending"
-	StateSuccess = "success"
-	StateError   = "error"
+	StateSuccess = ondemand.StateSuccess
+	StateError   = ondemand.StateError
 )
 
 // answer is the union of the API's JSON answers: a submission

@@ -10,40 +10,34 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/fetch"
+	"github.com/lazarus-preserve/lazarus/internal/ondemand"
 )
 
-// StateNotSent is Result.State of a URL never submitted (the run ended
-// first); StateAbandoned of a job still pending when the client stopped
-// polling it (JobTimeout, or the run was cancelled).
+// States of a Result beyond a job's success and error (ondemand's):
+// StateNotSent is a URL never submitted (the run ended first),
+// StateAbandoned a job still pending when the client stopped polling it
+// (JobTimeout, or the run was cancelled), StateAccepted a request without
+// keys whose answer named no capture (the listing decides).
 const (
-	StateNotSent   = "not-sent"
-	StateAbandoned = "abandoned"
+	StateNotSent   = ondemand.StateNotSent
+	StateAbandoned = ondemand.StateAbandoned
+	StateAccepted  = ondemand.StateAccepted
 )
 
-// Result is what became of one URL.
-type Result struct {
-	URL   string
-	JobID string // "" if the submission failed or was never made
-	// State is StateSuccess, StateError, StateAbandoned or StateNotSent.
-	State string
-	// OriginalURL and Time name the capture, on success.
-	OriginalURL string
-	Time        time.Time
-	// Err says why, in state StateError (a *JobError for the API's
-	// answers).
-	Err error
-	// Submitted is when the job was accepted; Finished when its outcome
-	// was known.
-	Submitted, Finished time.Time
-}
+// Result is what became of one URL (ondemand.Result: the client is the
+// Internet Archive's ondemand.Requester).
+type Result = ondemand.Result
 
 // SaveAll asks the API to capture urls, submitted in the order given,
 // with at most MaxPending jobs pending and the submission window
 // honoured, and calls each (never concurrently) with every URL's result
 // as it is known. It returns once every submitted job finished or was
 // abandoned; the error is the one that ended the run early (wrapping
-// ErrRefused, ErrDailyLimit, ErrHostPaused, or ctx's), and the URLs not
-// submitted then are reported as StateNotSent.
+// ErrRefused, ErrKeysRequired, ErrDailyLimit, ErrHostPaused, or ctx's),
+// and the URLs not submitted then are reported as StateNotSent. Without
+// keys (Options.Credentials zero) each URL is a GET /save/{url}, whose
+// answer names the capture, names a job to poll, or names neither
+// (StateAccepted: the archive's listing decides).
 func (c *Client) SaveAll(ctx context.Context, urls []string, each func(Result)) error {
 	var mu sync.Mutex
 	report := func(r Result) {
@@ -58,7 +52,12 @@ func (c *Client) SaveAll(ctx context.Context, urls []string, each func(Result)) 
 			notSent(urls[i:], report)
 			break
 		}
-		id, err := c.Submit(ctx, u)
+		id, done, err := c.submit(ctx, u)
+		if done != nil {
+			c.release()
+			report(*done)
+			continue
+		}
 		if err != nil {
 			c.release()
 			if fatal(err) || ctx.Err() != nil {
@@ -82,6 +81,17 @@ func (c *Client) SaveAll(ctx context.Context, urls []string, each func(Result)) 
 		return ctx.Err()
 	}
 	return stop
+}
+
+// submit sends one request: POST /save with keys, GET /save/{u}
+// without. It returns the job id to poll, or the final result when the
+// answer without keys already says it.
+func (c *Client) submit(ctx context.Context, u string) (string, *Result, error) {
+	if c.anon {
+		return c.saveAnonymous(ctx, u)
+	}
+	id, err := c.Submit(ctx, u)
+	return id, nil, err
 }
 
 func notSent(urls []string, report func(Result)) {
@@ -168,6 +178,7 @@ func sameSite(requested, captured string) bool {
 	return bare(a) == bare(b) && port(a) == port(b)
 }
 
-// Fatal reports whether err ends a whole run (ErrRefused, ErrDailyLimit,
-// ErrHostPaused, ErrWaitTooLong), not just one job.
+// Fatal reports whether err ends a whole run (ErrRefused,
+// ErrKeysRequired, ErrDailyLimit, ErrHostPaused, ErrWaitTooLong,
+// ErrUnreachable), not just one job.
 func Fatal(err error) bool { return err != nil && fatal(err) && !errors.Is(err, context.Canceled) }

@@ -40,7 +40,10 @@ type Doer interface {
 type Options struct {
 	// Base is the API's base URL; defaults to DefaultBase.
 	Base string
-	// Credentials are required.
+	// Credentials are the Internet Archive key pair; the zero value sends
+	// requests without keys (see Client.Anonymous), which the documented
+	// API does not serve: the Rate and MaxPending defaults are then
+	// DefaultAnonymousRate and DefaultAnonymousPending.
 	Credentials Credentials
 	// HTTP sends the requests; defaults to an http.Client with a
 	// two-minute timeout that follows no redirect.
@@ -49,11 +52,12 @@ type Options struct {
 	// operator's e-mail address, if given.
 	UserAgent string
 	Contact   string
-	// Rate bounds the submissions (POST /save) in any window; defaults
-	// to DefaultRate (12 a minute).
+	// Rate bounds the submissions (POST /save, or GET /save/{url}
+	// without keys) in any window; defaults to DefaultRate (12 a minute),
+	// DefaultAnonymousRate without keys.
 	Rate Limit
 	// MaxPending bounds the jobs submitted and not yet finished; defaults
-	// to DefaultMaxPending.
+	// to DefaultMaxPending, DefaultAnonymousPending without keys.
 	MaxPending int
 	// PollStart is the wait before a job's first status poll, doubled
 	// after each pending answer up to PollMax; default 5 s and 60 s.
@@ -86,6 +90,7 @@ type Client struct {
 	window   *window
 	pending  chan struct{}
 	answered atomic.Bool // the API has accepted or judged a submission
+	anon     bool        // no credentials: requests without keys
 }
 
 // New checks o and returns a Client.
@@ -97,16 +102,21 @@ func New(o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !keyToken(o.Credentials.Access) || !keyToken(o.Credentials.Secret) {
+	anon := o.Credentials == Credentials{}
+	if !anon && (!keyToken(o.Credentials.Access) || !keyToken(o.Credentials.Secret)) {
 		return nil, fmt.Errorf("spn: credentials: %w", ErrBadKeys)
+	}
+	rate, pending := DefaultRate, DefaultMaxPending
+	if anon {
+		rate, pending = DefaultAnonymousRate, DefaultAnonymousPending
 	}
 	switch {
 	case o.Rate.N < 0 || o.Rate.Per < 0, o.MaxPending < 0, o.PollStart < 0, o.PollMax < 0, o.JobTimeout < 0, o.SessionWait < 0, o.Retries < 0, o.MaxWait < 0:
 		return nil, errors.New("spn: negative rate, count or duration")
 	case o.Rate.N == 0 || o.Rate.Per == 0:
-		o.Rate = DefaultRate
+		o.Rate = rate
 	}
-	def(&o.MaxPending, DefaultMaxPending)
+	def(&o.MaxPending, pending)
 	def(&o.PollStart, DefaultPollStart)
 	def(&o.PollMax, DefaultPollMax)
 	def(&o.JobTimeout, DefaultJobTimeout)
@@ -119,8 +129,21 @@ func New(o Options) (*Client, error) {
 	if o.UserAgent == "" {
 		o.UserAgent = fetch.UserAgent(o.Contact)
 	}
-	return &Client{o: o, base: base, window: newWindow(o.Rate), pending: make(chan struct{}, o.MaxPending)}, nil
+	return &Client{o: o, base: base, window: newWindow(o.Rate), pending: make(chan struct{}, o.MaxPending), anon: anon}, nil
 }
+
+// Archive names the source whose listing confirms the captures: the
+// Wayback Machine's ("wayback"), as ondemand.Requester asks.
+func (c *Client) Archive() string { return "wayback" }
+
+// Keyed reports whether the client sends the user's keys.
+func (c *Client) Keyed() bool { return !c.anon }
+
+// Anonymous reports whether the client sends requests without keys.
+func (c *Client) Anonymous() bool { return c.anon }
+
+// Rate is the submission rate the client keeps to.
+func (c *Client) Rate() Limit { return c.o.Rate }
 
 func def[T int | time.Duration](v *T, d T) {
 	if *v == 0 {
@@ -240,44 +263,70 @@ func (c *Client) Status(ctx context.Context, id string) (Job, error) {
 	}
 }
 
+// httpAnswer is one HTTP answer, read.
+type httpAnswer struct {
+	status     int
+	header     http.Header
+	body       []byte
+	retryAfter time.Duration
+}
+
 // call sends one request and reads the answer. 401 and 403 are
-// ErrRefused; other non-2xx answers come back with their status and
-// body, and the error of a 429, 503 or other 5xx.
+// ErrRefused (ErrKeysRequired without keys); other non-2xx answers come
+// back with their status and body, and the error of a 429, 503 or other
+// 5xx.
 func (c *Client) call(ctx context.Context, method, path, form string) (int, []byte, time.Duration, error) {
+	a, err := c.send(ctx, method, path, form)
+	return a.status, a.body, a.retryAfter, err
+}
+
+// send is call with the answer's headers.
+func (c *Client) send(ctx context.Context, method, path, form string) (httpAnswer, error) {
 	var body io.Reader
 	if form != "" {
 		body = strings.NewReader(form)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base.String()+path, body)
 	if err != nil {
-		return 0, nil, 0, fmt.Errorf("spn: %w", err)
+		return httpAnswer{}, fmt.Errorf("spn: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Authorization", c.o.Credentials.header())
+	if !c.anon {
+		req.Header.Set("Authorization", c.o.Credentials.header())
+	}
 	req.Header.Set("User-Agent", c.o.UserAgent)
 	if form != "" {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	resp, err := c.o.HTTP.Do(req)
 	if err != nil {
-		return 0, nil, 0, fmt.Errorf("spn: %s %s: %w", method, path, scrub(err, c.o.Credentials))
+		return httpAnswer{}, fmt.Errorf("spn: %s %s: %w", method, path, scrub(err, c.o.Credentials))
 	}
 	defer resp.Body.Close()
-	ans, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
-	if err != nil {
-		return resp.StatusCode, nil, 0, fmt.Errorf("spn: %s %s: reading the answer: %w", method, path, err)
+	a := httpAnswer{status: resp.StatusCode, header: resp.Header}
+	if a.body, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1)); err != nil {
+		return a, fmt.Errorf("spn: %s %s: reading the answer: %w", method, path, err)
 	}
-	retryAfter := retryAfterOf(resp)
+	a.retryAfter = retryAfterOf(resp)
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return resp.StatusCode, ans, 0, fmt.Errorf("spn: %s %s: HTTP %d: %w", method, path, resp.StatusCode, ErrRefused)
+		return a, fmt.Errorf("spn: %s %s: HTTP %d: %w", method, path, resp.StatusCode, c.refused())
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		if je := errorBody(ans); je != nil && fatal(je) {
-			return resp.StatusCode, ans, retryAfter, je
+		if je := errorBody(a.body); je != nil && fatal(je) {
+			return a, je
 		}
-		return resp.StatusCode, ans, retryAfter, &httpError{method: method, path: path, status: resp.StatusCode}
+		return a, &httpError{method: method, path: path, status: resp.StatusCode}
 	}
-	return resp.StatusCode, ans, retryAfter, nil
+	return a, nil
+}
+
+// refused is the error of a 401 or 403 answer: the keys refused, or
+// requests without keys.
+func (c *Client) refused() error {
+	if c.anon {
+		return ErrKeysRequired
+	}
+	return ErrRefused
 }
 
 // errorBody is the JobError an answer's body holds, if it is one.

@@ -19,4 +19,13 @@
 //
 // The access key and secret come from https://archive.org/account/s3.php;
 // they are never printed: Credentials.String redacts the secret.
+//
+// Without keys (Options.Credentials zero) the client sends each URL as
+// GET {base}/save/{url}, as tools did before the archive required a
+// login (see anonymous.go): 4 a minute, one at a time, the capture read
+// from the answer's headers, or the answer's job polled, or the request
+// counted as accepted for the archive's listing to confirm. A refusal
+// (401, 403, "You need to be logged in", or a 404 or repeated 429s before
+// any request was taken) ends the run with ErrKeysRequired. A Client is
+// an ondemand.Requester.
 package spn

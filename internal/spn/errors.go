@@ -71,7 +71,7 @@ func (e *JobError) Unwrap() error {
 
 // fatal reports whether err ends the whole run, not just one job.
 func fatal(err error) bool {
-	return errors.Is(err, ErrRefused) || errors.Is(err, ErrDailyLimit) || errors.Is(err, ErrHostPaused) ||
+	return errors.Is(err, ErrRefused) || errors.Is(err, ErrKeysRequired) || errors.Is(err, ErrDailyLimit) || errors.Is(err, ErrHostPaused) ||
 		errors.Is(err, ErrWaitTooLong) || errors.Is(err, ErrUnreachable)
 }
 

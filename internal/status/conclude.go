@@ -182,6 +182,9 @@ func (r *statusRun) generation(sm *statusManifest, t *statusTally) Generation {
 			"a coherent restore point (it would restore the segments without the generation's listing check, a partial restore)")
 	}
 	g.Recoverable = g.SegmentsRebuildable && g.ManifestArchived
+	if g.Recoverable {
+		g.HeldBy = r.heldBy(sm, t)
+	}
 	return g
 }
 

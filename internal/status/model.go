@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"time"
 
@@ -129,7 +130,7 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 		return out
 	}
 	in := modelInput{manifestHad: newest.archived > 0, had: map[manifest.BlockRef]bool{}, k: map[string]int{},
-		stripes: map[string]int{}, captures: map[string][]odds.Capture{}}
+		stripes: map[string]int{}, captures: map[string][]odds.Capture{}, per: r.perArchive(newest)}
 	for _, s := range m.Segments {
 		in.k[s.Name], in.stripes[s.Name] = s.K, s.Stripes
 		if s.Kind == "listing" {
@@ -141,8 +142,14 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 		}
 		for stripe, shards := range st.shards {
 			for shard, bits := range shards {
+				ref := manifest.BlockRef{Segment: s.Name, Stripe: stripe, Shard: shard}
 				if bits != 0 {
-					in.had[manifest.BlockRef{Segment: s.Name, Stripe: stripe, Shard: shard}] = true
+					in.had[ref] = true
+				}
+				for i, src := range r.srcs {
+					if bits&(1<<i) != 0 {
+						in.per.had[src.Name()][ref] = true
+					}
 				}
 			}
 		}
@@ -154,6 +161,7 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 			again[src.Name()] = true
 		} else {
 			out.Fixed = append(out.Fixed, src.Name())
+			in.per.fixed[src.Name()] = true
 		}
 	}
 	paths := make([]string, 0, len(pages))
@@ -221,6 +229,31 @@ func (r *statusRun) assess(newest *statusManifest, pages map[string]*statusPageI
 	out.Archives = in.archives
 	r.model(in, out)
 	return out
+}
+
+// perArchive starts what each source alone holds of generation newest:
+// the manifest (from the captures) and, for the fixed sources, whether
+// they hold it whole (the verdict's HeldBy); the blocks are filled in by
+// assess from the tally.
+func (r *statusRun) perArchive(newest *statusManifest) perArchive {
+	p := perArchive{had: map[string]map[manifest.BlockRef]bool{}, manifest: map[string]bool{}, fixed: map[string]bool{}, held: map[string]bool{}}
+	for _, src := range r.srcs {
+		p.had[src.Name()] = map[manifest.BlockRef]bool{}
+	}
+	gen := newest.m.Manifest.Generation
+	for _, c := range r.caps {
+		if c.held != nil && slices.Contains(c.held.manifests, gen) {
+			p.manifest[r.srcs[c.src].Name()] = true
+		}
+	}
+	for _, g := range r.rep.Generations {
+		if g.ID == gen.String() {
+			for _, h := range g.HeldBy {
+				p.held[h.Source] = true
+			}
+		}
+	}
+	return p
 }
 
 // manifestPages returns the pages (canonical) the serve history records

@@ -46,6 +46,7 @@ type modelInput struct {
 	manifest    []string
 	manifestHad bool
 	had         map[manifest.BlockRef]bool
+	per         perArchive // what each source alone holds
 }
 
 // model fits the capture model to the history and fills the
@@ -120,6 +121,7 @@ func (r *statusRun) model(in modelInput, out *Assessment) {
 	}
 	out.Evidence = modelEvidence(m)
 	out.Capture = captureOdds(m, in.pages)
+	twoArchives(m, in, in.per, times, at, out)
 	seen := map[string]bool{}
 	for _, cs := range in.captures {
 		for _, c := range cs {

@@ -261,6 +261,11 @@ type Generation struct {
 	// when the manifest is in no archived capture (ManifestArchived
 	// false), its last entry says so.
 	Short []string `json:"short,omitempty"`
+	// HeldBy are the sources that hold it recoverably each on its own,
+	// and since when: "confirmed in wayback", "confirmed in wayback and
+	// commoncrawl". Recoverable may hold with none of them (the sources
+	// combined).
+	HeldBy []SourceHold `json:"held_by,omitempty"`
 }
 
 // Segment is one segment of a generation.
@@ -331,6 +336,14 @@ type Assessment struct {
 	// Evidence is what the model's rates rest on; nil if it could not
 	// run.
 	Evidence *Evidence `json:"evidence,omitempty"`
+	// PerArchive is each source's own chance of holding the generation
+	// without the others, at the view's times.
+	PerArchive []ArchiveOutlook `json:"per_archive,omitempty"`
+	// TwoArchives is the chance that at least two sources each hold the
+	// generation on their own, at the view's times (a lower bound: the
+	// model takes archives as independent); nil with fewer than two
+	// sources.
+	TwoArchives []Probability `json:"two_archives,omitempty"`
 	// Error says why the model could not run, if it could not.
 	Error string `json:"error,omitempty"`
 	// Reason is set when the model was not run because its input is

@@ -48,7 +48,39 @@ type SPNConfig struct {
 	// IndexDelay is how long after a successful job its capture shows in
 	// the archive (the Wayback's index lags its captures); defaults to 0.
 	IndexDelay time.Duration
+	// JobErrors fails the first N captures (jobs, or requests without
+	// keys) whatever the page answers: error:job-failed, as the API
+	// reports a capture that went wrong on its side.
+	JobErrors int
+	// Unindexed makes the first N successful captures never show in the
+	// archive: the job (or the answer without keys) says success, the
+	// listing never lists them.
+	Unindexed int
+	// Anonymous says how GET /save/{url} without keys is answered (see the
+	// Anonymous… constants); requests with keys are unaffected.
+	Anonymous string
 }
+
+// How an SPN server answers requests without keys (SPNConfig.Anonymous).
+const (
+	// AnonymousRefused (the default): 401 "You need to be logged in to
+	// use Save Page Now.", as the Internet Archive answers programs since
+	// 2025.
+	AnonymousRefused = ""
+	// AnonymousCapture: the page is captured at once and the 200 answer
+	// names the capture in Content-Location (/web/TIMESTAMP/URL), the
+	// answer tools without keys relied on.
+	AnonymousCapture = "capture"
+	// AnonymousJob: the answer is a page watching a job
+	// (spn.watchJob("spn2-…")), whose status is polled without keys.
+	AnonymousJob = "job"
+	// AnonymousAccepted: a 200 page naming no capture; the page is
+	// captured all the same.
+	AnonymousAccepted = "accepted"
+	// AnonymousThrottled: 429 without Retry-After, whatever the rate, as
+	// the Internet Archive was seen answering programs in 2026.
+	AnonymousThrottled = "throttled"
+)
 
 // SPN is a local Save Page Now 2 endpoint that stores what it captures
 // in an archive Server: POST /save starts a job that really fetches the
@@ -64,11 +96,13 @@ type SPN struct {
 	cfg     SPNConfig
 	fetcher *http.Client
 
-	mu       sync.Mutex
-	jobs     map[string]*spnJob
-	seq      int
-	accepted []time.Time // acceptance times of every job
-	log      []SPNRequest
+	mu        sync.Mutex
+	jobs      map[string]*spnJob
+	seq       int
+	accepted  []time.Time // acceptance times of every job
+	log       []SPNRequest
+	failed    int // captures failed for SPNConfig.JobErrors
+	unindexed int // captures kept out of the index for SPNConfig.Unindexed
 }
 
 // SPNRequest is one logged request to the SPN server.
@@ -92,7 +126,8 @@ type spnJob struct {
 
 // NewSPN starts an SPN server that captures into archive.
 func NewSPN(archive *Server, cfg SPNConfig) (*SPN, error) {
-	if cfg.Access == "" || cfg.Secret == "" || cfg.PerWindow < 0 || cfg.Sessions < 0 || cfg.Daily < 0 || cfg.PendingPolls < 0 {
+	if cfg.Access == "" || cfg.Secret == "" || cfg.PerWindow < 0 || cfg.Sessions < 0 || cfg.Daily < 0 || cfg.PendingPolls < 0 ||
+		cfg.JobErrors < 0 || cfg.Unindexed < 0 {
 		return nil, fmt.Errorf("archivetest: SPN needs credentials and no negative limits")
 	}
 	if cfg.Window <= 0 {
@@ -126,16 +161,21 @@ func (s *SPN) Requests() []SPNRequest {
 	return slices.Clone(s.log)
 }
 
-// Submissions returns the logged POST /save requests (accepted or not),
-// for MaxInWindow.
+// Submissions returns the logged capture requests, POST /save with keys
+// and GET /save/{url} without (accepted or not), for MaxInWindow.
 func (s *SPN) Submissions() []Request {
 	var out []Request
 	for _, r := range s.Requests() {
-		if r.Method == http.MethodPost {
+		if r.Method == http.MethodPost || anonymousSave(r.Method, r.URI) {
 			out = append(out, r.Request)
 		}
 	}
 	return out
+}
+
+// anonymousSave reports whether a request is GET /save/{url}.
+func anonymousSave(method, uri string) bool {
+	return method == http.MethodGet && strings.HasPrefix(uri, "/save/") && !strings.HasPrefix(uri, "/save/status/")
 }
 
 // route answers /save and /save/status/{id}, after checking the key.
@@ -147,8 +187,20 @@ func (s *SPN) route(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.log = append(s.log, logged)
 	s.mu.Unlock()
-	if code == http.StatusTooManyRequests {
+	if code == http.StatusTooManyRequests && logged.Answer != AnonymousThrottled {
 		w.Header().Set("Retry-After", strconv.Itoa(int(s.cfg.RetryAfter/time.Second)))
+	}
+	if page, ok := body["page"].(string); ok { // an answer without keys: HTML
+		if loc, ok := body["location"].(string); ok {
+			w.Header().Set("Content-Location", loc)
+		}
+		if e, ok := body["runtime_error"].(string); ok {
+			w.Header().Set("X-Archive-Wayback-Runtime-Error", e)
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(code)
+		io.WriteString(w, page)
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
@@ -157,6 +209,15 @@ func (s *SPN) route(w http.ResponseWriter, r *http.Request) {
 
 // answer handles one request and says what to answer.
 func (s *SPN) answer(r *http.Request, at time.Time, logged *SPNRequest) (int, map[string]any) {
+	if r.Header.Get("Authorization") == "" {
+		switch {
+		case anonymousSave(r.Method, r.RequestURI):
+			logged.URL = strings.TrimPrefix(r.RequestURI, "/save/")
+			return s.anonymous(logged.URL, at, logged)
+		case s.cfg.Anonymous == AnonymousJob && r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/save/status/"):
+			return s.status(strings.TrimPrefix(r.URL.Path, "/save/status/"), logged)
+		}
+	}
 	if r.Header.Get("Authorization") != "LOW "+s.cfg.Access+":"+s.cfg.Secret {
 		logged.Answer = "unauthorized"
 		return http.StatusUnauthorized, map[string]any{"message": "You need to be logged in to use Save Page Now."}
@@ -170,6 +231,67 @@ func (s *SPN) answer(r *http.Request, at time.Time, logged *SPNRequest) (int, ma
 		return s.status(strings.TrimPrefix(r.URL.Path, "/save/status/"), logged)
 	}
 	return http.StatusNotFound, map[string]any{"message": "not found"}
+}
+
+// anonymous answers GET /save/{u} without keys as SPNConfig.Anonymous
+// says; the per-window and daily caps and the allowed hosts apply as to
+// jobs with keys.
+func (s *SPN) anonymous(u string, at time.Time, logged *SPNRequest) (int, map[string]any) {
+	page := func(text string) map[string]any {
+		return map[string]any{"page": "<html><body>" + text + "</body></html>"}
+	}
+	switch s.cfg.Anonymous {
+	case AnonymousRefused:
+		logged.Answer = "unauthorized"
+		return http.StatusUnauthorized, page("You need to be logged in to use Save Page Now.")
+	case AnonymousThrottled:
+		logged.Answer = AnonymousThrottled
+		return http.StatusTooManyRequests, page("Too Many Requests")
+	}
+	s.mu.Lock()
+	if s.cfg.PerWindow > 0 && s.inWindow(at) >= s.cfg.PerWindow {
+		s.mu.Unlock()
+		logged.Answer = "429"
+		return http.StatusTooManyRequests, page("Too Many Requests")
+	}
+	if s.cfg.Daily > 0 && len(s.accepted) >= s.cfg.Daily {
+		s.mu.Unlock()
+		logged.Answer = "error:too-many-daily-captures"
+		return http.StatusOK, page(fmt.Sprintf("You have reached your daily not-logged-in captures limit of %d webpages.", s.cfg.Daily))
+	}
+	if pu, err := url.Parse(u); err != nil || !slices.Contains(s.cfg.Allow, pu.Host) {
+		s.mu.Unlock()
+		logged.Answer = "error:blocked-url"
+		p := page("This URL is not allowed in this test.")
+		p["runtime_error"] = "blocked-url: not allowed in this test"
+		return http.StatusOK, p
+	}
+	s.seq++
+	id := fmt.Sprintf("spn2-%040x", s.seq)
+	s.accepted = append(s.accepted, at)
+	logged.Answer = id
+	j := &spnJob{url: u}
+	if s.cfg.Anonymous == AnonymousJob {
+		s.jobs[id] = j
+	}
+	s.mu.Unlock()
+	switch s.cfg.Anonymous {
+	case AnonymousJob:
+		go s.capture(id, j)
+		return http.StatusOK, page(`<script>spn.watchJob("` + id + `", "/_static/", 6000);</script>`)
+	case AnonymousAccepted:
+		go s.fetchStore(id, u)
+		return http.StatusOK, page("Saving page now…")
+	}
+	ans := s.fetchStore(id, u)
+	if ans["status"] != "success" {
+		p := page("Capture failed.")
+		p["runtime_error"] = fmt.Sprint(ans["status_ext"], ": ", ans["message"])
+		return http.StatusOK, p
+	}
+	p := page("Saved.")
+	p["location"] = fmt.Sprintf("/web/%s/%s", ans["timestamp"], ans["original_url"])
+	return http.StatusOK, p
 }
 
 // spnError is an error answer.
@@ -238,28 +360,45 @@ func (s *SPN) active() int {
 
 // capture fetches a job's URL and stores a 200 answer in the archive.
 func (s *SPN) capture(id string, j *spnJob) {
-	ans := map[string]any{"job_id": id, "status": "error"}
-	resp, err := s.fetcher.Get(j.url)
-	switch {
-	case err != nil:
-		ans["status_ext"], ans["message"] = "error:cannot-fetch", "Cannot fetch the target URL: "+err.Error()
-	default:
-		body, rerr := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-		resp.Body.Close()
-		switch {
-		case rerr != nil:
-			ans["status_ext"], ans["message"] = "error:cannot-fetch", rerr.Error()
-		case resp.StatusCode == http.StatusNotFound:
-			ans["status_ext"], ans["message"] = "error:not-found", "The server cannot find the requested resource."
-		case resp.StatusCode != http.StatusOK:
-			ans["status_ext"], ans["message"] = "error:bad-gateway", fmt.Sprintf("The target answered HTTP %d.", resp.StatusCode)
-		default:
-			ans = s.store(id, resp, body)
-		}
-	}
+	ans := s.fetchStore(id, j.url)
 	s.mu.Lock()
 	j.done, j.answer = true, ans
 	s.mu.Unlock()
+}
+
+// fetchStore fetches u, stores a 200 answer in the archive and returns
+// the job's final status answer (JobErrors fail the first captures
+// whatever the page answers).
+func (s *SPN) fetchStore(id, u string) map[string]any {
+	ans := map[string]any{"job_id": id, "status": "error"}
+	s.mu.Lock()
+	fail := s.failed < s.cfg.JobErrors
+	if fail {
+		s.failed++
+	}
+	s.mu.Unlock()
+	if fail {
+		ans["status_ext"], ans["message"] = "error:job-failed", "Capture failed (a fault of the test server)."
+		return ans
+	}
+	resp, err := s.fetcher.Get(u)
+	if err != nil {
+		ans["status_ext"], ans["message"] = "error:cannot-fetch", "Cannot fetch the target URL: "+err.Error()
+		return ans
+	}
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	resp.Body.Close()
+	switch {
+	case rerr != nil:
+		ans["status_ext"], ans["message"] = "error:cannot-fetch", rerr.Error()
+	case resp.StatusCode == http.StatusNotFound:
+		ans["status_ext"], ans["message"] = "error:not-found", "The server cannot find the requested resource."
+	case resp.StatusCode != http.StatusOK:
+		ans["status_ext"], ans["message"] = "error:bad-gateway", fmt.Sprintf("The target answered HTTP %d.", resp.StatusCode)
+	default:
+		ans = s.store(id, resp, body)
+	}
+	return ans
 }
 
 // store adds a fetched page to the archive and returns the success answer.
@@ -268,10 +407,20 @@ func (s *SPN) store(id string, resp *http.Response, body []byte) map[string]any 
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	now := time.Now().UTC()
 	c := Capture{URL: final, Time: now, Body: body, MIME: mt}
-	if s.cfg.IndexDelay > 0 {
+	s.mu.Lock()
+	lost := s.unindexed < s.cfg.Unindexed
+	if lost {
+		s.unindexed++
+	}
+	s.mu.Unlock()
+	switch {
+	case lost: // the job succeeds; the listing never shows it
+	case s.cfg.IndexDelay > 0:
 		time.AfterFunc(s.cfg.IndexDelay, func() { s.archive.AddCapture(c) })
-	} else if err := s.archive.AddCapture(c); err != nil {
-		return map[string]any{"job_id": id, "status": "error", "status_ext": "error:internal-server-error", "message": err.Error()}
+	default:
+		if err := s.archive.AddCapture(c); err != nil {
+			return map[string]any{"job_id": id, "status": "error", "status_ext": "error:internal-server-error", "message": err.Error()}
+		}
 	}
 	return map[string]any{"job_id": id, "status": "success", "original_url": final,
 		"timestamp": now.Format("20060102150405"), "http_status": resp.StatusCode, "resources": []string{final}}
