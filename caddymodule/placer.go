@@ -278,11 +278,14 @@ func (p *placer) create(ctx context.Context, q placeRequest) (*assignment, error
 }
 
 // update counts the unverified record a as verified if q is, and tops
-// it up if it was carried over.
+// it up if it was carried over. A carried record is counted in st only
+// if the carry-over completed (placerState.Carried).
 func (p *placer) update(ctx context.Context, st *placerState, q placeRequest, a *assignment) (*assignment, error) {
 	v := *a
 	v.blocks = slices.Clone(a.blocks)
-	st.count(a, -1)
+	if !a.carried || st.Carried {
+		st.count(a, -1)
+	}
 	v.unverified = v.unverified && !q.verified
 	if v.carried {
 		p.topUp(st, &v, q.room)

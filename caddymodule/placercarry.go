@@ -90,6 +90,7 @@ func (p *placer) carryOver(ctx context.Context) (int, error) {
 		carried++
 	}
 	st.Full = st.Records >= maxRecords || slices.Min(st.Counts) >= p.copies
+	st.Carried = true
 	if err := p.storeState(ctx, st); err != nil {
 		return 0, err
 	}
