@@ -29,10 +29,11 @@ const maxCarryErrors = 100
 
 // carryOver starts the placement state of p.g from its parent's, under
 // the storage lock, unless it has been started already: the parent's
-// records (see carry), counted, and its manifest pages. Pages first
-// served under the parent after this (by instances not yet switched) are
-// carried over as they are first served here (see fromParent). It
-// returns the parent's records carried over.
+// records of verified pages (see carry), counted, and its manifest pages.
+// Pages first served under the parent after this (by instances not yet
+// switched), and unverified pages (a visitor's endless URLs, which cost
+// the switch no writes), are carried over as they are first served here
+// (see fromParent). It returns the parent's records carried over.
 func (p *placer) carryOver(ctx context.Context) (int, error) {
 	if p.parent == "" {
 		return 0, nil
@@ -66,7 +67,7 @@ func (p *placer) carryOver(ctx context.Context) (int, error) {
 	slices.Sort(keys)
 	carried, bad := 0, 0
 	for _, k := range keys {
-		if st.Records >= maxRecords || st.UnverifiedRecords >= p.maxUnverified {
+		if st.Records >= maxRecords {
 			break
 		}
 		rec, err := p.readRecord(ctx, k)
@@ -76,8 +77,8 @@ func (p *placer) carryOver(ctx context.Context) (int, error) {
 			}
 			continue
 		}
-		if p.g.pages[rec.Path] != nil {
-			continue // the plan names it: counted from the plan
+		if p.g.pages[rec.Path] != nil || rec.Unverified {
+			continue // the plan names it: counted from the plan; or nothing links to it: carried over if served again
 		}
 		a := p.carry(rec)
 		if a == nil {

@@ -274,3 +274,37 @@ func TestPlacementCountsAfterInterruptedCarryOver(t *testing.T) {
 	}
 	checkCounts(t, p2)
 }
+
+// TestCarryOverCopiesLinkedPagesPastEndlessURLs: a visitor's endless
+// URLs (pages nothing links to, unverified records up to their bound)
+// neither cut the carry-over of the site's linked pages short nor are
+// copied at the switch: they are carried over if served again. Before,
+// the copy stopped at the bound of unverified records, wherever it was
+// in the site's pages.
+func TestCarryOverCopiesLinkedPagesPastEndlessURLs(t *testing.T) {
+	st := newMemStorage()
+	app := segSpec{"app", 1, genID(1), 4, 8, 1000}
+	g1, g2 := segGeneration(genID(1), manifest.ID{}, app), segGeneration(genID(2), genID(1), app)
+	budget := 2 * armoredSize(1000)
+	p1 := childPlacer(st, g1, budget, 3, false, genTime)
+	for i := range 40 {
+		mustPlace(t, p1, placeRequest{key: fmt.Sprintf("/junk%d", i), create: true, room: roomy})
+	}
+	for i := range 10 {
+		mustAssign(t, p1, fmt.Sprintf("/post%d", i), true)
+	}
+	p2 := childPlacer(st, g2, budget, 3, false, genTime.Add(time.Hour))
+	p2.maxUnverified = 5
+	n, err := p2.carryOver(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 10 {
+		t.Fatalf("%d records carried over, want the 10 linked pages'", n)
+	}
+	junk := mustPlace(t, p2, placeRequest{key: "/junk0", create: true, room: roomy})
+	if was := mustPlace(t, p1, placeRequest{key: "/junk0", room: roomy}); !slices.Equal(refsOf(g1, was)["app"], refsOf(g2, junk)["app"]) {
+		t.Fatalf("an unlinked page served again carries %v, carried %v", refsOf(g2, junk), refsOf(g1, was))
+	}
+	checkCounts(t, p2)
+}
