@@ -82,9 +82,13 @@ type placeRequest struct {
 // placerstore.go. Records and the state change only under the storage
 // lock named prefix+"lock".
 type placer struct {
-	st            certmagic.Storage
-	prefix        string
-	parent        string // the parent generation's placement prefix, "" for none (see carryOver)
+	st     certmagic.Storage
+	prefix string
+	parent string // the parent generation's placement prefix, "" for none (see carryOver)
+	// parentRode is until when pages served under the parent may have
+	// carried blocks of the generation before it riding along (see
+	// Handler.parentRode): a carried record changes no earlier.
+	parentRode    time.Time
 	g             *generation
 	budget        int64
 	copies        int

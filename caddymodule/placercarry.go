@@ -140,8 +140,10 @@ func (p *placer) fromParent(ctx context.Context, key string) (*assignment, error
 // (the manifest's share taken off, as for a new record); nil if nothing
 // is left. Its since stays the parent's when the page carries exactly the
 // same blocks (all of segment versions p.g carries over, none dropped),
-// else it is now. The record is marked carried: when first served here it
-// may take blocks in the room left (see topUp).
+// else it is now; it is no earlier than p.parentRode (or now, if that is
+// earlier): the page lost the blocks that rode along on it under the
+// parent. The record is marked carried: when first served here it may
+// take blocks in the room left (see topUp).
 func (p *placer) carry(rec *pageRecord) *assignment {
 	a := &assignment{manifest: rec.Manifest || p.isManifestPage(rec.Path), since: rec.Since, unverified: rec.Unverified, carried: true}
 	budget := p.budget
@@ -168,8 +170,12 @@ func (p *placer) carry(rec *pageRecord) *assignment {
 	if len(a.blocks) == 0 && !a.manifest {
 		return nil
 	}
-	if !same || rec.Manifest != a.manifest {
-		a.since = p.now().UTC().Truncate(time.Second)
+	now := p.now().UTC().Truncate(time.Second)
+	switch {
+	case !same || rec.Manifest != a.manifest || p.parentRode.After(now):
+		a.since = now
+	case p.parentRode.After(a.since):
+		a.since = p.parentRode
 	}
 	return a
 }

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/certmagic"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
+	"go.uber.org/zap"
 )
 
 // segSpec is one segment of a test generation: its version (digest byte
@@ -307,4 +309,57 @@ func TestCarryOverCopiesLinkedPagesPastEndlessURLs(t *testing.T) {
 		t.Fatalf("an unlinked page served again carries %v, carried %v", refsOf(g2, junk), refsOf(g1, was))
 	}
 	checkCounts(t, p2)
+}
+
+// TestCarriedPageChangesLastModifiedWhenRidingEnds: a page carrying the
+// previous generation's blocks of a segment it changed, riding along,
+// loses them at the next switch although its own blocks are all carried
+// over: its Last-Modified moves past the time its riding bytes were
+// served, so a client's copy from before is not answered 304. Before,
+// the page kept the since of its record and a conditional request by
+// date validated the stale copy.
+func TestCarriedPageChangesLastModifiedWhenRidingEnds(t *testing.T) {
+	st := newMemStorage()
+	app, db, zz := segSpec{"app", 1, genID(1), 1, 8, 1000}, segSpec{"db", 1, genID(1), 1, 8, 1000}, segSpec{"zz", 1, genID(1), 1, 2, 1000}
+	budget := 3 * armoredSize(1000)
+	now := genTime
+	h := &Handler{ctx: context.Background(), PageBudget: 6 * armoredSize(1000), Overlap: caddy.Duration(14 * 24 * time.Hour), now: func() time.Time { return now }}
+	h.storage, h.logger = st, zap.NewNop()
+	g1 := segGeneration(genID(1), manifest.ID{}, app, db, zz)
+	g1.placer = childPlacer(st, g1, budget, 1, true, genTime)
+	for _, key := range []string{"/y0", "/y1", "/x"} { // zz has its carriers before /x: /x gets app and db
+		mustAssign(t, g1.placer, key, true)
+	}
+	if refs := refsOf(g1, mustAssign(t, g1.placer, "/x", true)); len(refs["db"]) == 0 || len(refs["zz"]) != 0 {
+		t.Fatalf("/x carries %v: want db blocks and no zz block", refs)
+	}
+	switchTo := func(id byte, parent *generation, segs ...segSpec) *generation {
+		now = now.Add(time.Hour)
+		g := segGeneration(genID(id), genID(id-1), segs...)
+		g.time = now
+		g.placer = childPlacer(st, g, budget, 1, true, now)
+		g.placer.now = h.now
+		h.prev.Store(&riding{g: parent})
+		h.carryOver(g, parent)
+		now = now.Add(time.Minute)
+		return g
+	}
+	db2 := segSpec{"db", 2, genID(2), 1, 8, 1000}
+	g2 := switchTo(2, g1, app, db2, zz)
+	under2, err := h.layoutFor(g2, "/x", true, roomy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if under2.ride == nil {
+		t.Fatal("/x carries no block of the previous generation riding along: nothing to test")
+	}
+	fetched := now
+	g3 := switchTo(3, g2, app, db2, segSpec{"zz", 3, genID(3), 1, 2, 1000})
+	under3, err := h.layoutFor(g3, "/x", true, roomy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if under3.etag([32]byte{}, "") != under2.etag([32]byte{}, "") && !under3.since.After(fetched) {
+		t.Fatalf("/x changed (riding blocks gone) but its blocks last changed at %v, before a copy fetched at %v", under3.since, fetched)
+	}
 }
