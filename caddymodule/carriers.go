@@ -34,7 +34,7 @@ const maxLearned = maxRecords
 const maxQueryLinks = 64
 
 // carrierLog is what this instance learned of the site's carrier pages
-// since the last build merged it, as path hashes.
+// since a build last merged it (see take), as path hashes.
 type carrierLog struct {
 	mu                      sync.Mutex
 	pages, excluded, querys map[[16]byte]bool
@@ -59,6 +59,36 @@ func (c *carrierLog) saw(key, reason string, queries [][16]byte) {
 	}
 	for _, q := range queries {
 		addBounded(c.querys, q)
+	}
+}
+
+// take returns what was seen since the last take, and starts the log
+// afresh: each sighting is merged once, so the latest one wins.
+func (c *carrierLog) take() *carrierLog {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := &carrierLog{pages: c.pages, excluded: c.excluded, querys: c.querys}
+	c.pages, c.excluded, c.querys = map[[16]byte]bool{}, map[[16]byte]bool{}, map[[16]byte]bool{}
+	return out
+}
+
+// putBack returns to the log what take took and could not be merged,
+// behind the sightings since.
+func (c *carrierLog) putBack(old *carrierLog) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range old.pages {
+		if !c.excluded[k] {
+			addBounded(c.pages, k)
+		}
+	}
+	for k := range old.excluded {
+		if !c.pages[k] {
+			addBounded(c.excluded, k)
+		}
+	}
+	for k := range old.querys {
+		addBounded(c.querys, k)
 	}
 }
 
@@ -87,35 +117,46 @@ func (c carrierCount) known() bool { return c.pages+c.excluded > 0 }
 // maxLearnedBytes bounds the stored learned carriers.
 const maxLearnedBytes = 3 * maxLearned * 40
 
-// learn merges this instance's carrier log into storage and returns the
-// counts. A page seen excluded since is no longer counted a carrier, and
-// the other way round. Storage failing, it counts what this instance
-// knows.
+// learn merges what this instance saw since its last merge into storage
+// and returns the counts. A page seen excluded since is no longer counted
+// a carrier, and the other way round. Stored carriers that cannot be read
+// (storage failing) are left as they are, and what this instance saw is
+// merged at its next build; meanwhile it counts what this instance knows.
+// Stored carriers too large or not JSON start afresh.
 func (b *builder) learn(ctx context.Context) carrierCount {
 	stored := learnedCarriers{}
 	key := b.prefix + "carriers"
 	v, err := loadLimited(ctx, b.st, key, maxLearnedBytes)
+	readable := true
 	switch {
 	case err == nil:
 		if json.Unmarshal(v, &stored) != nil {
 			stored = learnedCarriers{}
 		}
-	case !errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, errTooLarge):
+		b.h.logger.Warn("the learned lazarus carrier pages are too large; learning them afresh", zap.Error(err))
+	default:
 		b.h.logger.Warn("reading the learned lazarus carrier pages", zap.Error(err))
+		readable = false
 	}
-	c := b.h.learned
-	c.mu.Lock()
+	seen := b.h.learned.take()
 	pages, excluded, queries := toSet(stored.Pages), toSet(stored.Excluded), toSet(stored.Queries)
-	grewPages := merge(pages, excluded, c.pages)
-	grewExcluded := merge(excluded, pages, c.excluded)
-	grew := merge(queries, nil, c.querys) || grewPages || grewExcluded
-	c.mu.Unlock()
-	if grew {
+	grewPages := merge(pages, excluded, seen.pages)
+	grewExcluded := merge(excluded, pages, seen.excluded)
+	grew := merge(queries, nil, seen.querys) || grewPages || grewExcluded
+	switch {
+	case !readable:
+		b.h.learned.putBack(seen)
+	case grew:
 		out := learnedCarriers{Pages: fromSet(pages), Excluded: fromSet(excluded), Queries: fromSet(queries)}
-		if v, err := json.Marshal(out); err == nil {
-			if err := b.st.Store(ctx, key, v); err != nil {
-				b.h.logger.Warn("storing the learned lazarus carrier pages", zap.Error(err))
-			}
+		v, err := json.Marshal(out)
+		if err == nil {
+			err = b.st.Store(ctx, key, v)
+		}
+		if err != nil {
+			b.h.logger.Warn("storing the learned lazarus carrier pages", zap.Error(err))
+			b.h.learned.putBack(seen)
 		}
 	}
 	return carrierCount{pages: len(pages), excluded: len(excluded), queries: len(queries)}
