@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/verify"
@@ -99,11 +100,41 @@ func addBounded(m map[[16]byte]bool, k [16]byte) {
 }
 
 // learnedCarriers is the stored form of what the instances learned: hex
-// path hashes.
+// path hashes. The carrier pages are those seen in the learning window
+// that started at Since (Pages) and in the one before (Earlier, not seen
+// since): a page no longer served (moved, deleted) stops counting after
+// one to two windows.
 type learnedCarriers struct {
-	Pages    []string `json:"pages"`
-	Excluded []string `json:"excluded"`
-	Queries  []string `json:"queries"`
+	Pages    []string  `json:"pages"`
+	Earlier  []string  `json:"earlier,omitempty"`
+	Since    time.Time `json:"since,omitzero"`
+	Excluded []string  `json:"excluded"`
+	Queries  []string  `json:"queries"`
+}
+
+// learnWindow is how long a carrier page counts after it was last seen,
+// at least (at most twice that).
+const learnWindow = 30 * 24 * time.Hour
+
+// roll starts a new learning window when the current one is over, at
+// now: the pages seen in it become the earlier ones (none when two
+// windows are over). A file without a window starts one now. It reports
+// whether anything changed.
+func (c *learnedCarriers) roll(now time.Time) bool {
+	switch age := now.Sub(c.Since); {
+	case c.Since.IsZero():
+	case age >= 2*learnWindow:
+		c.Earlier = nil
+	case age >= learnWindow:
+		c.Earlier = c.Pages
+	default:
+		return false
+	}
+	if !c.Since.IsZero() {
+		c.Pages = nil
+	}
+	c.Since = now.UTC()
+	return true
 }
 
 // carrierCount is what is known of the site's carrier pages.
@@ -115,7 +146,7 @@ type carrierCount struct {
 func (c carrierCount) known() bool { return c.pages+c.excluded > 0 }
 
 // maxLearnedBytes bounds the stored learned carriers.
-const maxLearnedBytes = 3 * maxLearned * 40
+const maxLearnedBytes = 4 * maxLearned * 40
 
 // learn merges what this instance saw since its last merge into storage
 // and returns the counts. A page seen excluded since is no longer counted
@@ -141,15 +172,16 @@ func (b *builder) learn(ctx context.Context) carrierCount {
 		readable = false
 	}
 	seen := b.h.learned.take()
-	pages, excluded, queries := toSet(stored.Pages), toSet(stored.Excluded), toSet(stored.Queries)
-	grewPages := merge(pages, excluded, seen.pages)
-	grewExcluded := merge(excluded, pages, seen.excluded)
-	grew := merge(queries, nil, seen.querys) || grewPages || grewExcluded
+	rolled := stored.roll(b.h.now())
+	pages, earlier, excluded, queries := toSet(stored.Pages), toSet(stored.Earlier), toSet(stored.Excluded), toSet(stored.Queries)
+	grewPages := merge(pages, seen.pages, excluded, earlier)
+	grewExcluded := merge(excluded, seen.excluded, pages, earlier)
+	grew := merge(queries, seen.querys) || grewPages || grewExcluded || rolled
 	switch {
 	case !readable:
 		b.h.learned.putBack(seen)
 	case grew:
-		out := learnedCarriers{Pages: fromSet(pages), Excluded: fromSet(excluded), Queries: fromSet(queries)}
+		out := learnedCarriers{Pages: fromSet(pages), Earlier: fromSet(earlier), Since: stored.Since, Excluded: fromSet(excluded), Queries: fromSet(queries)}
 		v, err := json.Marshal(out)
 		if err == nil {
 			err = b.st.Store(ctx, key, v)
@@ -159,7 +191,7 @@ func (b *builder) learn(ctx context.Context) carrierCount {
 			b.h.learned.putBack(seen)
 		}
 	}
-	return carrierCount{pages: len(pages), excluded: len(excluded), queries: len(queries)}
+	return carrierCount{pages: min(len(pages)+len(earlier), maxLearned), excluded: len(excluded), queries: len(queries)}
 }
 
 func toSet(hexes []string) map[string]bool {
@@ -174,15 +206,17 @@ func toSet(hexes []string) map[string]bool {
 
 func fromSet(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
 
-// merge adds seen to into (bounded), removing each from other; it
+// merge adds seen to into (bounded), removing each from the others; it
 // reports whether anything changed.
-func merge(into, other map[string]bool, seen map[[16]byte]bool) bool {
+func merge(into map[string]bool, seen map[[16]byte]bool, others ...map[string]bool) bool {
 	changed := false
 	for k := range seen {
 		h := hex.EncodeToString(k[:])
-		if other[h] {
-			delete(other, h)
-			changed = true
+		for _, other := range others {
+			if other[h] {
+				delete(other, h)
+				changed = true
+			}
 		}
 		if !into[h] && len(into) < maxLearned {
 			into[h] = true

@@ -277,3 +277,43 @@ func TestCarriersKeptWhenUnreadable(t *testing.T) {
 		t.Fatalf("%d carrier pages stored, want 5: the page the instance saw is merged at its next build", len(c.Pages))
 	}
 }
+
+// TestCarriersForgetPagesNoLongerServed: a site whose 20 posts moved to
+// new URLs has 21 carrier pages, not 41, once a learning window has
+// passed without the old URLs being served (a page counts for one to two
+// windows after it was last seen). Before, every page ever seen counted
+// for ever: moved, deleted or one-off pages inflated the count, and the
+// code was planned for pages no archive keeps (more data blocks a stripe
+// than the site has pages) without the error that says so.
+func TestCarriersForgetPagesNoLongerServed(t *testing.T) {
+	f := newBuildFixture(t)
+	now := genTime
+	h := f.handler(t, &now)
+	site := func(prefix string) {
+		var pages []string
+		for i := range 20 {
+			pages = append(pages, fmt.Sprintf("/%s/post%d/", prefix, i))
+		}
+		serve(t, h, &page{body: linkedRoot(pages)}, "GET", "/", nil)
+		for _, p := range pages {
+			serve(t, h, &page{body: html}, "GET", p, nil)
+		}
+	}
+	build := func() carrierCount {
+		now = now.Add(2 * time.Hour)
+		return h.builder.learn(context.Background())
+	}
+	mustBuild(t, h, "new")
+	site("2024")
+	if got := build(); got.pages != 21 {
+		t.Fatalf("learned %d carrier pages, want 21", got.pages)
+	}
+	for day := 0; day <= 2*int(learnWindow/(24*time.Hour)); day++ {
+		now = now.Add(24 * time.Hour)
+		site("posts") // the posts moved
+		build()
+	}
+	if got := build(); got.pages != 21 {
+		t.Fatalf("learned %d carrier pages two windows after the posts moved, want 21", got.pages)
+	}
+}
