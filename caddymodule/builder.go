@@ -416,15 +416,16 @@ func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 }
 
 // carryOver starts the placement of the generation id, stored and not
-// yet published, from its parent's, so that instances switching to it do
-// not (see Handler.carryOver); a failure is left to them.
+// yet published, from its parent's (the generation served, as a rule),
+// so that instances switching to it do not (see Handler.carryOver); a
+// failure is left to them.
 func (b *builder) carryOver(ctx context.Context, id string) {
 	g, err := b.bundle.loadGeneration(ctx, id)
 	if err != nil {
 		return
 	}
 	b.h.attachPlacer(g)
-	b.h.carryOver(g)
+	b.h.carryOver(g, b.h.gen.Load())
 }
 
 // currentValue reads the bundle's current key as stored (nil if there is

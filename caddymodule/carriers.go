@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/verify"
@@ -34,7 +35,7 @@ const maxLearned = maxRecords
 const maxQueryLinks = 64
 
 // carrierLog is what this instance learned of the site's carrier pages
-// since the last build merged it, as path hashes.
+// since a build last merged it (see take), as path hashes.
 type carrierLog struct {
 	mu                      sync.Mutex
 	pages, excluded, querys map[[16]byte]bool
@@ -62,6 +63,36 @@ func (c *carrierLog) saw(key, reason string, queries [][16]byte) {
 	}
 }
 
+// take returns what was seen since the last take, and starts the log
+// afresh: each sighting is merged once, so the latest one wins.
+func (c *carrierLog) take() *carrierLog {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := &carrierLog{pages: c.pages, excluded: c.excluded, querys: c.querys}
+	c.pages, c.excluded, c.querys = map[[16]byte]bool{}, map[[16]byte]bool{}, map[[16]byte]bool{}
+	return out
+}
+
+// putBack returns to the log what take took and could not be merged,
+// behind the sightings since.
+func (c *carrierLog) putBack(old *carrierLog) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range old.pages {
+		if !c.excluded[k] {
+			addBounded(c.pages, k)
+		}
+	}
+	for k := range old.excluded {
+		if !c.pages[k] {
+			addBounded(c.excluded, k)
+		}
+	}
+	for k := range old.querys {
+		addBounded(c.querys, k)
+	}
+}
+
 func addBounded(m map[[16]byte]bool, k [16]byte) {
 	if len(m) < maxLearned {
 		m[k] = true
@@ -69,11 +100,41 @@ func addBounded(m map[[16]byte]bool, k [16]byte) {
 }
 
 // learnedCarriers is the stored form of what the instances learned: hex
-// path hashes.
+// path hashes. The carrier pages are those seen in the learning window
+// that started at Since (Pages) and in the one before (Earlier, not seen
+// since): a page no longer served (moved, deleted) stops counting after
+// one to two windows.
 type learnedCarriers struct {
-	Pages    []string `json:"pages"`
-	Excluded []string `json:"excluded"`
-	Queries  []string `json:"queries"`
+	Pages    []string  `json:"pages"`
+	Earlier  []string  `json:"earlier,omitempty"`
+	Since    time.Time `json:"since,omitzero"`
+	Excluded []string  `json:"excluded"`
+	Queries  []string  `json:"queries"`
+}
+
+// learnWindow is how long a carrier page counts after it was last seen,
+// at least (at most twice that).
+const learnWindow = 30 * 24 * time.Hour
+
+// roll starts a new learning window when the current one is over, at
+// now: the pages seen in it become the earlier ones (none when two
+// windows are over). A file without a window starts one now. It reports
+// whether anything changed.
+func (c *learnedCarriers) roll(now time.Time) bool {
+	switch age := now.Sub(c.Since); {
+	case c.Since.IsZero():
+	case age >= 2*learnWindow:
+		c.Earlier = nil
+	case age >= learnWindow:
+		c.Earlier = c.Pages
+	default:
+		return false
+	}
+	if !c.Since.IsZero() {
+		c.Pages = nil
+	}
+	c.Since = now.UTC()
+	return true
 }
 
 // carrierCount is what is known of the site's carrier pages.
@@ -85,40 +146,52 @@ type carrierCount struct {
 func (c carrierCount) known() bool { return c.pages+c.excluded > 0 }
 
 // maxLearnedBytes bounds the stored learned carriers.
-const maxLearnedBytes = 3 * maxLearned * 40
+const maxLearnedBytes = 4 * maxLearned * 40
 
-// learn merges this instance's carrier log into storage and returns the
-// counts. A page seen excluded since is no longer counted a carrier, and
-// the other way round. Storage failing, it counts what this instance
-// knows.
+// learn merges what this instance saw since its last merge into storage
+// and returns the counts. A page seen excluded since is no longer counted
+// a carrier, and the other way round. Stored carriers that cannot be read
+// (storage failing) are left as they are, and what this instance saw is
+// merged at its next build; meanwhile it counts what this instance knows.
+// Stored carriers too large or not JSON start afresh.
 func (b *builder) learn(ctx context.Context) carrierCount {
 	stored := learnedCarriers{}
 	key := b.prefix + "carriers"
 	v, err := loadLimited(ctx, b.st, key, maxLearnedBytes)
+	readable := true
 	switch {
 	case err == nil:
 		if json.Unmarshal(v, &stored) != nil {
 			stored = learnedCarriers{}
 		}
-	case !errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, errTooLarge):
+		b.h.logger.Warn("the learned lazarus carrier pages are too large; learning them afresh", zap.Error(err))
+	default:
 		b.h.logger.Warn("reading the learned lazarus carrier pages", zap.Error(err))
+		readable = false
 	}
-	c := b.h.learned
-	c.mu.Lock()
-	pages, excluded, queries := toSet(stored.Pages), toSet(stored.Excluded), toSet(stored.Queries)
-	grewPages := merge(pages, excluded, c.pages)
-	grewExcluded := merge(excluded, pages, c.excluded)
-	grew := merge(queries, nil, c.querys) || grewPages || grewExcluded
-	c.mu.Unlock()
-	if grew {
-		out := learnedCarriers{Pages: fromSet(pages), Excluded: fromSet(excluded), Queries: fromSet(queries)}
-		if v, err := json.Marshal(out); err == nil {
-			if err := b.st.Store(ctx, key, v); err != nil {
-				b.h.logger.Warn("storing the learned lazarus carrier pages", zap.Error(err))
-			}
+	seen := b.h.learned.take()
+	rolled := stored.roll(b.h.now())
+	pages, earlier, excluded, queries := toSet(stored.Pages), toSet(stored.Earlier), toSet(stored.Excluded), toSet(stored.Queries)
+	grewPages := merge(pages, seen.pages, excluded, earlier)
+	grewExcluded := merge(excluded, seen.excluded, pages, earlier)
+	grew := merge(queries, seen.querys) || grewPages || grewExcluded || rolled
+	switch {
+	case !readable:
+		b.h.learned.putBack(seen)
+	case grew:
+		out := learnedCarriers{Pages: fromSet(pages), Earlier: fromSet(earlier), Since: stored.Since, Excluded: fromSet(excluded), Queries: fromSet(queries)}
+		v, err := json.Marshal(out)
+		if err == nil {
+			err = b.st.Store(ctx, key, v)
+		}
+		if err != nil {
+			b.h.logger.Warn("storing the learned lazarus carrier pages", zap.Error(err))
+			b.h.learned.putBack(seen)
 		}
 	}
-	return carrierCount{pages: len(pages), excluded: len(excluded), queries: len(queries)}
+	return carrierCount{pages: min(len(pages)+len(earlier), maxLearned), excluded: len(excluded), queries: len(queries)}
 }
 
 func toSet(hexes []string) map[string]bool {
@@ -133,15 +206,17 @@ func toSet(hexes []string) map[string]bool {
 
 func fromSet(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
 
-// merge adds seen to into (bounded), removing each from other; it
+// merge adds seen to into (bounded), removing each from the others; it
 // reports whether anything changed.
-func merge(into, other map[string]bool, seen map[[16]byte]bool) bool {
+func merge(into map[string]bool, seen map[[16]byte]bool, others ...map[string]bool) bool {
 	changed := false
 	for k := range seen {
 		h := hex.EncodeToString(k[:])
-		if other[h] {
-			delete(other, h)
-			changed = true
+		for _, other := range others {
+			if other[h] {
+				delete(other, h)
+				changed = true
+			}
 		}
 		if !into[h] && len(into) < maxLearned {
 			into[h] = true

@@ -3,8 +3,11 @@ package caddymodule
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +188,132 @@ func TestCarriersLearned(t *testing.T) {
 	}
 	if l.logs.FilterMessageSnippet("no carrier page of the site learned yet").Len() != 1 {
 		t.Fatal("the second build planned for the stand-in again")
+	}
+}
+
+// storedCarriers reads the carrier pages learned in h's storage.
+func storedCarriers(t *testing.T, h *Handler) learnedCarriers {
+	t.Helper()
+	v, err := h.storage.Load(context.Background(), h.builder.prefix+"carriers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c learnedCarriers
+	if err := json.Unmarshal(v, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestCarriersLatestSightingWins: a page one instance saw excluded
+// (noindex) and another instance later saw without noindex stays a
+// carrier when the first builds again without having seen it since.
+// Before, every instance merged all it had ever seen at every build, so
+// an instance's stale sighting turned the page back into an excluded one
+// at each of its builds.
+func TestCarriersLatestSightingWins(t *testing.T) {
+	f := newBuildFixture(t)
+	now := genTime
+	a, b := f.handler(t, &now), f.handler(t, &now)
+	build := func(h *Handler) {
+		now = now.Add(2 * time.Hour)
+		if _, err := h.builder.build(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build(a)
+	root := linkedRoot([]string{"/x"})
+	serve(t, a, &page{body: root}, "GET", "/", nil)
+	serve(t, a, &page{body: `<html><head><meta name="robots" content="noindex"></head><body>x</body></html>`}, "GET", "/x", nil)
+	build(a)
+	serve(t, b, &page{body: root}, "GET", "/", nil)
+	serve(t, b, &page{body: html}, "GET", "/x", nil) // noindex removed
+	build(b)
+	build(a)
+	x := keyHash("/x")
+	if c := storedCarriers(t, a); !slices.Contains(c.Pages, hex.EncodeToString(x[:])) {
+		t.Fatalf("/x, last seen without noindex, is not a carrier page: %+v", c)
+	}
+}
+
+// TestCarriersKeptWhenUnreadable: a build that cannot read the carrier
+// pages learned (storage failing for a moment) leaves them as they are,
+// and merges what its instance saw at the next build. Before, it stored
+// what its own instance had seen in their place: the pages the other
+// instances had learned were lost, and the next generations planned for
+// fewer pages.
+func TestCarriersKeptWhenUnreadable(t *testing.T) {
+	f := newBuildFixture(t)
+	now := genTime
+	a := f.handler(t, &now)
+	build := func(h *Handler) {
+		now = now.Add(2 * time.Hour)
+		if _, err := h.builder.build(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build(a)
+	pages := []string{"/a", "/b", "/c"}
+	serve(t, a, &page{body: linkedRoot(pages)}, "GET", "/", nil)
+	for _, p := range pages {
+		serve(t, a, &page{body: html}, "GET", p, nil)
+	}
+	build(a)
+	flaky := &flakyLoads{Storage: &certmagic.FileStorage{Path: f.storage}, part: "/carriers"}
+	bb := f.build
+	b := &Handler{Build: &bb, Name: "site", Fill: true, storage: flaky, now: func() time.Time { return now }}
+	if err := b.setup(); err != nil {
+		t.Fatal(err)
+	}
+	serve(t, b, &page{body: linkedRoot(append(pages, "/d"))}, "GET", "/", nil)
+	serve(t, b, &page{body: html}, "GET", "/d", nil)
+	flaky.failures.Store(1)
+	build(b)
+	if c := storedCarriers(t, a); len(c.Pages) != 4 {
+		t.Fatalf("%d carrier pages stored after a build that could not read them, want the 4 learned", len(c.Pages))
+	}
+	build(b)
+	if c := storedCarriers(t, a); len(c.Pages) != 5 {
+		t.Fatalf("%d carrier pages stored, want 5: the page the instance saw is merged at its next build", len(c.Pages))
+	}
+}
+
+// TestCarriersForgetPagesNoLongerServed: a site whose 20 posts moved to
+// new URLs has 21 carrier pages, not 41, once a learning window has
+// passed without the old URLs being served (a page counts for one to two
+// windows after it was last seen). Before, every page ever seen counted
+// for ever: moved, deleted or one-off pages inflated the count, and the
+// code was planned for pages no archive keeps (more data blocks a stripe
+// than the site has pages) without the error that says so.
+func TestCarriersForgetPagesNoLongerServed(t *testing.T) {
+	f := newBuildFixture(t)
+	now := genTime
+	h := f.handler(t, &now)
+	site := func(prefix string) {
+		var pages []string
+		for i := range 20 {
+			pages = append(pages, fmt.Sprintf("/%s/post%d/", prefix, i))
+		}
+		serve(t, h, &page{body: linkedRoot(pages)}, "GET", "/", nil)
+		for _, p := range pages {
+			serve(t, h, &page{body: html}, "GET", p, nil)
+		}
+	}
+	build := func() carrierCount {
+		now = now.Add(2 * time.Hour)
+		return h.builder.learn(context.Background())
+	}
+	mustBuild(t, h, "new")
+	site("2024")
+	if got := build(); got.pages != 21 {
+		t.Fatalf("learned %d carrier pages, want 21", got.pages)
+	}
+	for day := 0; day <= 2*int(learnWindow/(24*time.Hour)); day++ {
+		now = now.Add(24 * time.Hour)
+		site("posts") // the posts moved
+		build()
+	}
+	if got := build(); got.pages != 21 {
+		t.Fatalf("learned %d carrier pages two windows after the posts moved, want 21", got.pages)
 	}
 }

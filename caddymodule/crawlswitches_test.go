@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
-	"github.com/lazarus-preserve/lazarus/internal/block"
-	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -30,14 +28,7 @@ func collectBlocks(t *testing.T, pages map[string][]byte) (crawledBlocks, map[st
 	t.Helper()
 	got, need := crawledBlocks{}, map[string]int{}
 	for _, page := range pages {
-		for f := range htmlblock.All(page) {
-			if f.Kind != htmlblock.KindBlock {
-				continue
-			}
-			b, err := block.Parse(f.Payload)
-			if err != nil {
-				t.Fatalf("a served block does not parse: %v", err)
-			}
+		for _, b := range pageBlocks(t, page) {
 			v := b.Name + "@" + hex.EncodeToString(b.Generation[:])[:8]
 			if got[v] == nil {
 				got[v] = map[uint32]map[uint16]bool{}

@@ -91,18 +91,28 @@ func TestArmoredSize(t *testing.T) {
 	}
 }
 
-// generations returns the generation ids of the blocks on a page.
-func generations(t *testing.T, page []byte) map[string]int {
+// pageBlocks returns the blocks a served page carries, parsed.
+func pageBlocks(t *testing.T, page []byte) []*block.Block {
 	t.Helper()
-	out := map[string]int{}
+	var out []*block.Block
 	for f := range htmlblock.All(page) {
 		if f.Err != nil || f.Kind != htmlblock.KindBlock {
 			continue
 		}
 		b, err := block.Parse(f.Payload)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("a served block does not parse: %v", err)
 		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// generations returns the generation ids of the blocks on a page.
+func generations(t *testing.T, page []byte) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, b := range pageBlocks(t, page) {
 		out[manifest.ID(b.Generation).String()]++
 	}
 	return out

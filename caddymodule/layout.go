@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/site"
 )
 
@@ -65,8 +66,9 @@ func (l *layout) moveSince(t time.Time) {
 // ridingBlocks returns the blocks of p the page at key carries beside
 // the current generation g's, in room bytes: p's assignment for key
 // (never a new record) while it fits, less the blocks of segment versions
-// g carries over from p: they are g's blocks too, placed by g (on this
-// page, where the page carried them under p: see placer.carry).
+// g carries over from p (see sameVersion): they are g's blocks too,
+// placed by g (on this page, where the page carried them under p: see
+// placer.carry).
 func (h *Handler) ridingBlocks(p, g *generation, key string, room int64) ([]int, error) {
 	pa, err := p.placer.assign(h.ctx, placeRequest{key: key})
 	if err != nil {
@@ -75,13 +77,19 @@ func (h *Handler) ridingBlocks(p, g *generation, key string, room int64) ([]int,
 	var old []int
 	for _, i := range pa.blocks {
 		name := p.blocks[i].ref.Segment
-		if s, ok := g.segments[name]; !ok || s.ID != p.segments[name].ID {
+		if s, ok := g.segments[name]; !ok || !sameVersion(s, p.segments[name]) {
 			old = append(old, i)
 		}
 	}
 	n, _ := fitting(p, old, room)
 	return old[:n], nil
 }
+
+// sameVersion reports whether a and b are one version of a segment,
+// whose blocks are the same bytes: the same ciphertext coded by the same
+// generation. A segment coded anew (the same ciphertext, other
+// parameters) has other blocks.
+func sameVersion(a, b manifest.Segment) bool { return a.ID == b.ID && a.Generation == b.Generation }
 
 // noticeReserve is room kept for the notice element.
 const noticeReserve = 512
@@ -126,7 +134,8 @@ func fitting(g *generation, idx []int, room int64) (int, int64) {
 // etag derives the strong ETag of the final page from everything its bytes
 // depend on: the upstream body, the notice, the manifest if it carries
 // it, and the blocks it carries (the current generation's, then the
-// previous one's riding along), each by its segment version and place.
+// previous one's riding along), each by its segment version (see
+// sameVersion) and place.
 // Equal inputs give equal bytes and the same ETag; any change of blocks
 // changes it. A page that carries the same blocks under a new generation
 // (of segment versions it carries over, no manifest) keeps its ETag.
@@ -147,12 +156,13 @@ func (l *layout) etag(body [sha256.Size]byte, notice string) string {
 }
 
 // writeBlocks writes the identity of blocks idx of g to w: segment
-// version and place of each.
+// version (ciphertext digest, generation that coded it) and place of
+// each.
 func writeBlocks(w io.Writer, g *generation, idx []int) {
 	for _, i := range idx {
 		ref := g.blocks[i].ref
-		id := g.segments[ref.Segment].ID
-		fmt.Fprintf(w, "\x00%x/%s", id[:], ref)
+		s := g.segments[ref.Segment]
+		fmt.Fprintf(w, "\x00%x/%x/%s", s.ID[:], s.Generation[:], ref)
 	}
 }
 

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/caddyserver/certmagic"
-	"github.com/lazarus-preserve/lazarus/internal/block"
-	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 )
 
 // smallSite is a root linking to 19 pages of about 325 bytes each (the
@@ -36,14 +34,7 @@ func smallSite() (root string, pages []string, body string) {
 func stripesOn(t *testing.T, page []byte) map[string]int {
 	t.Helper()
 	out := map[string]int{}
-	for f := range htmlblock.All(page) {
-		if f.Kind != htmlblock.KindBlock {
-			continue
-		}
-		b, err := block.Parse(f.Payload)
-		if err != nil {
-			t.Fatalf("a served block does not parse: %v", err)
-		}
+	for _, b := range pageBlocks(t, page) {
 		out[fmt.Sprintf("%s/%d", b.Name, b.Stripe)]++
 	}
 	return out

@@ -82,9 +82,13 @@ type placeRequest struct {
 // placerstore.go. Records and the state change only under the storage
 // lock named prefix+"lock".
 type placer struct {
-	st            certmagic.Storage
-	prefix        string
-	parent        string // the parent generation's placement prefix, "" for none (see carryOver)
+	st     certmagic.Storage
+	prefix string
+	parent string // the parent generation's placement prefix, "" for none (see carryOver)
+	// parentRode is until when pages served under the parent may have
+	// carried blocks of the generation before it riding along (see
+	// Handler.parentRode): a carried record changes no earlier.
+	parentRode    time.Time
 	g             *generation
 	budget        int64
 	copies        int
@@ -278,11 +282,14 @@ func (p *placer) create(ctx context.Context, q placeRequest) (*assignment, error
 }
 
 // update counts the unverified record a as verified if q is, and tops
-// it up if it was carried over.
+// it up if it was carried over. A carried record is counted in st only
+// if the carry-over completed (placerState.Carried).
 func (p *placer) update(ctx context.Context, st *placerState, q placeRequest, a *assignment) (*assignment, error) {
 	v := *a
 	v.blocks = slices.Clone(a.blocks)
-	st.count(a, -1)
+	if !a.carried || st.Carried {
+		st.count(a, -1)
+	}
 	v.unverified = v.unverified && !q.verified
 	if v.carried {
 		p.topUp(st, &v, q.room)

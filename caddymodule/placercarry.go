@@ -29,10 +29,11 @@ const maxCarryErrors = 100
 
 // carryOver starts the placement state of p.g from its parent's, under
 // the storage lock, unless it has been started already: the parent's
-// records (see carry), counted, and its manifest pages. Pages first
-// served under the parent after this (by instances not yet switched) are
-// carried over as they are first served here (see fromParent). It
-// returns the parent's records carried over.
+// records of verified pages (see carry), counted, and its manifest pages.
+// Pages first served under the parent after this (by instances not yet
+// switched), and unverified pages (a visitor's endless URLs, which cost
+// the switch no writes), are carried over as they are first served here
+// (see fromParent). It returns the parent's records carried over.
 func (p *placer) carryOver(ctx context.Context) (int, error) {
 	if p.parent == "" {
 		return 0, nil
@@ -66,7 +67,7 @@ func (p *placer) carryOver(ctx context.Context) (int, error) {
 	slices.Sort(keys)
 	carried, bad := 0, 0
 	for _, k := range keys {
-		if st.Records >= maxRecords || st.UnverifiedRecords >= p.maxUnverified {
+		if st.Records >= maxRecords {
 			break
 		}
 		rec, err := p.readRecord(ctx, k)
@@ -76,8 +77,8 @@ func (p *placer) carryOver(ctx context.Context) (int, error) {
 			}
 			continue
 		}
-		if p.g.pages[rec.Path] != nil {
-			continue // the plan names it: counted from the plan
+		if p.g.pages[rec.Path] != nil || rec.Unverified {
+			continue // the plan names it: counted from the plan; or nothing links to it: carried over if served again
 		}
 		a := p.carry(rec)
 		if a == nil {
@@ -90,6 +91,7 @@ func (p *placer) carryOver(ctx context.Context) (int, error) {
 		carried++
 	}
 	st.Full = st.Records >= maxRecords || slices.Min(st.Counts) >= p.copies
+	st.Carried = true
 	if err := p.storeState(ctx, st); err != nil {
 		return 0, err
 	}
@@ -138,8 +140,10 @@ func (p *placer) fromParent(ctx context.Context, key string) (*assignment, error
 // (the manifest's share taken off, as for a new record); nil if nothing
 // is left. Its since stays the parent's when the page carries exactly the
 // same blocks (all of segment versions p.g carries over, none dropped),
-// else it is now. The record is marked carried: when first served here it
-// may take blocks in the room left (see topUp).
+// else it is now; it is no earlier than p.parentRode (or now, if that is
+// earlier): the page lost the blocks that rode along on it under the
+// parent. The record is marked carried: when first served here it may
+// take blocks in the room left (see topUp).
 func (p *placer) carry(rec *pageRecord) *assignment {
 	a := &assignment{manifest: rec.Manifest || p.isManifestPage(rec.Path), since: rec.Since, unverified: rec.Unverified, carried: true}
 	budget := p.budget
@@ -166,8 +170,12 @@ func (p *placer) carry(rec *pageRecord) *assignment {
 	if len(a.blocks) == 0 && !a.manifest {
 		return nil
 	}
-	if !same || rec.Manifest != a.manifest {
-		a.since = p.now().UTC().Truncate(time.Second)
+	now := p.now().UTC().Truncate(time.Second)
+	switch {
+	case !same || rec.Manifest != a.manifest || p.parentRode.After(now):
+		a.since = now
+	case p.parentRode.After(a.since):
+		a.since = p.parentRode
 	}
 	return a
 }

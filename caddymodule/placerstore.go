@@ -38,6 +38,11 @@ type placerState struct {
 	// own site and key (see Handler.prunePlacement).
 	Site  string `json:"site,omitempty"`
 	KeyID string `json:"key_id,omitempty"`
+	// Carried is set by a carry-over that completed (see
+	// placer.carryOver): the records it marked carried are counted. A
+	// state started without it (the carry-over failed half way) counts
+	// none of them until they are served.
+	Carried bool `json:"carried,omitempty"`
 }
 
 // count adds n (+1 or -1) records of a to the state.

@@ -90,11 +90,11 @@ func (h *Handler) reload(broken *generation) {
 func (h *Handler) use(g, cur *generation) {
 	h.holdSince = time.Time{}
 	h.attachPlacer(g)
-	h.carryOver(g)
+	prev := h.loadPrevious(g, cur)
+	h.carryOver(g, prev)
 	if err := g.placer.refresh(h.ctx); err != nil { // sets the coverage metrics
 		h.logger.Warn("reading lazarus placement state", zap.String("generation", g.id), zap.Error(err))
 	}
-	prev := h.loadPrevious(g, cur)
 	if prev != nil {
 		h.prev.Store(&riding{g: prev})
 	} else {
@@ -197,8 +197,10 @@ func (h *Handler) loadPrevious(g, cur *generation) *generation {
 // placer.carryOver), unless it was started already (a self-building
 // handler's builder does it before it publishes g). Should it fail, g's
 // placement starts afresh, page by page still carrying over the parent's
-// records as pages are first served.
-func (h *Handler) carryOver(g *generation) {
+// records as pages are first served. parent is g's parent generation,
+// nil if it is not loaded (see parentRode).
+func (h *Handler) carryOver(g, parent *generation) {
+	g.placer.parentRode = h.parentRode(g, parent)
 	start := time.Now()
 	n, err := g.placer.carryOver(h.ctx)
 	if err != nil {
@@ -210,6 +212,28 @@ func (h *Handler) carryOver(g *generation) {
 			zap.String("previous", g.previous), zap.Int("pages", n), zap.Duration("took", time.Since(start)))
 	}
 }
+
+// parentRode bounds when pages served under parent, g's parent, last
+// carried blocks of the generation before it riding along: the latest
+// its ride could end (see rideEnd), zero if nothing rode on them. Not
+// knowing parent (nil, or not g's parent), it is the end of time: pages
+// carried over change now.
+func (h *Handler) parentRode(g, parent *generation) time.Time {
+	switch {
+	case h.Overlap < 0:
+		return time.Time{}
+	case parent == nil || parent.id != g.previous:
+		return endOfTime
+	case parent.previous == "":
+		return time.Time{}
+	case h.Audit != nil:
+		return parent.time.Add(h.maxOverlap())
+	}
+	return parent.time.Add(time.Duration(h.Overlap))
+}
+
+// endOfTime is a time after any clock reading.
+var endOfTime = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
 // attachPlacer gives a loaded generation its live placement state,
 // continuing its parent's.
