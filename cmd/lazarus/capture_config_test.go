@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -21,13 +20,7 @@ func TestExampleCaptureConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := regexp.MustCompile(`(?m)^#([a-z_]+ = |\[dump\])`).ReplaceAll(raw, []byte("$1"))
-	all = regexp.MustCompile(`(?m)^(key|passphrase_file|public) = .*\n`).ReplaceAll(all, nil)
-	conf := filepath.Join(t.TempDir(), "all.toml")
-	if err := os.WriteFile(conf, all, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := loadInjectConfig(conf)
+	cfg, err := loadInjectConfig(exampleConfigUncommented(t, raw))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,12 +79,7 @@ func TestExampleConfig(t *testing.T) {
 	// Expected: with every line uncommented the file parses; the sizes,
 	// redundancy, generations kept and dump timeout it shows as defaults
 	// are injector.DefaultOptions.
-	all := regexp.MustCompile(`(?m)^#([a-z_]+ = |\[dump\]|\[volatile\])`).ReplaceAll(raw, []byte("$1"))
-	all = regexp.MustCompile(`(?m)^(key|passphrase_file|public) = .*\n`).ReplaceAll(all, nil) // mutually exclusive
-	conf := filepath.Join(t.TempDir(), "all.toml")
-	if err := os.WriteFile(conf, all, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	conf := exampleConfigUncommented(t, raw)
 	cmd := &injectCmd{stderr: io.Discard}
 	var stderr strings.Builder
 	if _, ok := cmd.parse([]string{"--config", conf}, io.Discard, &stderr); !ok {
@@ -171,4 +166,18 @@ func TestVolatileFlag(t *testing.T) {
 			t.Errorf("--volatile %s: %v, want an error naming it", bad, err)
 		}
 	}
+}
+
+// exampleConfigUncommented writes the example configuration raw with
+// every setting uncommented (key, passphrase_file and public, which
+// exclude one another, left out) and returns its path.
+func exampleConfigUncommented(t *testing.T, raw []byte) string {
+	t.Helper()
+	all := regexp.MustCompile(`(?m)^#([a-z_]+ = |\[dump\]|\[volatile\])`).ReplaceAll(raw, []byte("$1"))
+	all = regexp.MustCompile(`(?m)^(key|passphrase_file|public) = .*\n`).ReplaceAll(all, nil)
+	conf := filepath.Join(t.TempDir(), "all.toml")
+	if err := os.WriteFile(conf, all, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return conf
 }
