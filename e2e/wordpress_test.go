@@ -33,11 +33,13 @@ const wpPosts = 12
 
 // wpIdle is how long the protected site sits idle with visitors while
 // the module checks its sources every wpEvery: a shortened stand-in for
-// ten idle minutes, long enough for WordPress's 60 s style cache to be
-// rewritten on a visit.
+// ten idle minutes (measured once: no generation, where comparing bytes
+// would have made 58 with the dated dump and 9 with --skip-dump-date),
+// long enough for WordPress's 60 s style cache, made when the posts were
+// first read before protection, to be rewritten on a visit.
 const (
-	wpIdle  = 120 * time.Second
-	wpEvery = 10 * time.Second
+	wpIdle  = 90 * time.Second
+	wpEvery = 5 * time.Second
 )
 
 // wpVolatile are the lines of a WordPress dump (mariadb-dump
@@ -124,6 +126,9 @@ func TestWordPressResurrection(t *testing.T) {
 	if gens != 0 {
 		t.Errorf("%d generations made while nothing changed in substance", gens)
 	}
+	if byteCompare[1] == 0 {
+		t.Error("WordPress did not rewrite its database while idle: the test shows nothing about volatile lines")
+	}
 
 	work := t.TempDir()
 	start := time.Now()
@@ -135,7 +140,7 @@ func TestWordPressResurrection(t *testing.T) {
 	}
 
 	// Everything goes: the web server, PHP, the database, the files.
-	original := site.snapshot(t, core)
+	original := site.snapshot(t)
 	fpm.d.stop()
 	db.d.stop()
 	for _, p := range []string{site.docroot, db.datadir, storage} {
@@ -169,7 +174,7 @@ func TestWordPressResurrection(t *testing.T) {
 	}
 	fpm = startPHPFPM(t, tools)
 	runCaddyfile(t, t.TempDir(), site.caddyfile(fpm, ""))
-	site.checkServed(t, original)
+	site.checkServed(t)
 }
 
 // newWPSite lays out WordPress from core in a new document root, with a
@@ -551,7 +556,6 @@ func waitGenerations(t *testing.T, storage string, n int) {
 
 // wpOriginal is what the site held before it was destroyed.
 type wpOriginal struct {
-	site   *wpSite
 	config []byte            // wp-config.php
 	files  map[string][]byte // wp-content's regular files but the theme's, by path
 	owners map[string][2]int // their uid and gid
@@ -559,9 +563,9 @@ type wpOriginal struct {
 
 // snapshot records wp-config.php and wp-content, but for the packaged
 // theme, with owners.
-func (s *wpSite) snapshot(t *testing.T, core string) *wpOriginal {
+func (s *wpSite) snapshot(t *testing.T) *wpOriginal {
 	t.Helper()
-	o := &wpOriginal{site: s, files: map[string][]byte{}, owners: map[string][2]int{}}
+	o := &wpOriginal{files: map[string][]byte{}, owners: map[string][2]int{}}
 	var err error
 	if o.config, err = os.ReadFile(filepath.Join(s.docroot, "wp-config.php")); err != nil {
 		t.Fatal(err)
@@ -626,7 +630,7 @@ func (o *wpOriginal) checkRestored(t *testing.T, out string, rep *lzrecover.Repo
 // checkServed checks the resurrected site: every post is served with
 // its title, the front page links to them, the image is the one
 // uploaded, and the uploads are the web user's again.
-func (s *wpSite) checkServed(t *testing.T, o *wpOriginal) {
+func (s *wpSite) checkServed(t *testing.T) {
 	t.Helper()
 	back := 0
 	for _, p := range s.posts {
@@ -651,5 +655,4 @@ func (s *wpSite) checkServed(t *testing.T, o *wpOriginal) {
 			t.Errorf("the served upload is owned by %d:%d, want the web user's %d:%d", st.Uid, st.Gid, uid, gid)
 		}
 	}
-	_ = o
 }

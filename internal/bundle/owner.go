@@ -142,8 +142,12 @@ func (o *owners) failed(uname, gname string, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	k := Ownership{User: uname, Group: gname, Restored: true}
-	if o.tally[k]--; o.tally[k] == 0 {
+	if n, ok := o.tally[k]; !ok { // counted among "more owners than counted"
+		return
+	} else if n == 1 {
 		delete(o.tally, k)
+	} else {
+		o.tally[k] = n - 1
 	}
 	var errno syscall.Errno
 	if errors.As(err, &errno) {
@@ -172,7 +176,9 @@ func (o *owners) lookup(cache map[string]int, name string, find func(string) (in
 	return id
 }
 
-func lookupUser(name string) (int, error) {
+// lookupUser and lookupGroup return the id of a user or group name (a
+// test counts the calls).
+var lookupUser = func(name string) (int, error) {
 	u, err := user.Lookup(name)
 	if err != nil {
 		return -1, err
@@ -180,7 +186,7 @@ func lookupUser(name string) (int, error) {
 	return strconv.Atoi(u.Uid)
 }
 
-func lookupGroup(name string) (int, error) {
+var lookupGroup = func(name string) (int, error) {
 	g, err := user.LookupGroup(name)
 	if err != nil {
 		return -1, err
