@@ -145,12 +145,22 @@ func fitArchive(h History, name string, p Prior) Archive {
 	}
 
 	// One-page captures: the rest, pooled by depth; pages with three or
-	// more keep a rate of their own.
+	// more keep a rate of their own. They are counted as occasions: a
+	// capture less than a day after the page's last counted one belongs
+	// to the same occasion (a page shared and saved several times in a
+	// burst), as what the model needs is the chance of at least one
+	// capture within a horizon, not how many.
 	own := map[string]int{}
-	for _, c := range caps {
-		if !inSweep[c] {
-			own[c.Page]++
+	last := map[string]time.Time{}
+	for _, c := range slices.SortedFunc(slices.Values(caps), func(a, b Capture) int { return a.Time.Compare(b.Time) }) {
+		if inSweep[c] {
+			continue
 		}
+		if t, ok := last[c.Page]; ok && c.Time.Sub(t) < occasion {
+			continue
+		}
+		last[c.Page] = c.Time
+		own[c.Page]++
 	}
 	// Each level's pages share a gamma prior, fitted to them by the
 	// method of moments on top of the archive's own: mean m, and a weight
@@ -195,6 +205,10 @@ func fitArchive(h History, name string, p Prior) Archive {
 	}
 	return a
 }
+
+// occasion is how long after a page's one-page capture a further one
+// counts as the same occasion.
+const occasion = 24 * time.Hour
 
 // gapOf returns the prior's sweep gap, a day when it names none.
 func gapOf(p Prior) time.Duration {

@@ -149,3 +149,29 @@ func TestPoissonTailLargeMean(t *testing.T) {
 		t.Errorf("P(Poisson(2) ≥ 5) = %v, want %v", got, want)
 	}
 }
+
+// TestFitCountsBurstsAsOccasions: a page saved five times within an hour
+// on each of three days has the rate of three occasions, not fifteen
+// captures: what the forecast needs is the chance of at least one.
+func TestFitCountsBurstsAsOccasions(t *testing.T) {
+	pages := plantedSite(40)
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	h := History{Now: now, Since: now.Add(-300 * Day), Pages: pages, Archives: []string{"wayback"}, Captures: map[string][]Capture{}}
+	page := pages[len(pages)-1].Key
+	burst := func(day int) []Capture {
+		var out []Capture
+		for i := range 5 {
+			out = append(out, Capture{Page: page, Time: now.Add(-time.Duration(day)*Day + time.Duration(i)*10*time.Minute)})
+		}
+		return out
+	}
+	for _, day := range []int{250, 150, 50} {
+		h.Captures["wayback"] = append(h.Captures["wayback"], burst(day)...)
+	}
+	bursts := Fit(h).Archives[0].PageRate[page]
+	h.Captures["wayback"] = []Capture{{Page: page, Time: now.Add(-250 * Day)}, {Page: page, Time: now.Add(-150 * Day)}, {Page: page, Time: now.Add(-50 * Day)}}
+	single := Fit(h).Archives[0].PageRate[page]
+	if math.Abs(bursts-single) > 1e-12 {
+		t.Errorf("three bursts of five captures: rate %.5f/day; three single captures: %.5f/day", bursts, single)
+	}
+}
