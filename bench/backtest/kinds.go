@@ -191,7 +191,7 @@ var kinds = []kind{
 		Name: "new site, first crawl not yet",
 		Age:  func(*rand.Rand) time.Duration { return 0 },
 		Archives: func(rng *rand.Rand, st *site, launch, t0 time.Time) []archive {
-			now := t0.Add(150 * day)
+			now := t0.Add(days(nowDay))
 			first := launch.Add(days(logNormal(rng, 180, 0.7)))
 			for !first.After(now) {
 				first = launch.Add(days(logNormal(rng, 180, 0.7)))

@@ -22,7 +22,7 @@
 // and the mean forecast against the realised share, and what status
 // saw against what the archives did.
 //
-//	go run ./bench/backtest [--worlds 8] [--seed 1] [--workers 2] [--json]
+//	go run ./bench/backtest [--worlds 10] [--seed 1] [--workers 2] [--json]
 //
 // --worlds is per kind. A bin is flagged when it has 5 worlds or more
 // and predicts more than 0.05 above what came true, and marked
@@ -54,7 +54,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("backtest", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	worlds := fs.Int("worlds", 8, "worlds per kind, 1 to 10000")
+	worlds := fs.Int("worlds", 10, "worlds per kind, 1 to 10000")
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
 	workers := fs.Int("workers", min(2, runtime.NumCPU()), "worlds run at once, 1 to 64")
 	asJSON := fs.Bool("json", false, "print JSON (tables and every world) instead of tables")

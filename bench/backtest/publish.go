@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -80,7 +81,9 @@ func publish(ctx context.Context, w *worldDir, st *site, ss *serverSide, launch 
 		o.Includes = []injector.Include{{Path: filepath.Join(w.src, "app"), Segment: "app"}}
 		o.Dumps = []injector.Dump{{Name: "db.sql", Command: "cat " + shellQuote(filepath.Join(w.src, "db.sql"))}}
 		o.Now = func() time.Time { return t }
+		injecting.Lock()
 		rep, err := injector.Run(ctx, o)
+		injecting.Unlock()
 		if err != nil {
 			return nil, nil, fmt.Errorf("inject at %s: %w", t.Format(time.DateOnly), err)
 		}
@@ -91,6 +94,13 @@ func publish(ctx context.Context, w *worldDir, st *site, ss *serverSide, launch 
 	}
 	return gens, srv, nil
 }
+
+// injecting makes the worlds' inject runs one at a time. injector.Run
+// releases its state directory's lock by closing the file, without
+// unlocking it: a process another goroutine forks meanwhile (another
+// world's dump command) holds a copy of the lock until it execs, and the
+// world's next run then finds its state directory locked (ErrLocked).
+var injecting sync.Mutex
 
 // shellQuote quotes s for sh.
 func shellQuote(s string) string {

@@ -41,6 +41,7 @@ type kindTable struct {
 	// Now counts the worlds status found recoverable already at day 150.
 	Now int `json:"recoverable_now"`
 	// What status saw, medians over the worlds with a forecast.
+	Observed   float64       `json:"observed_days_median"` // days of history status fitted its model to
 	DepthKnown float64       `json:"depth_known_median"`
 	PageCount  float64       `json:"pages_median"`
 	Archives   []archiveView `json:"archives"`
@@ -70,7 +71,7 @@ var historyEdges = []int{0, 1, 3, 6, 16}
 // against the truth.
 type archiveView struct {
 	Protocol    string  `json:"protocol"`
-	Crawls      float64 `json:"true_crawls_median"`      // crawls in the year before now
+	Crawls      float64 `json:"true_crawls_median"`      // crawls of 2 pages or more in the year before now
 	Deep        float64 `json:"true_deep_crawls_median"` // of which reaching the deepest pages
 	Sweeps      float64 `json:"status_sweeps_median"`    // sweeps status found in its window
 	Rate        float64 `json:"status_rate_median"`      // status's rate of sweeps reaching the root, per day
@@ -114,7 +115,7 @@ func tallyKind(name string, ws []result) kindTable {
 		}
 		t.Horizons = append(t.Horizons, ht)
 	}
-	var depth, pages, ages []float64
+	var depth, pages, ages, observed []float64
 	var pageFs []calibration.Forecast
 	groups := make([]historyGroup, len(historyEdges))
 	for i, e := range historyEdges {
@@ -137,6 +138,7 @@ func tallyKind(name string, ws []result) kindTable {
 			continue
 		}
 		ages = append(ages, w.Age)
+		observed = append(observed, w.Observed)
 		for _, p := range w.PageOdds {
 			pageFs = append(pageFs, calibration.Forecast{P: p.P, Came: p.Came})
 			i := len(historyEdges) - 1
@@ -176,7 +178,7 @@ func tallyKind(name string, ws []result) kindTable {
 			}
 		}
 	}
-	t.DepthKnown, t.PageCount, t.Age = median(depth), median(pages), median(ages)
+	t.DepthKnown, t.PageCount, t.Age, t.Observed = median(depth), median(pages), median(ages), median(observed)
 	t.Pages = calibration.Tally(int(status.CaptureHorizon/day), pageFs)
 	for _, g := range groups {
 		if g.Pages > 0 {
@@ -259,9 +261,10 @@ func (t kindTable) print(w io.Writer) {
 		parts = append(parts, fmt.Sprintf("%s: %d pages, %.2f predicted, %.2f realised", span, g.Pages, g.Predicted, g.Realised))
 	}
 	fmt.Fprintf(w, "    by captures listed in the year before: %s\n", strings.Join(parts, "; "))
-	fmt.Fprintf(w, "  status saw (medians): %.0f pages, depth known for %.0f; the newest generation %.0f days old\n", t.PageCount, t.DepthKnown, t.Age)
+	fmt.Fprintf(w, "  status saw (medians): %.0f pages, depth known for %.0f, %.0f days of history fitted; the newest generation %.0f days old\n",
+		t.PageCount, t.DepthKnown, t.Observed, t.Age)
 	for _, a := range t.Archives {
-		fmt.Fprintf(w, "  %s: in the year before day 150 %.0f crawls (%.0f reaching the deepest pages), %.4f/day; status found %.0f sweeps and used %.4f/day; captures pending at day 150: %.0f; new captures listed within 30 days in %.0f%% of worlds\n",
-			a.Protocol, a.Crawls, a.Deep, a.TrueRate, a.Sweeps, a.Rate, a.Pending, 100*a.FutureShare)
+		fmt.Fprintf(w, "  %s: %.0f crawls of 2 pages or more in the year before day 150 (%.4f/day; %.0f reaching the deepest pages); status found %.0f sweeps in its history, used %.4f/day; captures pending at day 150: %.0f; new captures listed within 30 days in %.0f%% of worlds\n",
+			a.Protocol, a.Crawls, a.TrueRate, a.Deep, a.Sweeps, a.Rate, a.Pending, 100*a.FutureShare)
 	}
 }

@@ -24,8 +24,8 @@ import (
 // horizons are the horizons the backtest checks, after now.
 var horizons = []time.Duration{7 * day, 30 * day}
 
-// The world's calendar: generations at days 0, 50 and 100 + up to 50
-// (each at a random time of its day), status run at day 150. With the
+// The world's calendar: generations at days 0, 50, and 100 to 148 (each
+// at a random time of its day), status run at day 150. With the
 // third always at day 100, established sites were nearly all recoverable
 // by day 150 already (a forecast of 1, trivially right); drawing its day
 // spreads its age at day 150 from 1 to 50 days.
@@ -98,12 +98,12 @@ type fitted struct {
 }
 
 // truth is what one archive of the world really did in the year before
-// now.
+// now, and after.
 type truth struct {
 	Protocol string `json:"protocol"`
-	Crawls   int    `json:"crawls"`      // crawls (sweeps) that captured a page in the year before now
+	Crawls   int    `json:"crawls"`      // crawls (sweeps) that took 2 pages or more in the year before now, listed by then
 	Deep     int    `json:"deep_crawls"` // of which reached the deepest pages
-	Captures int    `json:"captures"`    // captures made in the year before now
+	Captures int    `json:"captures"`    // captures made in the year before now, listed by then
 	Pending  int    `json:"pending"`     // captures made by now, listed after now
 	Future   int    `json:"future"`      // captures made after now and listed within the last horizon
 }
@@ -189,13 +189,13 @@ func runWorld(ctx context.Context, k kind, ki, i int, seed uint64, keys keyPair,
 		if err != nil {
 			return res, err
 		}
-		ok, any, err := restore(ctx, srcs, keys.Owner, filepath.Join(w.root, fmt.Sprintf("out%d", hi)), w.root, newest)
+		ok, whole, err := restore(ctx, srcs, keys.Owner, filepath.Join(w.root, fmt.Sprintf("out%d", hi)), w.root, newest)
 		stop()
 		if err != nil {
 			return res, err
 		}
 		res.Restored = append(res.Restored, ok)
-		res.Any = append(res.Any, any)
+		res.Any = append(res.Any, whole)
 	}
 	return res, nil
 }
@@ -257,7 +257,7 @@ func probabilityAt(ps []status.Probability, h time.Duration) (float64, bool) {
 // restore runs the real recover into out and reports whether it
 // restored the newest generation exactly (every file byte for byte) and
 // whether it restored some generation whole.
-func restore(ctx context.Context, srcs []source.Source, owner []byte, out, tmp string, newest generation) (exact, any bool, err error) {
+func restore(ctx context.Context, srcs []source.Source, owner []byte, out, tmp string, newest generation) (exact, whole bool, err error) {
 	o := lzrecover.DefaultOptions()
 	o.OwnerKey, o.Out, o.TempDir, o.SiteURL, o.Sources = owner, out, tmp, siteURL, srcs
 	rep, err := lzrecover.Run(ctx, o)
@@ -341,7 +341,7 @@ func truthOf(a archive, caps []capture, st *site, now time.Time) truth {
 		depth[p.URL] = p.Depth
 	}
 	since := now.Add(-365 * day)
-	crawls := map[int]int{} // crawl → deepest page taken
+	crawls := map[int]map[string]bool{} // crawl → pages taken
 	for _, c := range caps {
 		switch {
 		case c.Time.After(now):
@@ -351,19 +351,28 @@ func truthOf(a archive, caps []capture, st *site, now time.Time) truth {
 			continue
 		case c.Visible.After(now):
 			t.Pending++
-		}
-		if c.Time.Before(since) {
+			continue
+		case c.Time.Before(since):
 			continue
 		}
 		t.Captures++
 		if c.Sweep > 0 {
-			crawls[c.Sweep] = max(crawls[c.Sweep], depth[c.URL])
+			if crawls[c.Sweep] == nil {
+				crawls[c.Sweep] = map[string]bool{}
+			}
+			crawls[c.Sweep][c.URL] = true
 		}
 	}
-	for _, d := range crawls {
+	for _, pages := range crawls {
+		if len(pages) < 2 {
+			continue // one page: a sweep no one can tell from a one-page capture
+		}
 		t.Crawls++
-		if d == deepest {
-			t.Deep++
+		for u := range pages {
+			if depth[u] == deepest {
+				t.Deep++
+				break
+			}
 		}
 	}
 	return t
