@@ -3,43 +3,15 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
-	"strings"
+
+	"github.com/lazarus-preserve/lazarus/bench/internal/calibration"
 )
 
-// binEdges are the calibration bins' lower edges; the last bin ends at 1.
-var binEdges = []float64{0, 0.1, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99}
-
-// Bin is one calibration bin of one horizon.
-type Bin struct {
-	From, To  float64
-	Worlds    int
-	Predicted float64 // mean prediction
-	Realised  float64 // share of worlds recoverable by the horizon
-}
-
-// Above reports whether the bin has 5 worlds or more and predicts more
-// than 0.05 above what came true: the goal's test, which small bins fail
-// by chance alone.
-func (b Bin) Above() bool { return b.Worlds >= 5 && b.Predicted-b.Realised > 0.05 }
-
-// OverConfident reports whether the bin is Above by more than two standard
-// errors of its realised frequency too: more than chance explains.
-func (b Bin) OverConfident() bool {
-	se := math.Sqrt(b.Predicted * (1 - b.Predicted) / float64(b.Worlds))
-	return b.Above() && b.Predicted-b.Realised > 0.05+2*se
-}
-
-// Horizon is the calibration of one horizon.
+// Horizon is the calibration of one horizon, and the planner's figure's
+// Brier score beside the model's.
 type Horizon struct {
-	Days          int
-	Bins          []Bin
-	Brier         float64 // of the model's predictions
-	PrintedBrier  float64 // of the planner's figure
-	Realised      float64 // share of worlds recoverable by the horizon
-	Predicted     float64 // mean prediction
-	Above         int     // bins of 5 worlds or more predicting more than 0.05 above the truth
-	OverConfident int     // of them, those beyond two standard errors
+	calibration.Table
+	PrintedBrier float64 // of the planner's figure
 }
 
 // kindResult is the backtest of one world kind.
@@ -57,46 +29,17 @@ func tally(name string, ws []world) kindResult {
 		r.Printed = ws[0].printed
 	}
 	for h, hz := range horizons {
-		out := Horizon{Days: int(hz.Hours() / 24)}
-		bins := make([]Bin, len(binEdges))
-		for i, e := range binEdges {
-			bins[i].From, bins[i].To = e, 1
-			if i+1 < len(binEdges) {
-				bins[i].To = binEdges[i+1]
-			}
-		}
+		var fs []calibration.Forecast
+		var printed float64
 		for _, w := range ws {
-			p, y := w.predicted[h], 0.0
+			fs = append(fs, calibration.Forecast{P: w.predicted[h], Came: w.realised[h]})
+			y := 0.0
 			if w.realised[h] {
 				y = 1
 			}
-			out.Brier += (p - y) * (p - y) / float64(len(ws))
-			out.PrintedBrier += (w.printed - y) * (w.printed - y) / float64(len(ws))
-			out.Realised += y / float64(len(ws))
-			out.Predicted += p / float64(len(ws))
-			i := len(binEdges) - 1
-			for i > 0 && p < binEdges[i] {
-				i--
-			}
-			bins[i].Worlds++
-			bins[i].Predicted += p
-			bins[i].Realised += y
+			printed += (w.printed - y) * (w.printed - y) / float64(len(ws))
 		}
-		for _, b := range bins {
-			if b.Worlds == 0 {
-				continue
-			}
-			b.Predicted /= float64(b.Worlds)
-			b.Realised /= float64(b.Worlds)
-			if b.Above() {
-				out.Above++
-			}
-			if b.OverConfident() {
-				out.OverConfident++
-			}
-			out.Bins = append(out.Bins, b)
-		}
-		r.Horizons = append(r.Horizons, out)
+		r.Horizons = append(r.Horizons, Horizon{Table: calibration.Tally(int(hz.Hours()/24), fs), PrintedBrier: printed})
 	}
 	return r
 }
@@ -108,36 +51,14 @@ func print(w io.Writer, rs []kindResult) {
 		for _, h := range r.Horizons {
 			fmt.Fprintf(w, "  within %d days: predicted %.3f, realised %.3f; Brier %.3f (planner's figure: %.3f); bins above by > 0.05: %d, of them beyond chance: %d\n",
 				h.Days, h.Predicted, h.Realised, h.Brier, h.PrintedBrier, h.Above, h.OverConfident)
-			fmt.Fprintf(w, "    %-11s %6s %9s %8s\n", "predicted", "worlds", "mean", "realised")
-			for _, b := range h.Bins {
-				flag := ""
-				switch {
-				case b.OverConfident():
-					flag = "  OVER-CONFIDENT"
-				case b.Above():
-					flag = "  above by > 0.05, within chance"
-				}
-				fmt.Fprintf(w, "    %-11s %6d %9.3f %8.3f%s\n", fmt.Sprintf("%.2f–%.2f", b.From, b.To), b.Worlds, b.Predicted, b.Realised, flag)
-			}
+			h.WriteBins(w, "    ", "worlds")
 		}
 	}
-	var over, above []string
+	var named []calibration.Named
 	for _, r := range rs {
 		for _, h := range r.Horizons {
-			if h.OverConfident > 0 {
-				over = append(over, fmt.Sprintf("%s within %d days", r.Kind, h.Days))
-			}
-			if h.Above > 0 {
-				above = append(above, fmt.Sprintf("%s within %d days", r.Kind, h.Days))
-			}
+			named = append(named, calibration.Named{Name: fmt.Sprintf("%s within %d days", r.Kind, h.Days), Table: h.Table})
 		}
 	}
-	if len(over) == 0 {
-		fmt.Fprintln(w, "\nno bin of 5 worlds or more over-confident by more than 0.05 beyond chance (two standard errors)")
-	} else {
-		fmt.Fprintf(w, "\nover-confident by more than 0.05 beyond chance: %s\n", strings.Join(over, "; "))
-	}
-	if len(above) > 0 {
-		fmt.Fprintf(w, "above by more than 0.05, chance included: %s\n", strings.Join(above, "; "))
-	}
+	calibration.WriteVerdict(w, named)
 }

@@ -119,6 +119,9 @@ func warcFile(crawl string) string {
 func (s *Server) buildWARCs() {
 	s.warcs = map[string][]byte{}
 	bufs := map[string]*bytes.Buffer{}
+	// One writer, reset per record: each is a gzip member of its own, and
+	// a new writer's state would be allocated and cleared every time.
+	gz, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
 	for i := range s.rows {
 		r := &s.rows[i]
 		r.file = warcFile(r.Crawl)
@@ -128,7 +131,7 @@ func (s *Server) buildWARCs() {
 			bufs[r.file] = b
 		}
 		r.offset = int64(b.Len())
-		gz := gzip.NewWriter(b)
+		gz.Reset(b)
 		gz.Write(warcRecord(r))
 		gz.Close()
 		r.recLen = int64(b.Len()) - r.offset

@@ -74,7 +74,12 @@ type Server struct {
 	cfg   Config
 	rows  []row // sorted by urlkey, then time
 	warcs map[string][]byte
-	// rowsMu guards rows and warcs: AddCapture writes, requests read.
+	// warcsStale says that warcs and the rows' WARC locations are not
+	// built for the rows yet: they are built when a request needs them
+	// (gzipping every capture costs more than many tests ever ask).
+	warcsStale bool
+	// rowsMu guards rows, warcs and warcsStale: AddCapture writes,
+	// requests read.
 	rowsMu sync.RWMutex
 
 	mu     sync.Mutex
@@ -124,7 +129,7 @@ func New(caps []Capture, cfg Config) (*Server, error) {
 		s.rows = append(s.rows, newRow(c))
 	}
 	s.sortRows()
-	s.buildWARCs()
+	s.warcsStale = true
 	s.srv = httptest.NewServer(s.middleware(http.HandlerFunc(s.route)))
 	s.URL = s.srv.URL
 	return s, nil
@@ -148,8 +153,26 @@ func (s *Server) AddCapture(c Capture) error {
 	defer s.rowsMu.Unlock()
 	s.rows = append(s.rows, newRow(c))
 	s.sortRows()
-	s.buildWARCs()
+	s.warcsStale = true
 	return nil
+}
+
+// needsWARCs reports whether answering a request for path needs the
+// WARC files and the rows' places in them: Common Crawl's index and data,
+// and every pywb CDX answer (its rows name file and offset).
+func (s *Server) needsWARCs(path string) bool {
+	return s.cfg.Pywb != nil || strings.HasSuffix(path, "-index") || strings.HasPrefix(path, "/crawl-data/")
+}
+
+// buildStaleWARCs builds the WARC files if the rows changed since they
+// were last built.
+func (s *Server) buildStaleWARCs() {
+	s.rowsMu.Lock()
+	defer s.rowsMu.Unlock()
+	if s.warcsStale {
+		s.buildWARCs()
+		s.warcsStale = false
+	}
 }
 
 // newRow fills a capture's defaults and derived fields.
@@ -195,6 +218,9 @@ func (s *Server) Client() *http.Client { return s.srv.Client() }
 // route dispatches a request by path prefix. It does not use ServeMux,
 // which would clean the "//" of embedded original URLs.
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	if s.needsWARCs(r.URL.Path) {
+		s.buildStaleWARCs()
+	}
 	s.rowsMu.RLock()
 	defer s.rowsMu.RUnlock()
 	if s.cfg.Pywb != nil {

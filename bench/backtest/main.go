@@ -1,0 +1,146 @@
+// Command backtest checks status's forecasts against worlds built apart
+// from the capture model (package internal/odds is not used to make
+// them): a static site of about 40 linked pages whose server side (an
+// application tree and a 1 MB database dump) the real injector
+// publishes in three generations over 100 days, archives that capture it
+// as crawlers and people do (the Wayback Machine's irregular
+// breadth-first crawls with depth limits, page budgets, politeness
+// delays and failed fetches, Save Page Now bursts on popular pages,
+// Common Crawl's budgeted monthly crawls published weeks later and cut
+// at its truncation limit, a national library's frequent shallow and
+// annual deep crawls), each figure from the published measurements
+// (kinds.go), served by loopback archives speaking the real protocols
+// (Wayback CDX and replay, Common Crawl's index and WARC ranges, pywb).
+// At day 150 it runs the real status (as of that day, with inject's
+// serve history) on what the archives list then and takes its
+// probability that the newest generation is recoverable within 7 and
+// 30 days; then it runs the real recover on what the archives list 7
+// and 30 days later and checks that the newest generation's files come
+// back byte for byte. It prints, per world kind and over all worlds, a
+// calibration table per horizon (forecasts in bins against the
+// realised frequency, with counts and standard errors), the Brier score
+// and the mean forecast against the realised share, and what status
+// saw against what the archives did.
+//
+//	go run ./bench/backtest [--worlds 10] [--seed 1] [--workers 2] [--json]
+//
+// --worlds is per kind. A bin is flagged when it has 5 worlds or more
+// and predicts more than 0.05 above what came true, and marked
+// over-confident when it does so by more than two standard errors too.
+// Exit codes: 0 done (read the tables), 1 error, 2 usage.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/source"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run parses args, runs the backtest and prints its tables; it returns
+// the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("backtest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	worlds := fs.Int("worlds", 10, "worlds per kind, 1 to 10000")
+	seed := fs.Uint64("seed", 1, "seed of every random draw")
+	workers := fs.Int("workers", min(2, runtime.NumCPU()), "worlds run at once, 1 to 64")
+	asJSON := fs.Bool("json", false, "print JSON (tables and every world) instead of tables")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *worlds < 1 || *worlds > 10000 || *workers < 1 || *workers > 64 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "backtest: --worlds takes 1 to 10000, --workers 1 to 64; no arguments")
+		return 2
+	}
+	start := time.Now()
+	rs, err := backtest(context.Background(), *worlds, *seed, *workers)
+	if err != nil {
+		fmt.Fprintln(stderr, "backtest:", err)
+		return 1
+	}
+	rep := report{Worlds: rs, Seconds: time.Since(start).Seconds()}
+	rep.tally()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintln(stderr, "backtest:", err)
+			return 1
+		}
+		return 0
+	}
+	rep.print(stdout)
+	return 0
+}
+
+// backtest runs n worlds of every kind, workers at once, and returns
+// their results by kind, then world.
+func backtest(ctx context.Context, n int, seed uint64, workers int) ([]result, error) {
+	owner, server, err := keys.Generate(false)
+	if err != nil {
+		return nil, err
+	}
+	kp := keyPair{Owner: owner.Marshal(), Server: server.Marshal()}
+	tmp, err := os.MkdirTemp("", "lazarus-backtest-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	// Loopback archives: no politeness needed, and none waited for.
+	client := source.NewClient(source.ClientOptions{Rate: 600_000})
+	type job struct{ k, i int }
+	jobs := make(chan job)
+	out := make([]result, len(kinds)*n)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				r, err := runWorld(ctx, kinds[j.k], j.k, j.i, seed, kp, tmp, client)
+				if err != nil {
+					mu.Lock()
+					if first == nil {
+						first = fmt.Errorf("%s, world %d: %w", kinds[j.k].Name, j.i, err)
+						cancel()
+					}
+					mu.Unlock()
+					continue
+				}
+				out[j.k*n+j.i] = r
+			}
+		}()
+	}
+feed:
+	for k := range kinds {
+		for i := range n {
+			select {
+			case jobs <- job{k, i}:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return out, first
+}
