@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/caddyserver/caddy/v2"
@@ -121,7 +122,7 @@ func gzipResponses(t *testing.T, warc string) int {
 func TestThroughCaddyWithGzip(t *testing.T) {
 	needMaterial(t)
 	needTool(t, "wget")
-	if raceEnabled {
+	if e2etest.RaceEnabled {
 		t.Skip("megabytes of real material are too slow under the race detector")
 	}
 	site, urls := copyManual(t)

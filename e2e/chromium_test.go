@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/chromiumtest"
 )
@@ -59,7 +60,7 @@ func uniform(img image.Image) bool {
 func TestInvisibleInChromium(t *testing.T) {
 	needMaterial(t)
 	chromium := needTool(t, "chromium")
-	if raceEnabled {
+	if e2etest.RaceEnabled {
 		t.Skip("rendering with Chromium is too slow under the race detector")
 	}
 	before, _ := copyManual(t)

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/caddymodule/redisstorage"
@@ -55,7 +56,7 @@ const (
 // the server side byte for byte.
 func TestClusterRedis(t *testing.T) {
 	needMaterial(t)
-	if raceEnabled {
+	if e2etest.RaceEnabled {
 		t.Skip("megabytes of real material are too slow under the race detector")
 	}
 	bin := buildCaddy(t)
@@ -67,7 +68,7 @@ func TestClusterRedis(t *testing.T) {
 	key, owner := writeServerKey(t)
 	work := t.TempDir()
 	marks := filepath.Join(work, "builds")
-	ports := []int{freePort(t), freePort(t), freePort(t)}
+	ports := []int{e2etest.FreePort(t), e2etest.FreePort(t), e2etest.FreePort(t)}
 	s := sharedSite{site: site, key: key, siteURL: fmt.Sprintf("http://127.0.0.1:%d/", ports[0]), srv: srv, every: clusterEvery,
 		dump:       dumpScript(t, work, marks, srv),
 		storageOpt: fmt.Sprintf("storage lazarus_redis {\n\t\taddress %s\n\t\tkey_prefix %s\n\t\tlock_ttl %v\n\t}", rs.Addr, clusterPrefix, clusterLockTTL)}

@@ -2,9 +2,11 @@
 // material nobody on the project wrote: the Debian Reference manual as the
 // site, WordPress (as Debian packages it, absolute symlinks included) and
 // a dump made by sqlite3 as the server side, crawled by wget and httrack,
-// served by Caddy and rendered by Chromium; and a live WordPress site on
-// PHP-FPM and MariaDB, started by the test on private sockets, protected,
-// crawled, destroyed, recovered and brought back up.
+// served by Caddy and rendered by Chromium. Package e2e/wordpress (its
+// own package, so that its minutes count apart under go test's timeout)
+// runs a live WordPress site on PHP-FPM and MariaDB, started by the test
+// on private sockets, protected, crawled, destroyed, recovered and
+// brought back up; e2e/internal/e2etest holds what both share.
 //
 // The material comes from Debian's packages; `bash e2e/setup.sh` installs
 // the tools and unpacks the packages into a cache directory

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -37,7 +37,7 @@ func newServerSide(t *testing.T, skip *regexp.Regexp) serverSide {
 	sqlite := needTool(t, "sqlite3")
 	dir := t.TempDir()
 	s := serverSide{WordPress: filepath.Join(dir, "wordpress"), DB: filepath.Join(dir, "blog.sqlite")}
-	copyTree(t, wordpressDir(), s.WordPress, skip)
+	e2etest.CopyTree(t, e2etest.WordPressDir(), s.WordPress, skip)
 	sql := `CREATE TABLE wp_posts (ID INTEGER PRIMARY KEY, post_title TEXT NOT NULL, post_content TEXT, post_date TEXT);
 CREATE TABLE wp_options (option_name TEXT PRIMARY KEY, option_value TEXT);
 INSERT INTO wp_options VALUES ('siteurl', 'http://127.0.0.1/'), ('blogname', 'Lazarus e2e'), ('admin_email', 'owner@example.org');
@@ -118,25 +118,24 @@ func serveDir(t *testing.T, dir string) string {
 	return srv.URL + "/"
 }
 
-// crawlTimeout bounds one crawler run.
-const crawlTimeout = 3 * time.Minute
+// e2etest.CrawlTimeout bounds one crawler run.
 
 // wgetMirror mirrors base with wget into dir/mirror and dir/crawl.warc.gz
 // and returns the WARC's path. extra arguments come before the URL.
 func wgetMirror(t *testing.T, base, dir string, extra ...string) string {
 	t.Helper()
 	wget := needTool(t, "wget")
-	ctx, cancel := context.WithTimeout(context.Background(), crawlTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.CrawlTimeout)
 	defer cancel()
 	args := []string{"--mirror", "--no-verbose", "--no-host-directories", "-e", "robots=off", "--tries=2", "--timeout=30",
 		"--warc-file=" + filepath.Join(dir, "crawl"), "--no-warc-keep-log", "-P", filepath.Join(dir, "mirror")}
 	args = append(append(args, extra...), base)
 	cmd := exec.CommandContext(ctx, wget, args...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("wget: %v\n%s", err, tail(out))
+		t.Fatalf("wget: %v\n%s", err, e2etest.Tail(out))
 	}
 	warc := filepath.Join(dir, "crawl.warc.gz")
-	logSize(t, "wget WARC", warc)
+	e2etest.LogSize(t, "wget WARC", warc)
 	return warc
 }
 
@@ -144,13 +143,13 @@ func wgetMirror(t *testing.T, base, dir string, extra ...string) string {
 func httrackMirror(t *testing.T, base, dir string) string {
 	t.Helper()
 	httrack := needTool(t, "httrack")
-	ctx, cancel := context.WithTimeout(context.Background(), crawlTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.CrawlTimeout)
 	defer cancel()
 	// -A: no bandwidth cap; -%c: connections per second; -c: parallel sockets.
 	cmd := exec.CommandContext(ctx, httrack, base, "-O", dir, "-q", "-%v0", "-s0", "-A100000000", "-%c100", "-c4")
 	cmd.Env = append(os.Environ(), "HOME="+dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("httrack: %v\n%s", err, tail(out))
+		t.Fatalf("httrack: %v\n%s", err, e2etest.Tail(out))
 	}
 	return dir
 }
@@ -189,21 +188,4 @@ func recoverInto(t *testing.T, owner []byte, src source.Source) string {
 	t.Logf("recovered generation %s in %v: %d captures listed, %d pages read, %d good blocks, %d rejected",
 		rep.Generation, time.Since(start).Round(time.Millisecond), rep.Captures, rep.Pages, rep.Blocks, rep.Rejected)
 	return out
-}
-
-func logSize(t *testing.T, what, path string) {
-	t.Helper()
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	t.Logf("%s: %s, %d bytes", what, filepath.Base(path), info.Size())
-}
-
-// tail keeps the end of a tool's output for an error message.
-func tail(out []byte) string {
-	if len(out) > 4000 {
-		return fmt.Sprintf("…%s", out[len(out)-4000:])
-	}
-	return string(out)
 }

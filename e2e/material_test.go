@@ -6,30 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 )
-
-// setupHint is what a skipped test tells the reader to run.
-const setupHint = "run `bash e2e/setup.sh` as root to install the tools and unpack the material"
-
-// cacheDir is where setup.sh unpacked the Debian packages.
-func cacheDir() string {
-	if d := os.Getenv("LAZARUS_E2E_CACHE"); d != "" {
-		return d
-	}
-	return "/var/cache/lazarus-e2e"
-}
 
 // manualDir is the Debian Reference's HTML directory in the cache.
 func manualDir() string {
-	return filepath.Join(cacheDir(), "debian-reference/usr/share/debian-reference")
-}
-
-// wordpressDir is WordPress's application tree in the cache.
-func wordpressDir() string {
-	return filepath.Join(cacheDir(), "wordpress/usr/share/wordpress")
+	return filepath.Join(e2etest.CacheDir(), "debian-reference/usr/share/debian-reference")
 }
 
 // needTool returns the path of a command or skips the test.
@@ -37,7 +22,7 @@ func needTool(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		t.Skipf("%s is not installed; %s", name, setupHint)
+		t.Skipf("%s is not installed; %s", name, e2etest.SetupHint)
 	}
 	return p
 }
@@ -45,9 +30,9 @@ func needTool(t *testing.T, name string) string {
 // needMaterial skips the test unless setup.sh has unpacked the packages.
 func needMaterial(t *testing.T) {
 	t.Helper()
-	for _, p := range []string{filepath.Join(manualDir(), "index.en.html"), filepath.Join(wordpressDir(), "wp-settings.php")} {
+	for _, p := range []string{filepath.Join(manualDir(), "index.en.html"), filepath.Join(e2etest.WordPressDir(), "wp-settings.php")} {
 		if _, err := os.Stat(p); err != nil {
-			t.Skipf("%s is missing; %s", p, setupHint)
+			t.Skipf("%s is missing; %s", p, e2etest.SetupHint)
 		}
 	}
 }
@@ -57,7 +42,7 @@ func manualPages(t *testing.T) []string {
 	t.Helper()
 	pages, err := filepath.Glob(filepath.Join(manualDir(), "*.en.html"))
 	if err != nil || len(pages) < 10 {
-		t.Fatalf("the manual has %d English pages (%v); %s", len(pages), err, setupHint)
+		t.Fatalf("the manual has %d English pages (%v); %s", len(pages), err, e2etest.SetupHint)
 	}
 	for i, p := range pages {
 		pages[i] = filepath.Base(p)
@@ -105,51 +90,6 @@ func copyFile(t *testing.T, from, to string) {
 	if err := os.WriteFile(to, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// copyTree copies the tree at from to to: directories and regular files
-// with their modes, symbolic links as links with their targets untouched.
-// Directories whose slash-separated path relative to from matches skip
-// are left out, except for the symbolic links below them, which are kept.
-func copyTree(t *testing.T, from, to string, skip *regexp.Regexp) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		info, err := os.Lstat(p)
-		if err != nil {
-			return err
-		}
-		switch {
-		case info.Mode()&fs.ModeSymlink != 0:
-			return copyLink(p, dst)
-		case info.IsDir():
-			return os.MkdirAll(dst, info.Mode().Perm())
-		case skip != nil && skip.MatchString(filepath.ToSlash(rel)):
-			return nil
-		case info.Mode().IsRegular():
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(dst, b, info.Mode().Perm())
-		}
-		return fmt.Errorf("%s: unexpected file type %v", p, info.Mode())
-	})
-	if err != nil {
-		t.Fatalf("copying %s: %v", from, err)
-	}
-}
-
-func copyLink(from, to string) error {
-	target, err := os.Readlink(from)
-	if err != nil {
-		return err
-	}
-	return os.Symlink(target, to)
 }
 
 // treeStats counts a tree's regular files, their bytes, and its links.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -27,7 +28,7 @@ func valgrindDir() string {
 	if d := "/usr/share/doc/valgrind/html"; exists(filepath.Join(d, "index.html")) {
 		return d
 	}
-	return filepath.Join(cacheDir(), "valgrind/usr/share/doc/valgrind/html")
+	return filepath.Join(e2etest.CacheDir(), "valgrind/usr/share/doc/valgrind/html")
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -46,12 +47,12 @@ type weightCase struct {
 
 func newWeightCase(t *testing.T) *weightCase {
 	t.Helper()
-	if !exists(filepath.Join(valgrindDir(), "index.html")) || !exists(filepath.Join(wordpressDir(), "wp-settings.php")) {
-		t.Skipf("the Valgrind manual or WordPress is missing; %s", setupHint)
+	if !exists(filepath.Join(valgrindDir(), "index.html")) || !exists(filepath.Join(e2etest.WordPressDir(), "wp-settings.php")) {
+		t.Skipf("the Valgrind manual or WordPress is missing; %s", e2etest.SetupHint)
 	}
 	dir := t.TempDir()
 	c := &weightCase{site: filepath.Join(dir, "site"), src: filepath.Join(dir, "src"), dumpFile: filepath.Join(dir, "db.sql"), before: map[string]int64{}}
-	copyTree(t, valgrindDir(), c.site, nil)
+	e2etest.CopyTree(t, valgrindDir(), c.site, nil)
 	// The stylesheet names an image Debian does not ship; a crawl of the
 	// copy should see no error of the site's own.
 	if missing := filepath.Join(c.site, "images", "li-brown.png"); !exists(missing) {
@@ -62,11 +63,11 @@ func newWeightCase(t *testing.T) *weightCase {
 	c.before = pageSizes(t, c.site)
 	// 4 MB of WordPress's PHP, in path order.
 	var total int64
-	filepath.WalkDir(wordpressDir(), func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(e2etest.WordPressDir(), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() || !strings.HasSuffix(p, ".php") || total >= 4<<20 {
 			return nil
 		}
-		rel, _ := filepath.Rel(wordpressDir(), p)
+		rel, _ := filepath.Rel(e2etest.WordPressDir(), p)
 		copyFile(t, p, filepath.Join(c.src, rel))
 		info, _ := d.Info()
 		total += info.Size()
@@ -172,7 +173,7 @@ func ciphertext(res *injector.Report) int64 {
 // filled), reaches its target under the model, and the server side
 // rebuilds after a random 40% of the pages are lost.
 func TestPageWeightInject(t *testing.T) {
-	if raceEnabled {
+	if e2etest.RaceEnabled {
 		t.Skip("megabytes of real material are too slow under the race detector")
 	}
 	c := newWeightCase(t)
@@ -215,7 +216,7 @@ func TestPageWeightInject(t *testing.T) {
 // 10.9× the ciphertext), one block of a stripe per page at most, and the
 // server side rebuilds from a wget crawl that lost 40% of its pages.
 func TestPageWeightModule(t *testing.T) {
-	if raceEnabled {
+	if e2etest.RaceEnabled {
 		t.Skip("megabytes of real material are too slow under the race detector")
 	}
 	c := newWeightCase(t)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -24,7 +25,7 @@ var wordpressAssets = regexp.MustCompile(`^(wp-includes/(js|css|blocks|images|fo
 // httrack's mirror.
 func TestRealSiteRealPayload(t *testing.T) {
 	needMaterial(t)
-	if raceEnabled {
+	if e2etest.RaceEnabled {
 		t.Skip("megabytes of real material are too slow under the race detector")
 	}
 	site, urls := copyManual(t)

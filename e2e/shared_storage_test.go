@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/keys"
@@ -50,7 +50,7 @@ type caddyProc struct {
 // tail returns the end of the process's log.
 func (c *caddyProc) tail() string {
 	b, _ := os.ReadFile(c.log)
-	return tail(b)
+	return e2etest.Tail(b)
 }
 
 // buildCaddy builds cmd/caddy (Caddy with the Lazarus module) into a new
@@ -68,21 +68,10 @@ func buildCaddy(t *testing.T) string {
 	cmd := exec.CommandContext(ctx, gobin, "build", "-o", bin, "./cmd/caddy")
 	cmd.Dir = ".." // the module root
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/caddy: %v\n%s", err, tail(out))
+		t.Fatalf("go build ./cmd/caddy: %v\n%s", err, e2etest.Tail(out))
 	}
 	t.Logf("built cmd/caddy in %v", time.Since(start).Round(time.Millisecond))
 	return bin
-}
-
-// freePort returns a loopback TCP port nothing listens on right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // caddyQuote quotes a Caddyfile token.
@@ -395,7 +384,7 @@ func writeServerKey(t *testing.T) (string, []byte) {
 func TestSharedStorage(t *testing.T) {
 	needMaterial(t)
 	needTool(t, "wget")
-	if raceEnabled {
+	if e2etest.RaceEnabled {
 		t.Skip("megabytes of real material are too slow under the race detector")
 	}
 	bin := buildCaddy(t)
@@ -405,7 +394,7 @@ func TestSharedStorage(t *testing.T) {
 	t.Logf("site: %d pages; server side: WordPress %d files (%d bytes) and %d symlinks, a %d-byte sqlite3 dump",
 		len(urls), files, size, links, len(srv.Dump))
 	key, owner := writeServerKey(t)
-	portA, portB := freePort(t), freePort(t)
+	portA, portB := e2etest.FreePort(t), e2etest.FreePort(t)
 	s := sharedSite{storage: t.TempDir(), site: site, key: key, siteURL: fmt.Sprintf("http://127.0.0.1:%d/", portA), srv: srv}
 
 	start := time.Now()

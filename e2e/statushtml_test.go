@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 	"github.com/lazarus-preserve/lazarus/internal/status"
 
 	"github.com/lazarus-preserve/lazarus/internal/source"
@@ -39,7 +40,7 @@ const statusKeepEnv = "LAZARUS_STATUS_KEEP"
 func TestStatusReportInChromium(t *testing.T) {
 	needMaterial(t)
 	chromium := needTool(t, "chromium")
-	if raceEnabled {
+	if e2etest.RaceEnabled {
 		t.Skip("rendering with Chromium is too slow under the race detector")
 	}
 	rep := auditedManual(t)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 )
 
 const (
@@ -30,13 +32,13 @@ const (
 // the cache (or one in PATH), or skips the test.
 func needXcaddy(t *testing.T) string {
 	t.Helper()
-	if p := filepath.Join(cacheDir(), "bin", "xcaddy"); isExecutable(p) {
+	if p := filepath.Join(e2etest.CacheDir(), "bin", "xcaddy"); isExecutable(p) {
 		return p
 	}
 	if p, err := exec.LookPath("xcaddy"); err == nil {
 		return p
 	}
-	t.Skipf("xcaddy is not installed (not in %s nor in PATH); %s", filepath.Join(cacheDir(), "bin"), setupHint)
+	t.Skipf("xcaddy is not installed (not in %s nor in PATH); %s", filepath.Join(e2etest.CacheDir(), "bin"), e2etest.SetupHint)
 	return ""
 }
 
@@ -121,17 +123,17 @@ func TestXcaddyBuild(t *testing.T) {
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("xcaddy build %s --with %s=%s: %v\n%s", version, readmeModule, root, err, tail(out))
+		t.Fatalf("xcaddy build %s --with %s=%s: %v\n%s", version, readmeModule, root, err, e2etest.Tail(out))
 	}
 	t.Logf("xcaddy build (Caddy %s) took %v", version, time.Since(start).Round(time.Millisecond))
 
 	mods, err := exec.Command(bin, "list-modules").CombinedOutput()
 	if err != nil {
-		t.Fatalf("caddy list-modules: %v\n%s", err, tail(mods))
+		t.Fatalf("caddy list-modules: %v\n%s", err, e2etest.Tail(mods))
 	}
 	for _, m := range []string{"http.handlers.lazarus", "caddy.storage.lazarus_redis"} {
 		if !strings.Contains("\n"+string(mods), "\n"+m+"\n") {
-			t.Errorf("caddy list-modules does not list %s:\n%s", m, tail(mods))
+			t.Errorf("caddy list-modules does not list %s:\n%s", m, e2etest.Tail(mods))
 		}
 	}
 
@@ -165,11 +167,11 @@ http://shop.example.org {
 	}
 	var cfg any
 	if err := json.Unmarshal(adapted, &cfg); err != nil {
-		t.Fatalf("caddy adapt printed no JSON (%v):\n%s", err, tail(adapted))
+		t.Fatalf("caddy adapt printed no JSON (%v):\n%s", err, e2etest.Tail(adapted))
 	}
 	for _, want := range []string{`"bundle":"/srv/bundle"`, `"site_url":"http://shop.example.org/"`} {
 		if !strings.Contains(string(adapted), want) {
-			t.Errorf("the adapted config lacks %s:\n%s", want, tail(adapted))
+			t.Errorf("the adapted config lacks %s:\n%s", want, e2etest.Tail(adapted))
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package e2e
+package wordpress
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
@@ -85,7 +86,7 @@ type wpPost struct {
 // owners) and served again: every post and the uploaded image come back.
 func TestWordPressResurrection(t *testing.T) {
 	tools := needWordPressStack(t)
-	if raceEnabled {
+	if e2etest.RaceEnabled {
 		t.Skip("a WordPress site is too slow under the race detector")
 	}
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
@@ -183,10 +184,10 @@ func TestWordPressResurrection(t *testing.T) {
 func newWPSite(t *testing.T, tools wpTools, core string) *wpSite {
 	t.Helper()
 	dir := sharedTempDir(t)
-	port := freePort(t)
+	port := e2etest.FreePort(t)
 	s := &wpSite{tools: tools, dir: dir, docroot: filepath.Join(dir, "www"), sock: filepath.Join(dir, "mysqld.sock"),
 		port: port, url: fmt.Sprintf("http://127.0.0.1:%d", port)}
-	copyTree(t, core, s.docroot, nil)
+	e2etest.CopyTree(t, core, s.docroot, nil)
 	password := fmt.Sprintf("pw-%x'\"", rand.Uint64())
 	conf := fmt.Sprintf(`<?php
 /* The site's configuration: the database it uses, where, and as whom. */
@@ -513,7 +514,7 @@ func logSubstance(t *testing.T, was, now []byte) {
 // answer errors (wget's exit status 8); they are logged, not fatal.
 func (s *wpSite) crawl(t *testing.T, dir string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), crawlTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), e2etest.CrawlTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, s.tools.wget, "--mirror", "--no-verbose", "--no-host-directories", "-e", "robots=off", "--tries=2", "--timeout=30",
 		"--warc-file="+filepath.Join(dir, "crawl"), "--no-warc-keep-log", "-P", filepath.Join(dir, "mirror"), s.url+"/")
@@ -525,10 +526,10 @@ func (s *wpSite) crawl(t *testing.T, dir string) string {
 			}
 		}
 	} else if err != nil {
-		t.Fatalf("wget: %v\n%s", err, tail(out))
+		t.Fatalf("wget: %v\n%s", err, e2etest.Tail(out))
 	}
 	warc := filepath.Join(dir, "crawl.warc.gz")
-	logSize(t, "wget WARC", warc)
+	e2etest.LogSize(t, "wget WARC", warc)
 	return warc
 }
 

@@ -1,4 +1,4 @@
-package e2e
+package wordpress
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	_ "github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile" // the Caddyfile adapter
+	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 )
 
 // The WordPress stack: Debian's WordPress and its Twenty Twenty-Three
@@ -46,16 +47,16 @@ func needWordPressStack(t *testing.T) wpTools {
 				return m[len(m)-1]
 			}
 		}
-		t.Skipf("%s is not installed; %s", names[0], setupHint)
+		t.Skipf("%s is not installed; %s", names[0], e2etest.SetupHint)
 		return ""
 	}
 	tools := wpTools{
 		mariadbd: find("mariadbd"), installDB: find("mariadb-install-db"), client: find("mariadb"),
 		dump: find("mariadb-dump"), php: find("php"), fpm: find("php-fpm*"), wget: find("wget"),
 	}
-	for _, p := range []string{filepath.Join(wordpressDir(), "wp-settings.php"), wordpressThemeDir()} {
+	for _, p := range []string{filepath.Join(e2etest.WordPressDir(), "wp-settings.php"), wordpressThemeDir()} {
 		if _, err := os.Stat(p); err != nil {
-			t.Skipf("%s is missing; %s", p, setupHint)
+			t.Skipf("%s is missing; %s", p, e2etest.SetupHint)
 		}
 	}
 	return tools
@@ -63,7 +64,7 @@ func needWordPressStack(t *testing.T) wpTools {
 
 // wordpressThemeDir is Debian's Twenty Twenty-Three theme in the cache.
 func wordpressThemeDir() string {
-	return filepath.Join(cacheDir(), "wordpress-theme/usr/share/wordpress/wp-content/themes/twentytwentythree")
+	return filepath.Join(e2etest.CacheDir(), "wordpress-theme/usr/share/wordpress/wp-content/themes/twentytwentythree")
 }
 
 // wpCore makes what Debian's wordpress and wordpress-theme-twentytwentythree
@@ -72,8 +73,8 @@ func wordpressThemeDir() string {
 func wpCore(t *testing.T) string {
 	t.Helper()
 	core := filepath.Join(sharedTempDir(t), "core")
-	copyTree(t, wordpressDir(), core, nil)
-	copyTree(t, wordpressThemeDir(), filepath.Join(core, "wp-content/themes/twentytwentythree"), nil)
+	e2etest.CopyTree(t, e2etest.WordPressDir(), core, nil)
+	e2etest.CopyTree(t, wordpressThemeDir(), filepath.Join(core, "wp-content/themes/twentytwentythree"), nil)
 	return core
 }
 
@@ -157,7 +158,7 @@ func waitFor(t *testing.T, what string, d *daemon, ok func() bool) {
 	for deadline := time.Now().Add(time.Minute); !ok(); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(d.log)
-			t.Fatalf("%s not ready after a minute; %s's log ends:\n%s", what, d.name, tail(log))
+			t.Fatalf("%s not ready after a minute; %s's log ends:\n%s", what, d.name, e2etest.Tail(log))
 		}
 	}
 }
@@ -184,7 +185,7 @@ func startMariaDB(t *testing.T, tools wpTools, sock string) *mariaDB {
 	install := exec.Command(tools.installDB, "--no-defaults", "--datadir="+m.datadir, "--user="+me.Username,
 		"--auth-root-authentication-method=normal", "--skip-test-db")
 	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("mariadb-install-db: %v\n%s", err, tail(out))
+		t.Fatalf("mariadb-install-db: %v\n%s", err, e2etest.Tail(out))
 	}
 	m.d = startDaemon(t, "mariadbd", filepath.Join(dir, "mariadbd.log"), tools.mariadbd, "--no-defaults",
 		"--datadir="+m.datadir, "--socket="+sock, "--skip-networking", "--pid-file="+filepath.Join(dir, "mariadbd.pid"),
@@ -352,7 +353,7 @@ func runAs(t *testing.T, dir string, argv ...string) []byte {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, tail(stderr.Bytes()))
+		t.Fatalf("%s: %v\n%s", strings.Join(argv, " "), err, e2etest.Tail(stderr.Bytes()))
 	}
 	return out
 }
