@@ -76,5 +76,11 @@ func lock(dir string, create bool) (release func(), err error) {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s", ErrLocked, dir)
 	}
-	return func() { f.Close() }, nil
+	// Unlocked before closing: a child forked meanwhile by another
+	// goroutine (a dump command) shares the open file until it execs,
+	// and closing alone would leave the lock held through its copy.
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }

@@ -272,9 +272,11 @@ func (r *statusRun) manifestPages(gen string) map[string]bool {
 }
 
 // since is when a page started being served, as far as the history says:
-// its first recorded version (under any path naming the page), unless an
-// archive captured it earlier (a capture the history records never does:
-// clampTimes; nor does a dir= source's, whose times are file times).
+// its first recorded version (under any path naming the page), or an
+// archive's first capture of it if earlier (a page served before the
+// history began: a capture the history records never is, clampTimes;
+// nor is a dir= source's, whose times are file times). Zero when no
+// history names the page.
 func (r *statusRun) since(p string, pi *statusPageInfo) time.Time {
 	if r.firstServed == nil { // indexed once: a page per history URL
 		r.firstServed = map[string]time.Time{}
@@ -295,7 +297,7 @@ func (r *statusRun) since(p string, pi *statusPageInfo) time.Time {
 		}
 		for _, c := range pi.captures[src.Name()] {
 			if c.Time.Before(first) {
-				return time.Time{}
+				first = c.Time
 			}
 		}
 	}
