@@ -13,15 +13,15 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/spn"
 )
 
-// TestExampleCaptureConfig: the [capture] table of
-// docs/recipes/lazarus.toml, every line uncommented, parses, and the
-// defaults it shows are lazarus capture's own.
+// TestExampleCaptureConfig: docs/recipes/lazarus.toml with every setting
+// and table uncommented parses, and the defaults its [capture] table
+// shows are lazarus capture's own.
 func TestExampleCaptureConfig(t *testing.T) {
 	raw, err := os.ReadFile("../../docs/recipes/lazarus.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := regexp.MustCompile(`(?m)^#([a-z_]+ = |\[dump\])`).ReplaceAll(raw, []byte("$1"))
+	all := regexp.MustCompile(`(?m)^#([a-z_]+ = |\[dump\]|\[volatile\])`).ReplaceAll(raw, []byte("$1"))
 	all = regexp.MustCompile(`(?m)^(key|passphrase_file|public) = .*\n`).ReplaceAll(all, nil)
 	conf := filepath.Join(t.TempDir(), "all.toml")
 	if err := os.WriteFile(conf, all, 0o644); err != nil {
@@ -30,6 +30,9 @@ func TestExampleCaptureConfig(t *testing.T) {
 	cfg, err := loadInjectConfig(conf)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(cfg.Dump) == 0 || len(cfg.volatiles()) == 0 {
+		t.Errorf("the example's [dump] and [volatile] tables were not read: %+v %+v", cfg.Dump, cfg.Volatile)
 	}
 	c := &captureCmd{}
 	c.fromConfig(cfg)
