@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/verify"
 	"go.uber.org/zap"
 )
@@ -256,7 +257,11 @@ func pagesNeeded(res *injector.Report, budget int64, light bool) int {
 
 // checkCarriers compares the pages the generation needs with the carrier
 // pages learned: too few is an error, logged with the remedies, and the
-// gauges say both.
+// gauges say both. The pages learned are those served so far, which may
+// be fewer than the site links (a site just protected, or seldom
+// visited), so the message says "so far" and a remedy says how to serve
+// the rest; page_budget is named when the backup's bytes, not its
+// stripes' k, need the pages.
 func (b *builder) checkCarriers(res *injector.Report, c carrierCount) {
 	need := pagesNeeded(res, b.h.PageBudget, !b.h.Fill)
 	m := b.h.metrics.carrierPages
@@ -270,8 +275,15 @@ func (b *builder) checkCarriers(res *injector.Report, c carrierCount) {
 	if c.pages >= need {
 		return
 	}
-	b.h.logger.Error(fmt.Sprintf("lazarus generation cannot be recovered from the pages archives would keep: k blocks of every stripe need %d pages, the site links %d that can carry them", need, c.pages),
+	remedies := verify.CarrierRemedies(verify.CarrierFacts{Excluded: c.excluded, Queries: c.queries})
+	if c.pages > 0 && b.h.PageBudget < b.h.MaxPageBytes && pagesNeeded(res, b.h.PageBudget, false) > c.pages {
+		remedies = append(remedies, fmt.Sprintf("raise page_budget (now %s; pages stay under max_page_bytes, %s): each page carries more of the backup, and every visitor downloads it",
+			humane.Bytes(b.h.PageBudget), humane.Bytes(b.h.MaxPageBytes)))
+	}
+	remedies = append(remedies, "if the site links more pages than that, they have not been served since the module started learning: "+
+		"they count once served (a crawl of the whole site, such as lazarus verify --url SITE, serves each linked page), at the next build")
+	b.h.logger.Error(fmt.Sprintf("lazarus generation cannot be recovered from the pages archives would keep: k blocks of every stripe need %d pages, and %d pages that can carry them have been served so far", need, c.pages),
 		zap.String("generation", res.Generation), zap.Int("pages_needed", need), zap.Int("carrier_pages", c.pages),
 		zap.Int("pages_excluded", c.excluded), zap.Int("query_links", c.queries),
-		zap.Strings("remedies", verify.CarrierRemedies(verify.CarrierFacts{Excluded: c.excluded, Queries: c.queries})))
+		zap.Strings("remedies", remedies))
 }

@@ -109,7 +109,10 @@ func checkRemedies(t *testing.T, errs []observer.LoggedEntry, first string) {
 		t.Fatalf("first remedy %q, want one about %q", remedies[0], first)
 	}
 	all := fmt.Sprint(remedies...)
-	for _, r := range []string{"noindex", "permalinks", "reinstalled", "sitemap"} {
+	if !strings.Contains(errs[0].Message, "served so far") {
+		t.Errorf("%q: the message does not say the pages counted are those served so far", errs[0].Message)
+	}
+	for _, r := range []string{"noindex", "permalinks", "reinstalled", "sitemap", "lazarus verify --url"} {
 		if !strings.Contains(all, r) {
 			t.Errorf("the remedies do not name %q: %v", r, remedies)
 		}
@@ -154,6 +157,9 @@ func TestCarriersNoindexEverywhere(t *testing.T) {
 	root := strings.Replace(linkedRoot(pages), "<html><body>", `<html><head><meta name="robots" content="noindex,follow"></head><body>`, 1)
 	errs := l.serveSite(t, root, pages, fmt.Sprintf(noindex, "a post"))
 	checkRemedies(t, errs, "noindex")
+	if r := fmt.Sprint(errs[0].ContextMap()["remedies"]); strings.Contains(r, "page_budget") {
+		t.Errorf("with no carrier page, the remedies name page_budget: %v", r)
+	}
 	if got, ex := l.gauge(t, "learned"), l.gauge(t, "excluded"); got != 0 || ex != 21 {
 		t.Fatalf("learned %v carrier pages and %v excluded, want 0 and 21", got, ex)
 	}
@@ -161,12 +167,16 @@ func TestCarriersNoindexEverywhere(t *testing.T) {
 
 // TestCarriersFewerThanNeeded: a site of 5 linked pages and a backup
 // larger than they hold (2 MB, 256 KiB a page): an error that names
-// excluding what can be reinstalled first; the gauges say both counts.
+// excluding what can be reinstalled first, and a larger page_budget
+// among the remedies; the gauges say both counts.
 func TestCarriersFewerThanNeeded(t *testing.T) {
 	l := newLearnFixture(t, 2_000_000, 48<<10)
 	pages := []string{"/a", "/b", "/c", "/d"}
 	errs := l.serveSite(t, linkedRoot(pages), pages, html)
 	checkRemedies(t, errs, "reinstalled")
+	if r := fmt.Sprint(errs[0].ContextMap()["remedies"]); !strings.Contains(r, "raise page_budget (now 256 KiB") {
+		t.Errorf("the remedies do not name page_budget: %v", r)
+	}
 	if got, need := l.gauge(t, "learned"), l.gauge(t, "needed"); got != 5 || need <= 5 {
 		t.Fatalf("learned %v carrier pages, %v needed; want 5 and more", got, need)
 	}

@@ -78,7 +78,7 @@ func newMetrics(reg prometheus.Registerer, c *counters) *metrics {
 		carriers: gaugeVec("block_carriers",
 			"Verified pages (planned, or linked from the site) known to carry each block of the current generation (table pages add more): min, median, max over blocks.", "site", "stat"),
 		carrierPages: gaugeVec("carrier_pages",
-			"Pages of the site, at the last build: learned (linked, HTML, not excluded from archives; -1 before any is learned), needed (the fewest that hold k blocks of every stripe of the generation built) and excluded (noindex, noarchive). learned below needed: the generation cannot be recovered from the pages archives would keep.", "site", "kind"),
+			"Pages of the site, at the last build: learned (served so far, linked, HTML, not excluded from archives; -1 before any is learned), needed (the fewest that hold k blocks of every stripe of the generation built) and excluded (noindex, noarchive). learned below needed: the generation cannot be recovered from the pages archives would keep.", "site", "kind"),
 		auditAge: gaugeVec("audit_generation_age_seconds",
 			"Age of the newest generation recoverable from the archives at the last audit, -1 if none is.", "site"),
 		auditProb: gaugeVec("audit_recoverable_probability",

@@ -316,15 +316,15 @@ func (c *captureCmd) finish(rep *capture.Report, state *genstate.Generation, err
 		}
 		return exitOK
 	case errors.Is(err, spn.ErrRefused):
-		errorf(stderr, "the access key was refused by %s: check --access-key-file (keys from https://archive.org/account/s3.php)", printable(c.spnBase))
+		errorf(stderr, "the access key was refused by %s: check --access-key-file (access_key_file under [capture] in lazarus.toml; keys from https://archive.org/account/s3.php)", printable(c.spnBase))
 		return exitError
 	case errors.Is(err, spn.ErrUnreachable):
 		errorf(stderr, "%s", printable(err.Error()))
-		fmt.Fprintf(stderr, "lazarus: hint: check --spn (now %s): nothing was captured\n", printable(c.spnBase))
+		fmt.Fprintf(stderr, "lazarus: hint: check --spn (spn under [capture] in lazarus.toml; now %s): nothing was captured\n", printable(c.spnBase))
 		return exitError
 	case errors.Is(err, capture.ErrNotLive):
 		errorf(stderr, "%s", printable(err.Error()))
-		hintf(stderr, "run capture once the pages are deployed (the deploy recipes' line after publishing), or give a longer --wait-live; nothing was asked")
+		hintf(stderr, "run capture once the pages are deployed (the deploy recipes' line after publishing), or give a longer --wait-live (wait_live under [capture] in lazarus.toml); nothing was asked")
 		return exitError
 	case errors.Is(err, capture.ErrShort):
 		errorf(stderr, "%s", printable(err.Error()))

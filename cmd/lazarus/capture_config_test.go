@@ -12,9 +12,9 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/spn"
 )
 
-// TestExampleCaptureConfig: the [capture] table of
-// docs/recipes/lazarus.toml, every line uncommented, parses, and the
-// defaults it shows are lazarus capture's own.
+// TestExampleCaptureConfig: docs/recipes/lazarus.toml with every setting
+// and table uncommented parses, and the defaults its [capture] table
+// shows are lazarus capture's own.
 func TestExampleCaptureConfig(t *testing.T) {
 	raw, err := os.ReadFile("../../docs/recipes/lazarus.toml")
 	if err != nil {
@@ -23,6 +23,9 @@ func TestExampleCaptureConfig(t *testing.T) {
 	cfg, err := loadInjectConfig(exampleConfigUncommented(t, raw))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(cfg.Dump) == 0 || len(cfg.volatiles()) == 0 {
+		t.Errorf("the example's [dump] and [volatile] tables were not read: %+v %+v", cfg.Dump, cfg.Volatile)
 	}
 	c := &captureCmd{}
 	c.fromConfig(cfg)

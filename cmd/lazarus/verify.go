@@ -170,7 +170,7 @@ func shortHints(rep *verify.Report) []string {
 			"(inject's state directory, or the Caddy module's storage directory STORAGE/lazarus/NAME with file storage) or owner.key "+
 			"(which works whatever the storage: Redis, say) to name them; "+rerun)
 	case lost || len(rep.Excluded) == 0:
-		out = append(out, rerun+", or with more redundancy (--parity) or more carriers")
+		out = append(out, rerun+", or with more redundancy (--redundancy) or more carriers")
 	}
 	return out
 }

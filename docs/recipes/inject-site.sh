@@ -22,9 +22,11 @@
 #
 # Arguments are passed on to lazarus inject (e.g. --dry-run).
 # Exit status is lazarus's: 0 done or unchanged, 1 error (nothing changed),
-# 2 usage error, 130/143 stopped by a signal. capture's "not confirmed
-# yet" (3) is not a failure: captures take minutes to hours to show, and
-# the next run asks again.
+# 2 usage error, 130/143 stopped by a signal; with LAZARUS_CAPTURE=after,
+# capture's when inject succeeded and capture failed (1: say, the archives
+# could not be reached; the pages are written, and the next run asks
+# again). capture's "not confirmed yet" (3) is not a failure: captures
+# take minutes to hours to show, and the next run asks again.
 set -eu
 : "${LAZARUS:=lazarus}"
 : "${LAZARUS_CONFIG:?set LAZARUS_CONFIG to your lazarus.toml}"
@@ -34,10 +36,13 @@ fi
 set -- inject --config "$LAZARUS_CONFIG" "$@"
 
 # run: lazarus inject, then capture if asked; the exit status is inject's,
-# or capture's when it failed for another reason than "not yet".
+# or capture's when it failed for another reason than "not yet". step
+# names the command whose status it is.
+step=inject
 run() {
 	"$LAZARUS" "$@" || return
 	[ "${LAZARUS_CAPTURE:-}" = after ] || return 0
+	step=capture
 	c=0
 	"$LAZARUS" capture --config "$LAZARUS_CONFIG" || c=$?
 	[ "$c" -eq 3 ] || return "$c"
@@ -62,7 +67,11 @@ if ! logger -t "$LAZARUS_SYSLOG" <"$log"; then
 	shown=1
 fi
 if [ "$status" -ne 0 ]; then
-	echo "inject-site.sh: lazarus failed with exit status $status (config $LAZARUS_CONFIG)" >&2
+	if [ "$step" = capture ]; then
+		echo "inject-site.sh: lazarus capture failed with exit status $status (config $LAZARUS_CONFIG); inject succeeded and the pages are written" >&2
+	else
+		echo "inject-site.sh: lazarus inject failed with exit status $status (config $LAZARUS_CONFIG)" >&2
+	fi
 	[ -n "$shown" ] || cat "$log" >&2
 fi
 exit "$status"

@@ -367,8 +367,11 @@ func (o *Options) liveGeneration(ctx context.Context) (*verify.LiveGeneration, t
 				if err == nil {
 					serves = "generation " + g.ID.String()
 				}
-				return nil, time.Time{}, fmt.Errorf("%w: it serves %s, not %s (the one expected) after %s", ErrNotLive, serves, o.Expect,
-					humane.Duration(o.WaitLive))
+				waited := humane.Duration(o.WaitLive)
+				if o.WaitLive < time.Minute {
+					waited = o.WaitLive.String()
+				}
+				return nil, time.Time{}, fmt.Errorf("%w: after %s it still serves %s, not %s, the one inject made last", ErrNotLive, waited, serves, o.Expect)
 			}
 			o.progress(Progress{Phase: "live"})
 			if err := fetch.Sleep(ctx, min(o.LiveEvery, left)); err != nil {
