@@ -21,7 +21,7 @@ func TestExampleCaptureConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := regexp.MustCompile(`(?m)^#([a-z_]+ = |\[dump\])`).ReplaceAll(raw, []byte("$1"))
+	all := regexp.MustCompile(`(?m)^#([a-z_]+ = |\[dump\]|\[volatile\])`).ReplaceAll(raw, []byte("$1"))
 	all = regexp.MustCompile(`(?m)^(key|passphrase_file|public) = .*\n`).ReplaceAll(all, nil)
 	conf := filepath.Join(t.TempDir(), "all.toml")
 	if err := os.WriteFile(conf, all, 0o644); err != nil {
