@@ -65,7 +65,7 @@ func (o *Options) runDump(ctx context.Context, d Dump, tmp string, dumps map[str
 		return bundle.Entry{}, err
 	}
 	if err := stampDump(out, d.Name, vol, dumps, o.Now(), key); err != nil {
-		return bundle.Entry{}, err
+		return bundle.Entry{}, fmt.Errorf("dump %s: %w", d.Name, err)
 	}
 	if err := out.Close(); err != nil {
 		return bundle.Entry{}, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"regexp"
 
@@ -48,9 +49,12 @@ func (v volatile) matches(line []byte) bool {
 // substance returns the SHA-256 of r's lines that no pattern matches,
 // each with its line ending as read: what the output preserves in
 // substance. The output itself is never changed; this is for comparing
-// two outputs only. Lines longer than maxVolatileLine are kept.
+// two outputs only. Lines longer than maxVolatileLine are kept. It is an
+// error when r has lines and every one is volatile: no change to such an
+// output would ever count.
 func (v volatile) substance(r io.Reader) ([sha256.Size]byte, error) {
-	h := sha256.New()
+	h := &countingHash{Hash: sha256.New()}
+	lines := false
 	br := bufio.NewReaderSize(r, 64<<10)
 	var line []byte
 	for {
@@ -69,14 +73,33 @@ func (v volatile) substance(r io.Reader) ([sha256.Size]byte, error) {
 		case err != nil && err != io.EOF:
 			return [sha256.Size]byte{}, err
 		}
+		lines = lines || len(line) > 0
 		if len(line) > maxVolatileLine || len(line) > 0 && !v.matches(trimEOL(line)) {
 			h.Write(line)
 		}
 		line = line[:0]
 		if err == io.EOF {
+			if lines && h.n == 0 {
+				return [sha256.Size]byte{}, errEveryLineVolatile
+			}
 			return [sha256.Size]byte(h.Sum(nil)), nil
 		}
 	}
+}
+
+// errEveryLineVolatile is substance's error for an output whose every
+// line a pattern matches.
+var errEveryLineVolatile = errors.New("every line of its output matches a volatile pattern, so no change to it would ever count: name only the lines that change with nothing changed")
+
+// countingHash is a hash that counts the bytes written to it.
+type countingHash struct {
+	hash.Hash
+	n int64
+}
+
+func (c *countingHash) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return c.Hash.Write(p)
 }
 
 // streamLine copies the rest of the current line, its newline included,

@@ -167,3 +167,23 @@ func TestVolatileBadPattern(t *testing.T) {
 		t.Fatalf("got %v, want an options error naming the pattern", err)
 	}
 }
+
+// TestVolatileEveryLineRefused: patterns that match every line of a
+// dump's output (an empty pattern, "^", ".*", "$" all do) would leave
+// nothing to compare, so no later change to the dump would ever make a
+// generation: the run fails naming the dump, and nothing is written.
+func TestVolatileEveryLineRefused(t *testing.T) {
+	for _, pattern := range []string{"", "^", ".*", "$"} {
+		f := newFixture(t, 4, 1)
+		f.write(t, "db.sql", "CREATE TABLE t(x);\nINSERT INTO t VALUES (1);\n")
+		o := f.options()
+		o.Dumps = []Dump{{Name: "db", Command: "cat " + filepath.Join(f.dir, "db.sql"), Volatile: []string{`^-- `, pattern}}}
+		_, err := Run(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), "dump db: every line of its output matches a volatile pattern") {
+			t.Errorf("pattern %q: got %v, want the dump refused", pattern, err)
+		}
+		if _, err := os.Stat(filepath.Join(f.dir, "state", "state.json")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("pattern %q: state written (%v)", pattern, err)
+		}
+	}
+}

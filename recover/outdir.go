@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/lazarus-preserve/lazarus/internal/bundle"
+	"github.com/lazarus-preserve/lazarus/internal/codec"
 	"github.com/lazarus-preserve/lazarus/internal/rootfile"
 )
 
@@ -18,7 +19,7 @@ import (
 // report or the journal (see reserved).
 const (
 	// ReportFile is the report's name in the output directory.
-	ReportFile = "recovery.json"
+	ReportFile = codec.ReportName
 	// JournalDir is the default state directory's name in the output
 	// directory (the CLI's default for --state).
 	JournalDir = ".lazarus-recover"

@@ -46,7 +46,7 @@ func injectFailed(w io.Writer, err error, o injector.Options, sig *interrupt) in
 // snake_case).
 var fieldHints = map[string]string{
 	"Includes":         "give what to preserve: --include PATH[=NAME] or --dump NAME=COMMAND (repeatable)",
-	"Includes.Segment": "give each --include a name of its own: --include PATH=NAME (letters, digits, '_', '.', '-'; not starting with '_')",
+	"Includes.Segment": "give each --include a name of its own: --include PATH=NAME (letters, digits, '_', '.', '-'; not starting with '_', not recovery.json)",
 	"Dumps.Name":       "give each --dump a name of its own, different from the includes' names: --dump NAME=COMMAND",
 	"Dumps.Command":    "give the command after the name: --dump NAME=COMMAND",
 	"Dumps.Volatile":   "give --volatile NAME=REGEXP a regular expression in Go's syntax (docs/INJECT.md, \"Dumps that change without changing\")",

@@ -308,8 +308,14 @@ func (x *extractor) problem(name, reason string) {
 	x.rep.Problems = append(x.rep.Problems, Warning{Name: name, Reason: reason})
 }
 
-// owner returns the owner to give the entry of hdr (see owners).
+// owner returns the owner to give the entry of hdr (see owners). Names
+// longer than the format allows are not kept (a pax record may hold a
+// MiB): the entry is counted as not given an owner.
 func (x *extractor) owner(hdr *tar.Header) owner {
+	if len(hdr.Uname) > maxOwnerName || len(hdr.Gname) > maxOwnerName {
+		x.own.count(Ownership{Reason: fmt.Sprintf("owner or group name longer than %d bytes", maxOwnerName)})
+		return owner{uid: -1, gid: -1}
+	}
 	o := owner{own: x.own, user: hdr.Uname, group: hdr.Gname}
 	o.uid, o.gid = x.own.resolve(o.user, o.group)
 	return o

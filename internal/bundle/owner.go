@@ -128,12 +128,25 @@ func (o *owners) resolve(uname, gname string) (uid, gid int) {
 			k.Restored, k.Reason = false, strings.Join(why, ", ")
 		}
 	}
+	o.add(k)
+	return uid, gid
+}
+
+// count counts one entry under k. Safe for concurrent use.
+func (o *owners) count(k Ownership) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.add(k)
+}
+
+// add counts one entry under k, or under "more owners than counted"
+// once maxOwners are; o.mu is held.
+func (o *owners) add(k Ownership) {
 	if _, ok := o.tally[k]; ok || len(o.tally) < maxOwners {
 		o.tally[k]++
 	} else {
 		o.tally[Ownership{Reason: "more owners than counted"}]++
 	}
-	return uid, gid
 }
 
 // failed moves one entry of uname:gname from restored to not restored,
@@ -154,9 +167,7 @@ func (o *owners) failed(uname, gname string, err error) {
 		err = errno // the reason, without the entry's name
 	}
 	k.Restored, k.Reason = false, "setting it failed: "+err.Error()
-	if _, ok := o.tally[k]; ok || len(o.tally) < maxOwners {
-		o.tally[k]++
-	}
+	o.add(k)
 }
 
 // lookup returns name's id from cache, else from find, cached; -1 when

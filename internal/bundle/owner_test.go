@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -159,5 +160,29 @@ func TestOwnersBounded(t *testing.T) {
 	}
 	if total != maxOwners+500 {
 		t.Errorf("%d entries counted, want %d", total, maxOwners+500)
+	}
+}
+
+// TestOwnerNamesOverLimitNotKept: a hostile payload's user and group
+// names longer than the format allows (each pax record may hold about a
+// MiB) are neither looked up nor kept: the entries are counted once as
+// not given their owner, so the report and the directories waiting for
+// their metadata hold no copy of such names.
+func TestOwnerNamesOverLimitNotKept(t *testing.T) {
+	long := strings.Repeat("u", 64<<10)
+	owned := func(e tarEntry, i int) tarEntry {
+		e.hdr.Uname, e.hdr.Gname = long+strconv.Itoa(i), long
+		return e
+	}
+	payload := hostile(t, owned(dirHdr("wp/"), 0), owned(reg("wp/a.php", "a"), 1), owned(reg("wp/b.php", "b"), 2), owned(symlinkHdr("wp/l", "a.php"), 3))
+	dir := t.TempDir()
+	rep, err := Extract(bytes.NewReader(payload), dir, ExtractOptions{})
+	ok(t, err)
+	want := []Ownership{{Entries: 4, Reason: "owner or group name longer than 256 bytes"}}
+	if !reflect.DeepEqual(rep.Owners, want) {
+		t.Errorf("owners %.200v, want %+v", rep.Owners, want)
+	}
+	if got := ids(t, filepath.Join(dir, "wp/a.php")); got != [2]int{os.Geteuid(), os.Getegid()} {
+		t.Errorf("wp/a.php owned by %v, want the extracting user's", got)
 	}
 }

@@ -16,10 +16,18 @@ import (
 // large for the manifest comment. Names starting with "_" are reserved.
 const ListingSegment = "_listing"
 
+// ReportName is the file recover writes its report to at the top of the
+// output directory, where every segment is restored under its name: no
+// segment may take it (recovery would refuse the segment).
+const ReportName = "recovery.json"
+
 // CheckSegmentName rejects names that are invalid or reserved.
 func CheckSegmentName(name string) error {
-	if strings.HasPrefix(name, "_") {
+	switch {
+	case strings.HasPrefix(name, "_"):
 		return fmt.Errorf("segment name %q: names starting with '_' are reserved", name)
+	case name == ReportName:
+		return fmt.Errorf("segment name %q: reserved for recover's report in the directory it restores into", name)
 	}
 	return block.ValidateName(name)
 }

@@ -19,6 +19,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
 // File is the record's name in the state directory.
@@ -176,6 +178,8 @@ func parse(data []byte, name string) (*Record, error) {
 		return nil, fmt.Errorf("%s has version %d; this program understands 1 to %d", name, r.Version, Version)
 	case r.Version < 1:
 		return nil, fmt.Errorf("%w: %s has no version", ErrDamaged, name)
+	case r.RestorePoint != "" && !validID(r.RestorePoint):
+		return nil, fmt.Errorf("%w: %s: restore point %q is not a generation id", ErrDamaged, name, r.RestorePoint)
 	case len(r.Generations) > MaxGenerations:
 		r.Generations = r.Generations[:MaxGenerations]
 	}
@@ -183,6 +187,12 @@ func parse(data []byte, name string) (*Record, error) {
 		r.Generations = []Generation{}
 	}
 	return &r, nil
+}
+
+// validID reports whether id is a generation id.
+func validID(id string) bool {
+	_, err := manifest.ParseID(id)
+	return err == nil
 }
 
 // Update reads the record in dir, lets change modify it and writes it

@@ -61,17 +61,22 @@ func TestUpdateFailsWritesNothing(t *testing.T) {
 
 // TestReadRefuses: a damaged record, one of a newer version and one
 // without a version are errors, never an empty record that would make
-// inject forget what was confirmed.
+// inject forget what was confirmed; a restore point that is no
+// generation id makes the record damaged, named as such (not a setting
+// of inject's to correct).
 func TestReadRefuses(t *testing.T) {
 	for name, body := range map[string]string{
-		"damaged":    `{"version":1,"generations":[`,
-		"newer":      `{"version":2,"generations":[]}`,
-		"no version": `{"generations":[]}`,
+		"damaged":       `{"version":1,"generations":[`,
+		"newer":         `{"version":2,"generations":[]}`,
+		"no version":    `{"generations":[]}`,
+		"restore point": `{"version":1,"audited":"2026-11-28T10:00:00Z","restore_point":"\u001b[31m","generations":[]}`,
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, File), []byte(body), 0o600)
 		if _, err := Read(dir); err == nil {
 			t.Errorf("%s: read", name)
+		} else if name == "restore point" && !errors.Is(err, ErrDamaged) {
+			t.Errorf("%s: %v, want ErrDamaged", name, err)
 		}
 	}
 }

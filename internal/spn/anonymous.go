@@ -86,7 +86,7 @@ func (c *Client) saveAnonymous(ctx context.Context, u string) (string, *Result, 
 				if !c.answered.Load() {
 					return "", nil, fmt.Errorf("spn: %w: HTTP %d %d times in a row", ErrKeysRequired, a.status, throttles)
 				}
-				return "", nil, fmt.Errorf("spn: saving %s: still throttled after %d answers: %w", u, throttles, err)
+				return "", nil, fmt.Errorf("spn: saving %s: %w: still throttled after %d answers (%w)", u, ErrWaitTooLong, throttles, err)
 			}
 			c.window.pause(c.throttleWait(a.status, a.retryAfter, throttles))
 		case transient(a.status, err):

@@ -192,7 +192,7 @@ func (c *Client) Submit(ctx context.Context, u string) (string, error) {
 				return "", &waitError{wait: retryAfter}
 			}
 			if throttles++; throttles > maxThrottles {
-				return "", fmt.Errorf("spn: submitting %s: still throttled after %d answers: %w", u, throttles, err)
+				return "", fmt.Errorf("spn: submitting %s: %w: still throttled after %d answers (%w)", u, ErrWaitTooLong, throttles, err)
 			}
 			c.window.pause(c.throttleWait(status, retryAfter, throttles))
 		case transient(status, err):

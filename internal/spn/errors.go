@@ -22,7 +22,8 @@ var (
 	// (error:host-crawling-paused): asking again will not help for now.
 	ErrHostPaused = errors.New("the archive paused crawling of the site's host")
 	// ErrWaitTooLong means the API asked (Retry-After) to wait longer than
-	// Options.MaxWait before the next submission: try later.
+	// Options.MaxWait before the next submission, or kept throttling one
+	// submission through every answer the client waits out: try later.
 	ErrWaitTooLong = errors.New("the archive asked to wait too long")
 	// ErrUnreachable means the first submission of a run failed for good
 	// (no connection, or HTTP errors through every retry) before the API

@@ -156,3 +156,46 @@ func TestNewPlainHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestEndlessThrottlingEndsRun: a server that answers every submission
+// 429 (each Retry-After within MaxWait) ends the run once one URL was
+// throttled through every answer it waits out, as a Retry-After beyond
+// MaxWait does: the other URLs are not sent, each of which would
+// otherwise wait out as many answers again. Without keys the same, after
+// three throttled answers to a request once one was taken.
+func TestEndlessThrottlingEndsRun(t *testing.T) {
+	s := &stubSPN{post: throttle(http.StatusTooManyRequests, "0")}
+	base := newStub(t, s)
+	urls := []string{"http://127.0.0.1/p0", "http://127.0.0.1/p1", "http://127.0.0.1/p2"}
+	got, err, _ := run(t, spn.Options{Base: base, PollStart: time.Millisecond, PollMax: time.Millisecond, Rate: spn.Limit{N: 1000, Per: time.Second}}, urls)
+	if !errors.Is(err, spn.ErrWaitTooLong) || !spn.Fatal(err) {
+		t.Fatalf("err %v, want the run ended (ErrWaitTooLong)", err)
+	}
+	if got[urls[0]].State != spn.StateError || got[urls[1]].State != spn.StateNotSent || got[urls[2]].State != spn.StateNotSent {
+		t.Fatalf("results %+v: want the first failed, the others not sent", got)
+	}
+	if n := s.posts.Load(); n > 31 {
+		t.Fatalf("%d submissions, want those of the first URL only", n)
+	}
+
+	// Without keys: once a request was taken, three 429s in a row.
+	var gets atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gets.Add(1) == 1 {
+			w.Header().Set("Content-Location", "/web/20261128100000/"+strings.TrimPrefix(r.URL.Path, "/save/"))
+			return
+		}
+		throttle(http.StatusTooManyRequests, "0")(w)
+	}))
+	defer srv.Close()
+	c, err := spn.New(spn.Options{Base: srv.URL, PollStart: time.Millisecond, PollMax: time.Millisecond, Rate: spn.Limit{N: 1000, Per: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls = append(urls, "http://127.0.0.1/p3")
+	got = map[string]spn.Result{}
+	err = c.SaveAll(context.Background(), urls, func(r spn.Result) { got[r.URL] = r })
+	if !errors.Is(err, spn.ErrWaitTooLong) || got[urls[0]].State != spn.StateSuccess || got[urls[2]].State != spn.StateNotSent || gets.Load() != 4 {
+		t.Fatalf("without keys: err %v after %d requests, results %+v", err, gets.Load(), got)
+	}
+}
