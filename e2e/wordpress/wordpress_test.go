@@ -166,7 +166,7 @@ func TestWordPressResurrection(t *testing.T) {
 	// names, the recipe, PHP and Caddy again.
 	db = startMariaDB(t, tools, site.sock)
 	site.docroot = filepath.Join(site.dir, "resurrected")
-	script := exec.Command("sh", "../docs/recipes/resurrect-wordpress.sh", out, site.docroot)
+	script := exec.Command("sh", "../../docs/recipes/resurrect-wordpress.sh", out, site.docroot)
 	script.Env = append(os.Environ(), "MYSQL="+db.client(), "WP_CORE="+core)
 	if b, err := script.CombinedOutput(); err != nil {
 		t.Fatalf("resurrect-wordpress.sh: %v\n%s", err, b)

@@ -21,6 +21,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig"
 	_ "github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile" // the Caddyfile adapter
+	_ "github.com/caddyserver/caddy/v2/modules/standard"          // file_server, encode, php_fastcgi, file_system storage
+	_ "github.com/lazarus-preserve/lazarus/caddymodule"           // http.handlers.lazarus
 	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 )
 
