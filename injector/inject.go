@@ -224,7 +224,7 @@ func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, map[st
 		}
 		r.files = append(r.files, sealed.Files...)
 		if info.Substance != (manifest.Digest{}) {
-			if info.Listed, err = r.key.sealListed(sealed.Files); err != nil {
+			if info.Listed, err = r.key.sealListed(sealed.Files, src.volatile); err != nil {
 				sealed.Close()
 				return nil, nil, err
 			}
@@ -241,7 +241,8 @@ func (r *run) seal(ctx context.Context, sources []source) ([]segmentInfo, map[st
 // its substance: see Dump.Volatile), cipher and signer are unchanged and
 // its ciphertext is still in the state, with the listing entries of what
 // it holds: files, the ones just packed, when its content is unchanged;
-// those it was packed with when its substance is.
+// when its substance is, files with its volatile dumps' entries as they
+// were packed (see sealListed).
 func (r *run) reusable(prev *generationInfo, info *segmentInfo, files []manifest.File) (*segmentInfo, []manifest.File) {
 	if prev == nil {
 		return nil, nil
@@ -254,7 +255,7 @@ func (r *run) reusable(prev *generationInfo, info *segmentInfo, files []manifest
 	switch {
 	case old.TarMAC == info.TarMAC:
 	case info.Substance != (manifest.Digest{}) && old.Substance == info.Substance:
-		listed, err := r.key.openListed(old.Listed)
+		listed, err := r.key.openListed(old.Listed, files)
 		if err != nil {
 			return nil, nil
 		}

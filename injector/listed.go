@@ -6,20 +6,31 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
-// sealListed encrypts a segment's listing entries for the state
-// (AES-256-GCM under a key derived from the state key): a later run that
-// keeps the segment by its substance lists what it holds, not what that
-// run dumped, and the state shows no plain hash of any file.
-func (k stateKey) sealListed(files []manifest.File) ([]byte, error) {
+// sealListed encrypts, for the state, the listing entries of a segment's
+// volatile dumps (files whose path volatileDumps names), AES-256-GCM
+// under a key derived from the state key. A later run that keeps the
+// segment by its substance lists what it holds, not what that run
+// dumped: equal substance means every other entry is the run's own (see
+// segmentSubstance), so only these are kept, and the state shows no
+// plain hash of any file.
+func (k stateKey) sealListed(files []manifest.File, volatileDumps map[string][]byte) ([]byte, error) {
+	var dumps []manifest.File
+	for _, f := range files {
+		if _, ok := volatileDumps[f.Path]; ok {
+			dumps = append(dumps, f)
+		}
+	}
 	aead, err := k.listedAEAD()
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(files)
+	raw, err := json.Marshal(dumps)
 	if err != nil {
 		return nil, err
 	}
@@ -28,8 +39,10 @@ func (k stateKey) sealListed(files []manifest.File) ([]byte, error) {
 	return aead.Seal(nonce, nonce, raw, nil), nil
 }
 
-// openListed decrypts what sealListed made.
-func (k stateKey) openListed(sealed []byte) ([]manifest.File, error) {
+// openListed returns files, the listing entries a run packed for a
+// segment of the same substance as the one sealed, with the entries
+// sealListed kept in place of the run's own.
+func (k stateKey) openListed(sealed []byte, files []manifest.File) ([]manifest.File, error) {
 	aead, err := k.listedAEAD()
 	if err != nil {
 		return nil, err
@@ -41,11 +54,19 @@ func (k stateKey) openListed(sealed []byte) ([]manifest.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	var files []manifest.File
-	if err := json.Unmarshal(raw, &files); err != nil {
+	var kept []manifest.File
+	if err := json.Unmarshal(raw, &kept); err != nil {
 		return nil, err
 	}
-	return files, nil
+	out := slices.Clone(files)
+	for _, f := range kept {
+		i := slices.IndexFunc(out, func(g manifest.File) bool { return g.Path == f.Path })
+		if i < 0 {
+			return nil, fmt.Errorf("sealed listing entry %q is not in the segment", f.Path)
+		}
+		out[i] = f
+	}
+	return out, nil
 }
 
 func (k stateKey) listedAEAD() (cipher.AEAD, error) {

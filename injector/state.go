@@ -52,9 +52,9 @@ type segmentInfo struct {
 	// volatile lines of its dumps (see segmentSubstance); zero for a
 	// segment without volatile dumps. Equal means unchanged in substance.
 	Substance manifest.Digest `json:"substance,omitzero"`
-	// Listed is the segment's listing entries, sealed under the state key
-	// (see sealListed), for a segment with a Substance: a run that keeps
-	// the segment lists them.
+	// Listed is the listing entries of the segment's volatile dumps,
+	// sealed under the state key (see sealListed), for a segment with a
+	// Substance: a run that keeps the segment lists them.
 	Listed []byte `json:"listed,omitempty"`
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/verify"
 )
 
@@ -186,4 +187,55 @@ func TestVolatileEveryLineRefused(t *testing.T) {
 			t.Errorf("pattern %q: state written (%v)", pattern, err)
 		}
 	}
+}
+
+// TestSealedListingHoldsVolatileDumpsOnly: the state keeps, sealed, the
+// listing entries of a segment's volatile dumps alone, since a segment
+// kept by its substance lists every other file as the run packed it: an
+// all-or-nothing segment of many files keeps one entry, and a run whose
+// dump changed in volatile lines only still lists every file as packed.
+func TestSealedListingHoldsVolatileDumpsOnly(t *testing.T) {
+	f := newFixture(t, 20, 200)
+	hour := 0
+	run := func(dump string) Options {
+		t.Helper()
+		f.write(t, "db.sql", dump)
+		o := f.options()
+		o.AllOrNothing = true
+		o.Dumps = []Dump{{Name: "db", Command: "cat " + filepath.Join(f.dir, "db.sql"), Volatile: wpVolatile}}
+		o.Now = func() time.Time { return time.Date(2026, 11, 21, hour, 0, 0, 0, time.UTC) }
+		hour++
+		if _, err := Run(context.Background(), o); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	run(wpDump("2026-11-21 12:00:00", "1764000000", "(1,'Hello world!')"))
+	o := run(wpDump("2026-11-21 12:01:00", "1764000060", "(1,'Hello world!')"))
+	st, err := loadState(o.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := o.sealer(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _, err := o.loadStateKey(sealer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := st.current().segment(allOrNothingSegment)
+	if seg == nil || len(seg.Listed) == 0 {
+		t.Fatalf("segment %q: no sealed listing entries", allOrNothingSegment)
+	}
+	kept, err := key.openListed(seg.Listed, nil)
+	if err == nil || !strings.Contains(err.Error(), `"db"`) {
+		t.Fatalf("opened against no files: %v, %v; want the dump's entry alone, not found", kept, err)
+	}
+	files := []manifest.File{{Path: "db"}, {Path: "app/x"}}
+	kept, err = key.openListed(seg.Listed, files)
+	if err != nil || len(kept) != 2 || kept[0].SHA256 == nil || kept[1] != files[1] {
+		t.Fatalf("opened: %+v, %v; want the dump's entry in place and the other file as given", kept, err)
+	}
+	checkListing(t, f)
 }
