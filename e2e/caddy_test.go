@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
+	"github.com/lazarus-preserve/lazarus/internal/porttest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/caddyserver/caddy/v2"
@@ -52,12 +52,7 @@ func startCaddy(t *testing.T, site, bundle string) string {
 // ends.
 func runCaddy(t *testing.T, handle func(base string) []any) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	port := porttest.FreePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	cfg := map[string]any{
 		"admin":   map[string]any{"disabled": true},

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
+	"github.com/lazarus-preserve/lazarus/internal/porttest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/caddymodule/redisstorage"
@@ -68,7 +69,7 @@ func TestClusterRedis(t *testing.T) {
 	key, owner := writeServerKey(t)
 	work := t.TempDir()
 	marks := filepath.Join(work, "builds")
-	ports := []int{e2etest.FreePort(t), e2etest.FreePort(t), e2etest.FreePort(t)}
+	ports := []int{porttest.FreePort(t), porttest.FreePort(t), porttest.FreePort(t)}
 	s := sharedSite{site: site, key: key, siteURL: fmt.Sprintf("http://127.0.0.1:%d/", ports[0]), srv: srv, every: clusterEvery,
 		dump:       dumpScript(t, work, marks, srv),
 		storageOpt: fmt.Sprintf("storage lazarus_redis {\n\t\taddress %s\n\t\tkey_prefix %s\n\t\tlock_ttl %v\n\t}", rs.Addr, clusterPrefix, clusterLockTTL)}

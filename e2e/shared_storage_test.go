@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
+	"github.com/lazarus-preserve/lazarus/internal/porttest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 
 	"github.com/lazarus-preserve/lazarus/internal/keys"
@@ -394,7 +395,7 @@ func TestSharedStorage(t *testing.T) {
 	t.Logf("site: %d pages; server side: WordPress %d files (%d bytes) and %d symlinks, a %d-byte sqlite3 dump",
 		len(urls), files, size, links, len(srv.Dump))
 	key, owner := writeServerKey(t)
-	portA, portB := e2etest.FreePort(t), e2etest.FreePort(t)
+	portA, portB := porttest.FreePort(t), porttest.FreePort(t)
 	s := sharedSite{storage: t.TempDir(), site: site, key: key, siteURL: fmt.Sprintf("http://127.0.0.1:%d/", portA), srv: srv}
 
 	start := time.Now()

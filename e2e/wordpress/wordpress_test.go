@@ -24,6 +24,7 @@ import (
 
 	"github.com/lazarus-preserve/lazarus/e2e/internal/e2etest"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
+	"github.com/lazarus-preserve/lazarus/internal/porttest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 	lzrecover "github.com/lazarus-preserve/lazarus/recover"
 )
@@ -184,7 +185,7 @@ func TestWordPressResurrection(t *testing.T) {
 func newWPSite(t *testing.T, tools wpTools, core string) *wpSite {
 	t.Helper()
 	dir := sharedTempDir(t)
-	port := e2etest.FreePort(t)
+	port := porttest.FreePort(t)
 	s := &wpSite{tools: tools, dir: dir, docroot: filepath.Join(dir, "www"), sock: filepath.Join(dir, "mysqld.sock"),
 		port: port, url: fmt.Sprintf("http://127.0.0.1:%d", port)}
 	e2etest.CopyTree(t, core, s.docroot, nil)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/porttest"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -48,7 +49,7 @@ func start(t testing.TB, files *TLSFiles) *Server {
 		t.Skip("redis-server is not installed (Debian: apt-get install redis-server; e2e/setup.sh installs it)")
 	}
 	dir := t.TempDir()
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(t))), TLS: files, bin: bin, dir: dir, log: filepath.Join(dir, "redis.log")}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(porttest.FreePort(t))), TLS: files, bin: bin, dir: dir, log: filepath.Join(dir, "redis.log")}
 	if err := s.start(); err != nil {
 		t.Fatal(err)
 	}
@@ -59,16 +60,6 @@ func start(t testing.TB, files *TLSFiles) *Server {
 		}
 	})
 	return s
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // start runs the process and waits until it answers PING.

@@ -1,12 +1,11 @@
 // Package e2etest holds what the end-to-end test packages share: where
-// e2e/setup.sh put the real material, copying it, free ports, and the
-// ends of tools' output for error messages.
+// e2e/setup.sh put the real material, copying it, and the ends of tools'
+// output for error messages (free ports come from internal/porttest).
 package e2etest
 
 import (
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,17 +70,6 @@ func CopyTree(t testing.TB, from, to string, skip *regexp.Regexp) {
 	if err != nil {
 		t.Fatalf("copying %s: %v", from, err)
 	}
-}
-
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // Tail keeps the end of a tool's output for an error message.
