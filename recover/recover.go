@@ -36,8 +36,12 @@ type Report struct {
 	// paths there. "" when it is that site, or no SiteURL was given.
 	MadeFor string `json:"made_for,omitempty"`
 	// Sources says what each source listed, and why it could not be read.
-	Sources  []*SourceReport `json:"sources,omitempty"`
-	Problems []string        `json:"problems,omitempty"` // the first MaxProblems
+	Sources []*SourceReport `json:"sources,omitempty"`
+	// Problems are what sources, pages and blocks could not give, and
+	// what was restored otherwise than packed (setuid and setgid bits
+	// cleared, a mode or time not set, an entry type skipped): the first
+	// MaxProblems.
+	Problems []string `json:"problems,omitempty"`
 	// ProblemsOmitted counts the problems beyond MaxProblems (and beyond
 	// codec.MaxPageProblems per page), which are not listed.
 	ProblemsOmitted int `json:"problems_omitted,omitempty"`
@@ -227,6 +231,9 @@ func restore(a *codec.Assembler, manifests []*manifest.Signed, rep *Report, o Op
 			res, err := extract(a, t, o, staged)
 			sr.Status, sr.Files, sr.Bytes, sr.Paths = "rebuilt", res.Files, res.Bytes, res.Top
 			rep.addOwners(res.Owners)
+			for _, w := range res.Problems { // restored otherwise than packed: setuid bits cleared, a mode not set
+				rep.problem("segment %s: %s", t.layout.Name, w)
+			}
 			switch {
 			case errors.Is(err, bundle.ErrExists):
 				sr.Status, sr.Detail = "exists", err.Error()+" (existing files are kept)"
