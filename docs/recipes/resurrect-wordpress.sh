@@ -5,6 +5,7 @@
 # or MySQL installed. Run it as root, so the files keep their owners.
 #
 #   resurrect-wordpress.sh RESTORED DOCROOT
+#   resurrect-wordpress.sh --help      prints this
 #
 # RESTORED holds what the site preserved under these names (the Caddy
 # module's `source /srv/www/wp-config.php config`, `source
@@ -31,8 +32,14 @@
 # Exit status: 0 done; 1 a step failed (its error is printed); 2 usage.
 set -eu
 
+case ${1-} in
+-h | --help)
+	sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"
+	exit 0
+	;;
+esac
 if [ "$#" -ne 2 ]; then
-	echo "usage: $0 RESTORED DOCROOT" >&2
+	echo "usage: $0 RESTORED DOCROOT (--help says more)" >&2
 	exit 2
 fi
 RESTORED=$1
@@ -40,11 +47,25 @@ DOCROOT=$2
 MYSQL=${MYSQL:-mariadb}
 WP_CORE=${WP_CORE:-/usr/share/wordpress}
 
+if [ ! -d "$RESTORED" ]; then
+	echo "$0: $RESTORED is not a directory: give the --out of lazarus recover" >&2
+	exit 1
+fi
 CONFIG=$RESTORED/config/wp-config.php
 [ -f "$CONFIG" ] || CONFIG=$RESTORED/wp-config.php
-for need in "$CONFIG" "$RESTORED/db" "$RESTORED/wp-content" "$WP_CORE/wp-settings.php"; do
+if [ ! -f "$CONFIG" ]; then
+	echo "$0: neither $RESTORED/config/wp-config.php nor $RESTORED/wp-config.php exists" >&2
+	exit 1
+fi
+for need in "$RESTORED/db" "$RESTORED/wp-content" "$WP_CORE/wp-settings.php"; do
 	if [ ! -e "$need" ]; then
 		echo "$0: $need is missing" >&2
+		exit 1
+	fi
+done
+for tool in php "${MYSQL%% *}"; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "$0: $tool is not installed (Debian: apt-get install php-cli mariadb-client)" >&2
 		exit 1
 	fi
 done
@@ -53,6 +74,7 @@ done
 # of wp-config.php, quoted by PHP (a password may hold any character). A
 # user of a local server (localhost, 127.0.0.1, a socket) is
 # 'USER'@'localhost'; of another host, 'USER'@'%'.
+# shellcheck disable=SC2016 # PHP's variables, not the shell's
 sql=$(php -r '
 $src = file_get_contents($argv[1]);
 $v = [];
