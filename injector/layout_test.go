@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -48,6 +49,21 @@ func TestRestoredLayout(t *testing.T) {
 		if err != nil || string(got) != want {
 			t.Errorf("%s: %q, %v; want %q", path, got, err, want)
 		}
+	}
+}
+
+// TestSingleFileNameUnusable: a single file keeps its name, so one whose
+// name no payload may hold (a backslash) fails the run with an error
+// naming the include, as a file of an included directory does.
+func TestSingleFileNameUnusable(t *testing.T) {
+	f := newFixture(t, 4, 1)
+	path := filepath.Join(f.dir, `etc/we\ird.conf`)
+	f.write(t, `etc/we\ird.conf`, "x\n")
+	o := f.options()
+	o.Includes = []Include{{Path: path, Segment: "config"}}
+	_, err := Run(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "include "+path+": ") || !strings.Contains(err.Error(), "backslash") {
+		t.Fatalf("got %v, want an error naming include %s and the backslash", err, path)
 	}
 }
 

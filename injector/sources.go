@@ -99,7 +99,10 @@ func collectInclude(ctx context.Context, in Include, m *ignore.Matcher) ([]bundl
 	}
 	if !info.IsDir() {
 		e, err := bundle.FileEntry(in.fileName(), in.Path)
-		return []bundle.Entry{e}, nil, err
+		if err != nil {
+			return nil, nil, fmt.Errorf("include %s: %w", in.Path, err)
+		}
+		return []bundle.Entry{e}, nil, nil
 	}
 	exclude := func(rel string, isDir bool) bool { return ctx.Err() != nil || m.Match(rel, isDir) }
 	entries, warns, err := bundle.Collect(in.Path, in.segment(), bundle.CollectOptions{Exclude: exclude})
