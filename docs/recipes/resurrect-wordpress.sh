@@ -11,6 +11,8 @@
 # module's `source /srv/www/wp-config.php config`, `source
 # /srv/www/wp-content` and `dump db mariadb-dump ...`):
 #   config/wp-config.php  (or wp-config.php)   the site's configuration
+#                         (config, the file, from generations made
+#                         before 2026-11-28)
 #   wp-content/                                  uploads, plugins, themes kept
 #   db                                           the database dump
 # It then:
@@ -51,10 +53,17 @@ if [ ! -d "$RESTORED" ]; then
 	echo "$0: $RESTORED is not a directory: give the --out of lazarus recover" >&2
 	exit 1
 fi
-CONFIG=$RESTORED/config/wp-config.php
-[ -f "$CONFIG" ] || CONFIG=$RESTORED/wp-config.php
-if [ ! -f "$CONFIG" ]; then
-	echo "$0: neither $RESTORED/config/wp-config.php nor $RESTORED/wp-config.php exists" >&2
+# config/wp-config.php, or config itself from a generation made before
+# single files kept their names (2026-11-28), or wp-config.php.
+CONFIG=
+for c in "$RESTORED/config/wp-config.php" "$RESTORED/config" "$RESTORED/wp-config.php"; do
+	if [ -f "$c" ]; then
+		CONFIG=$c
+		break
+	fi
+done
+if [ -z "$CONFIG" ]; then
+	echo "$0: no wp-config.php in $RESTORED (config/wp-config.php, config or wp-config.php)" >&2
 	exit 1
 fi
 for need in "$RESTORED/db" "$RESTORED/wp-content" "$WP_CORE/wp-settings.php"; do
