@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -64,20 +63,36 @@ type Report struct {
 	// segments record (by name), and says whether they were given them:
 	// as root, where this system has the names; otherwise not, and why.
 	// Not restoring an owner is never an error.
-	Owners []bundle.Ownership `json:"owners,omitempty"`
+	Owners  []bundle.Ownership       `json:"owners,omitempty"`
+	ownerAt map[bundle.Ownership]int // Owners' index, Entries zeroed (see addOwners)
 }
 
-// addOwners adds a segment's owner counts to the report's.
+// addOwners adds a segment's owner counts to the report's, those of
+// owners past bundle.MaxOwners under bundle.Uncounted, as each segment's
+// extraction counts them: the segments of a hostile manifest, each naming
+// its own thousands, neither grow the report nor make merging slow.
 func (r *Report) addOwners(segment []bundle.Ownership) {
-	for _, o := range segment {
-		i := slices.IndexFunc(r.Owners, func(x bundle.Ownership) bool {
-			return x.User == o.User && x.Group == o.Group && x.Restored == o.Restored && x.Reason == o.Reason
-		})
-		if i < 0 {
-			r.Owners = append(r.Owners, o)
-		} else {
-			r.Owners[i].Entries += o.Entries
+	if r.ownerAt == nil {
+		r.ownerAt = make(map[bundle.Ownership]int, len(r.Owners))
+		for i, o := range r.Owners {
+			o.Entries = 0
+			r.ownerAt[o] = i
 		}
+	}
+	for _, o := range segment {
+		k := o
+		k.Entries = 0
+		i, ok := r.ownerAt[k]
+		if !ok && len(r.Owners) >= bundle.MaxOwners {
+			k = bundle.Uncounted
+			i, ok = r.ownerAt[k]
+		}
+		if !ok {
+			i = len(r.Owners)
+			r.ownerAt[k] = i
+			r.Owners = append(r.Owners, k)
+		}
+		r.Owners[i].Entries += o.Entries
 	}
 }
 

@@ -51,10 +51,15 @@ func ownerNames(info fs.FileInfo) (uname, gname string) {
 	return uname, gname
 }
 
-// maxOwners bounds the distinct user and group names an extraction looks
-// up; a payload naming more gets the rest reported as not restored, so
-// hostile input cannot make it read the user database without end.
-const maxOwners = 4096
+// MaxOwners bounds the distinct user and group names an extraction looks
+// up, and the owners it counts; a payload naming more gets the rest
+// reported as not restored, counted under Uncounted, so hostile input
+// cannot make it read the user database or grow its report without end.
+const MaxOwners = 4096
+
+// Uncounted is what the entries of owners past MaxOwners are counted
+// under.
+var Uncounted = Ownership{Reason: "more owners than counted"}
 
 // Ownership counts the entries extracted that a payload records as owned
 // by one user and group, by name (Report.Owners).
@@ -139,13 +144,13 @@ func (o *owners) count(k Ownership) {
 	o.add(k)
 }
 
-// add counts one entry under k, or under "more owners than counted"
-// once maxOwners are; o.mu is held.
+// add counts one entry under k, or under Uncounted once MaxOwners owners
+// are; o.mu is held.
 func (o *owners) add(k Ownership) {
-	if _, ok := o.tally[k]; ok || len(o.tally) < maxOwners {
+	if _, ok := o.tally[k]; ok || len(o.tally) < MaxOwners {
 		o.tally[k]++
 	} else {
-		o.tally[Ownership{Reason: "more owners than counted"}]++
+		o.tally[Uncounted]++
 	}
 }
 
@@ -155,7 +160,7 @@ func (o *owners) failed(uname, gname string, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	k := Ownership{User: uname, Group: gname, Restored: true}
-	if n, ok := o.tally[k]; !ok { // counted among "more owners than counted"
+	if n, ok := o.tally[k]; !ok { // counted under Uncounted
 		return
 	} else if n == 1 {
 		delete(o.tally, k)
@@ -176,7 +181,7 @@ func (o *owners) lookup(cache map[string]int, name string, find func(string) (in
 	if id, ok := cache[name]; ok {
 		return id
 	}
-	if len(o.users)+len(o.groups) >= maxOwners {
+	if len(o.users)+len(o.groups) >= MaxOwners {
 		return -1
 	}
 	id, err := find(name)

@@ -139,7 +139,7 @@ func ok(t *testing.T, err error) {
 	}
 }
 
-// TestOwnersBounded: a payload naming more owners than maxOwners gets
+// TestOwnersBounded: a payload naming more owners than MaxOwners gets
 // the rest counted together, not looked up, and the counts stay bounded.
 func TestOwnersBounded(t *testing.T) {
 	lookups := 0
@@ -147,19 +147,19 @@ func TestOwnersBounded(t *testing.T) {
 	lookupUser = func(string) (int, error) { lookups++; return -1, os.ErrNotExist }
 	o := newOwners()
 	o.root = true
-	for i := range maxOwners + 500 {
+	for i := range MaxOwners + 500 {
 		o.resolve("no-such-user-"+strconv.Itoa(i), "")
 	}
 	rep := o.report()
-	if len(rep) != maxOwners+1 || lookups > maxOwners {
-		t.Fatalf("%d counts, %d names looked up; want %d and at most %d", len(rep), lookups, maxOwners+1, maxOwners)
+	if len(rep) != MaxOwners+1 || lookups > MaxOwners {
+		t.Fatalf("%d counts, %d names looked up; want %d and at most %d", len(rep), lookups, MaxOwners+1, MaxOwners)
 	}
 	total := 0
 	for _, r := range rep {
 		total += r.Entries
 	}
-	if total != maxOwners+500 {
-		t.Errorf("%d entries counted, want %d", total, maxOwners+500)
+	if total != MaxOwners+500 {
+		t.Errorf("%d entries counted, want %d", total, MaxOwners+500)
 	}
 }
 
