@@ -239,3 +239,29 @@ func TestLoopWaitsForTheLiveSite(t *testing.T) {
 		t.Fatalf("%d requests for a generation not live", n)
 	}
 }
+
+// TestLoopFetchesEachCaptureOnce: the loop audits the archives again and
+// again while captures it asked for are not listed yet; a capture an
+// earlier audit fetched is not fetched again (the audits share a cache
+// for the run, as no state directory is given).
+func TestLoopFetchesEachCaptureOnce(t *testing.T) {
+	w := newCaptureWorld(t, archivetest.SPNConfig{Unindexed: 3}, nil)
+	rep, err := requestCaptures(t, w.loopOptions(t, false, spn.Limit{N: 100, Per: time.Second}, 150*time.Millisecond))
+	if err != nil || !rep.Safe || rep.Audits < 3 {
+		t.Fatalf("%v: safe %v after %d audits", err, rep.Safe, rep.Audits)
+	}
+	fetches := map[string]int{}
+	for _, r := range w.archive.Requests() {
+		if strings.HasPrefix(r.URI, "/web/") {
+			fetches[r.URI]++
+		}
+	}
+	if len(fetches) == 0 {
+		t.Fatal("no capture was fetched")
+	}
+	for uri, n := range fetches {
+		if n > 1 {
+			t.Errorf("%s fetched %d times in %d audits", uri, n, rep.Audits)
+		}
+	}
+}
