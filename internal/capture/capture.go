@@ -84,7 +84,7 @@ type Options struct {
 	// Wait, after the first requests, keeps auditing the archives every
 	// WaitEvery until they hold the generation or Wait has passed, asking
 	// again for what is still short (see Retry and Grace); 0 audits once
-	// and asks nothing again.
+	// (none when no archive took a request) and asks nothing again.
 	Wait time.Duration
 	// WaitEvery defaults to DefaultWaitEvery.
 	WaitEvery time.Duration

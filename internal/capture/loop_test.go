@@ -265,3 +265,26 @@ func TestLoopFetchesEachCaptureOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopNothingTakenAuditsOnce: without Wait, a run whose requests the
+// archive all refused (requests without keys) does not audit the
+// archives again: nothing it asked for can show. It ends short, saying
+// why the requests stopped.
+func TestLoopNothingTakenAuditsOnce(t *testing.T) {
+	w := newCaptureWorld(t, archivetest.SPNConfig{}, nil)
+	o := w.loopOptions(t, true, spn.Limit{N: 100, Per: time.Second}, 5*time.Second)
+	o.Wait = 0
+	rep, err := requestCaptures(t, o)
+	if !errors.Is(err, capture.ErrShort) || !errors.Is(err, spn.ErrKeysRequired) || rep.Sent != 0 {
+		t.Fatalf("%v, %d sent", err, rep.Sent)
+	}
+	listings := 0
+	for _, r := range w.archive.Requests() {
+		if strings.HasPrefix(r.URI, "/cdx/") {
+			listings++
+		}
+	}
+	if rep.Audits != 1 || listings != 1 {
+		t.Fatalf("%d audits, %d listings of the archive after a run whose requests were all refused", rep.Audits, listings)
+	}
+}
