@@ -147,6 +147,18 @@ func (c *Client) Anonymous() bool { return c.anon }
 // Rate is the submission rate the client keeps to.
 func (c *Client) Rate() Limit { return c.o.Rate }
 
+// AboveCap reports whether Rate is above the cap the Internet Archive
+// documents for the client's requests (DefaultRate with keys,
+// DefaultAnonymousRate without), and that cap. A loopback base (a local
+// stand-in) has no cap.
+func (c *Client) AboveCap() (Limit, bool) {
+	limit := DefaultRate
+	if c.anon {
+		limit = DefaultAnonymousRate
+	}
+	return limit, !loopback(c.base.Hostname()) && c.o.Rate.Above(limit)
+}
+
 func def[T int | time.Duration](v *T, d T) {
 	if *v == 0 {
 		*v = d
