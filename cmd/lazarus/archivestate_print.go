@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -44,3 +46,12 @@ func archiveStateLine(g *genstate.Generation) string {
 
 // stamp is a time in RFC 3339, UTC, to the second.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// archiveStateHint says how to go on when the archive state record is
+// damaged: what it held is what lazarus capture's audits found, so a
+// capture run that only audits records it again.
+func archiveStateHint(w io.Writer, err error) {
+	if errors.Is(err, genstate.ErrDamaged) {
+		hintf(w, "move %s aside and run lazarus capture --requests off with the same state directory (--config, or --state): it audits the archives and records what they hold again; inject then keeps earlier generations until a newer one is confirmed", genstate.File)
+	}
+}

@@ -121,6 +121,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	rec, err := c.record()
 	if err != nil {
 		errorf(stderr, "%v", err)
+		archiveStateHint(stderr, err)
 		return exitError
 	}
 	o.Expect = expected(rec)

@@ -95,6 +95,14 @@ func (c *captureCmd) requesters(rec *genstate.Record, stderr io.Writer) ([]ondem
 	if err != nil {
 		return nil, fmt.Errorf("--spn: %w", err)
 	}
+	if limit, above := client.AboveCap(); above {
+		how := "with keys"
+		if !client.Keyed() {
+			how = "without keys"
+		}
+		fmt.Fprintf(stderr, "lazarus: warning: --rate %s is above the %s Save Page Now allows %s: the archive answers the excess 429 (each waited out) and may block this address\n",
+			client.Rate(), limit, how)
+	}
 	return []ondemand.Requester{client}, nil
 }
 

@@ -99,6 +99,11 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "%v", err)
 		return exitUsage
 	}
+	if err := keepUntilConfirmed(&opts); err != nil { // the state's, not the user's: nothing changed
+		errorf(stderr, "%v", err)
+		archiveStateHint(stderr, err)
+		return exitError
+	}
 	sig := notifyInterrupt()
 	defer sig.stop()
 	status := newInjectStatus(stderr)

@@ -74,11 +74,6 @@ func (c *injectCmd) options() (injector.Options, error) {
 		}
 		o.StateDir = dir
 	}
-	if c.cfg.Status == "" {
-		if err := keepUntilConfirmed(&o); err != nil {
-			return o, err
-		}
-	}
 	return o, nil
 }
 
@@ -87,11 +82,14 @@ func (c *injectCmd) options() (injector.Options, error) {
 // earlier generations stay on the pages down to the newest one the
 // archives were found to hold (make-before-break by confirmation),
 // instead of --keep-previous of them. A --status report, when given,
-// says it instead.
+// says it instead (o.Archived is set already).
 func keepUntilConfirmed(o *injector.Options) error {
+	if o.Archived != nil {
+		return nil
+	}
 	rec, err := genstate.Read(o.StateDir)
 	if err != nil {
-		return fmt.Errorf("state %s: %w", o.StateDir, err)
+		return err // it names the file
 	}
 	if rec.Confirming() {
 		o.Archived = &injector.Archived{RestorePoint: rec.RestorePoint}

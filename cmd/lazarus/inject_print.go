@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -78,7 +79,7 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 	}
 	fmt.Fprintf(w, "  %s written; %s\n", count(r.Written, "file", "files"), excluded)
 	if r.Sitemap != "" {
-		fmt.Fprintf(w, "  sitemap: %s, named in robots.txt for crawlers that start from sitemaps\n", printable(r.Sitemap))
+		fmt.Fprintf(w, "  sitemap: %s\n", sitemapLine(r.Sitemap))
 	}
 	fmt.Fprintf(w, "  state: %s\n", stateDir)
 }
@@ -202,4 +203,16 @@ func chance(p float64) string {
 	s := strconv.FormatFloat(100*p, 'f', digits, 64)
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return s + "%"
+}
+
+// sitemapLine says where the sitemap inject keeps is announced: in
+// robots.txt for a site at its host's root; a site under a path does
+// not own its host's robots.txt, so inject leaves that to the user.
+func sitemapLine(sitemap string) string {
+	u, err := url.Parse(sitemap)
+	if err == nil && u.Path == "/sitemap.xml" {
+		return printable(sitemap) + ", named in robots.txt for crawlers that start from sitemaps"
+	}
+	return printable(sitemap) + "; the site is not at its host's root, whose robots.txt is not the site's: add \"Sitemap: " +
+		printable(sitemap) + "\" to it for crawlers that start from sitemaps to find it"
 }

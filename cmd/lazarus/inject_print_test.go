@@ -60,3 +60,23 @@ func TestPrintInjectFullWidth(t *testing.T) {
 		t.Errorf("missing %q in\n%s", want, b.String())
 	}
 }
+
+// TestPrintInjectSitemap: the sitemap of a site at its host's root is
+// said to be named in robots.txt (inject adds the line); that of a site
+// under a path is not (the host's robots.txt is not the site's, inject
+// leaves it alone), and the line says what to add there.
+func TestPrintInjectSitemap(t *testing.T) {
+	for sitemap, want := range map[string]string{
+		"https://example.org/sitemap.xml":      "  sitemap: https://example.org/sitemap.xml, named in robots.txt",
+		"https://example.org/blog/sitemap.xml": `  sitemap: https://example.org/blog/sitemap.xml; the site is not at its host's root, whose robots.txt is not the site's: add "Sitemap: https://example.org/blog/sitemap.xml" to it`,
+	} {
+		var b bytes.Buffer
+		printInject(&b, &injector.Report{Generation: "g", New: true, Sitemap: sitemap}, "state")
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("missing %q in\n%s", want, b.String())
+		}
+		if strings.Contains(sitemap, "/blog/") && strings.Contains(b.String(), "named in robots.txt") {
+			t.Errorf("a sitemap under a path said to be named in robots.txt:\n%s", b.String())
+		}
+	}
+}

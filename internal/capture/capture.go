@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -60,7 +61,10 @@ type Options struct {
 	// Status says how the archives are audited, as for Status (Sources,
 	// History, StateDir, Client, …); its SiteURL and key default to
 	// Verify's. Its Now is ignored: the requests are made now, and each
-	// audit reads the archives as they stand then.
+	// audit reads the archives as they stand then. Without a StateDir,
+	// a run that sends requests keeps what fetched captures held in a
+	// temporary directory, removed when it ends, so that the audits
+	// after the first fetch only the captures new since.
 	Status status.Options
 	// Requesters are the archives asked to capture pages (one
 	// implementation per archive that captures on request; each keeps to
@@ -80,7 +84,7 @@ type Options struct {
 	// Wait, after the first requests, keeps auditing the archives every
 	// WaitEvery until they hold the generation or Wait has passed, asking
 	// again for what is still short (see Retry and Grace); 0 audits once
-	// and asks nothing again.
+	// (none when no archive took a request) and asks nothing again.
 	Wait time.Duration
 	// WaitEvery defaults to DefaultWaitEvery.
 	WaitEvery time.Duration
@@ -252,6 +256,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	o, err := o.normalized()
 	if err != nil {
 		return nil, err
+	}
+	if o.Status.StateDir == "" && len(o.Requesters) > 0 {
+		dir, err := os.MkdirTemp("", "lazarus-capture-")
+		if err != nil {
+			return nil, fmt.Errorf("a directory for the audits' cache: %w", err)
+		}
+		defer os.RemoveAll(dir)
+		o.Status.StateDir = dir
 	}
 	live, seen, err := o.liveGeneration(ctx)
 	if err != nil {

@@ -48,7 +48,9 @@ func newLoop(o *Options, rep *Report, live *verify.LiveGeneration) *loop {
 
 // run sends the first plan to every archive, then audits every
 // WaitEvery within Wait until the archives hold the generation, asking
-// again after each audit for what is due. It returns the first error
+// again after each audit for what is due. Without Wait, when no archive
+// took a request (nor started a job), nothing new can show: it does not
+// audit again. It returns the first error
 // that stopped requests to an archive (stop), and err when the run
 // cannot go on: ctx's, a refused key, or no archive reachable.
 func (l *loop) run(ctx context.Context) (stop, err error) {
@@ -59,6 +61,9 @@ func (l *loop) run(ctx context.Context) (stop, err error) {
 	}
 	if err := l.cannotGoOn(); err != nil {
 		return err, err
+	}
+	if l.o.Wait == 0 && l.rep.Sent == 0 {
+		return l.stop(), nil // no archive took a request: the first audit stands
 	}
 	for {
 		l.o.progress(Progress{Phase: "audit", Audits: l.rep.Audits})

@@ -239,3 +239,52 @@ func TestLoopWaitsForTheLiveSite(t *testing.T) {
 		t.Fatalf("%d requests for a generation not live", n)
 	}
 }
+
+// TestLoopFetchesEachCaptureOnce: the loop audits the archives again and
+// again while captures it asked for are not listed yet; a capture an
+// earlier audit fetched is not fetched again (the audits share a cache
+// for the run, as no state directory is given).
+func TestLoopFetchesEachCaptureOnce(t *testing.T) {
+	w := newCaptureWorld(t, archivetest.SPNConfig{Unindexed: 3}, nil)
+	rep, err := requestCaptures(t, w.loopOptions(t, false, spn.Limit{N: 100, Per: time.Second}, 150*time.Millisecond))
+	if err != nil || !rep.Safe || rep.Audits < 3 {
+		t.Fatalf("%v: safe %v after %d audits", err, rep.Safe, rep.Audits)
+	}
+	fetches := map[string]int{}
+	for _, r := range w.archive.Requests() {
+		if strings.HasPrefix(r.URI, "/web/") {
+			fetches[r.URI]++
+		}
+	}
+	if len(fetches) == 0 {
+		t.Fatal("no capture was fetched")
+	}
+	for uri, n := range fetches {
+		if n > 1 {
+			t.Errorf("%s fetched %d times in %d audits", uri, n, rep.Audits)
+		}
+	}
+}
+
+// TestLoopNothingTakenAuditsOnce: without Wait, a run whose requests the
+// archive all refused (requests without keys) does not audit the
+// archives again: nothing it asked for can show. It ends short, saying
+// why the requests stopped.
+func TestLoopNothingTakenAuditsOnce(t *testing.T) {
+	w := newCaptureWorld(t, archivetest.SPNConfig{}, nil)
+	o := w.loopOptions(t, true, spn.Limit{N: 100, Per: time.Second}, 5*time.Second)
+	o.Wait = 0
+	rep, err := requestCaptures(t, o)
+	if !errors.Is(err, capture.ErrShort) || !errors.Is(err, spn.ErrKeysRequired) || rep.Sent != 0 {
+		t.Fatalf("%v, %d sent", err, rep.Sent)
+	}
+	listings := 0
+	for _, r := range w.archive.Requests() {
+		if strings.HasPrefix(r.URI, "/cdx/") {
+			listings++
+		}
+	}
+	if rep.Audits != 1 || listings != 1 {
+		t.Fatalf("%d audits, %d listings of the archive after a run whose requests were all refused", rep.Audits, listings)
+	}
+}

@@ -56,7 +56,7 @@ const maxAnonymousThrottles = 3
 // the window; errors wrapping ErrKeysRequired or ErrDailyLimit end the
 // run.
 func (c *Client) saveAnonymous(ctx context.Context, u string) (string, *Result, error) {
-	failures, throttles := 0, 0
+	failures, throttles, waited := 0, 0, time.Duration(0)
 	for {
 		if err := c.window.wait(ctx); err != nil {
 			return "", nil, err
@@ -88,7 +88,9 @@ func (c *Client) saveAnonymous(ctx context.Context, u string) (string, *Result, 
 				}
 				return "", nil, fmt.Errorf("spn: saving %s: %w: still throttled after %d answers (%w)", u, ErrWaitTooLong, throttles, err)
 			}
-			c.window.pause(c.throttleWait(a.status, a.retryAfter, throttles))
+			if err := c.holdOff(a.status, a.retryAfter, throttles, &waited); err != nil {
+				return "", nil, err
+			}
 		case transient(a.status, err):
 			if failures++; failures > c.o.Retries {
 				if !c.answered.Load() {

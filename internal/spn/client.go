@@ -74,9 +74,11 @@ type Options struct {
 	// defaults to DefaultRetries.
 	Retries int
 	// MaxWait bounds the wait a submission's throttling answer may ask
-	// for (Retry-After): an answer asking for longer stops the run with
-	// ErrWaitTooLong; defaults to DefaultMaxWait. Status polls wait
-	// PollMax at most, whatever the answer asks.
+	// for (Retry-After), and the waits of all the throttling answers to
+	// one submission together: an answer asking for longer, or one that
+	// brings them over it, stops the run with ErrWaitTooLong; defaults to
+	// DefaultMaxWait. Status polls wait PollMax at most, whatever the
+	// answer asks.
 	MaxWait time.Duration
 	// IfNotArchivedWithin, if set, is sent as if_not_archived_within
 	// (e.g. "1h"): the API skips URLs captured more recently.
@@ -145,6 +147,18 @@ func (c *Client) Anonymous() bool { return c.anon }
 // Rate is the submission rate the client keeps to.
 func (c *Client) Rate() Limit { return c.o.Rate }
 
+// AboveCap reports whether Rate is above the cap the Internet Archive
+// documents for the client's requests (DefaultRate with keys,
+// DefaultAnonymousRate without), and that cap. A loopback base (a local
+// stand-in) has no cap.
+func (c *Client) AboveCap() (Limit, bool) {
+	limit := DefaultRate
+	if c.anon {
+		limit = DefaultAnonymousRate
+	}
+	return limit, !loopback(c.base.Hostname()) && c.o.Rate.Above(limit)
+}
+
 func def[T int | time.Duration](v *T, d T) {
 	if *v == 0 {
 		*v = d
@@ -163,7 +177,7 @@ func (c *Client) Submit(ctx context.Context, u string) (string, error) {
 		form.Set("if_not_archived_within", c.o.IfNotArchivedWithin)
 	}
 	body := form.Encode()
-	failures, throttles := 0, 0
+	failures, throttles, waited := 0, 0, time.Duration(0)
 	for {
 		if err := c.window.wait(ctx); err != nil {
 			return "", err
@@ -194,7 +208,9 @@ func (c *Client) Submit(ctx context.Context, u string) (string, error) {
 			if throttles++; throttles > maxThrottles {
 				return "", fmt.Errorf("spn: submitting %s: %w: still throttled after %d answers (%w)", u, ErrWaitTooLong, throttles, err)
 			}
-			c.window.pause(c.throttleWait(status, retryAfter, throttles))
+			if err := c.holdOff(status, retryAfter, throttles, &waited); err != nil {
+				return "", err
+			}
 		case transient(status, err):
 			if failures++; failures > c.o.Retries {
 				if !c.answered.Load() {
@@ -211,6 +227,22 @@ func (c *Client) Submit(ctx context.Context, u string) (string, error) {
 			return "", fmt.Errorf("spn: submitting %s: %w", u, err)
 		}
 	}
+}
+
+// holdOff holds submissions after the n-th throttling answer to one
+// request for the wait it asks (throttleWait), adding it to waited. It
+// returns an error wrapping ErrWaitTooLong instead when the waits asked
+// for the request would add up to more than MaxWait: an archive
+// answering Retry-After just under MaxWait again and again would
+// otherwise hold the run for hours.
+func (c *Client) holdOff(status int, retryAfter time.Duration, n int, waited *time.Duration) error {
+	d := c.throttleWait(status, retryAfter, n)
+	if *waited+d > c.o.MaxWait {
+		return &waitError{wait: *waited + d, inAll: true}
+	}
+	*waited += d
+	c.window.pause(d)
+	return nil
 }
 
 // throttleWait is how long to hold submissions after a throttling answer:

@@ -305,3 +305,45 @@ func TestForeignRedirect(t *testing.T) {
 		t.Fatalf("result %+v", r)
 	}
 }
+
+// TestAboveCap: a rate above the cap the Internet Archive documents (12
+// a minute with keys, 4 without) is reported, whatever its unit; a
+// loopback stand-in has no cap.
+func TestAboveCap(t *testing.T) {
+	for _, c := range []struct {
+		base  string
+		keys  bool
+		rate  string
+		above bool
+	}{
+		{"https://web.archive.org", true, "12/min", false},
+		{"https://web.archive.org", true, "13/min", true},
+		{"https://web.archive.org", true, "1/s", true},
+		{"https://web.archive.org", true, "720/h", false},
+		{"https://web.archive.org", true, "721/h", true},
+		{"https://web.archive.org", false, "4/min", false},
+		{"https://web.archive.org", false, "5/min", true},
+		{"http://127.0.0.1:9", true, "100/s", false},
+	} {
+		rate, err := spn.ParseLimit(c.rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := spn.Options{Base: c.base, Rate: rate}
+		if c.keys {
+			o.Credentials = creds
+		}
+		cl, err := spn.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		limit, above := cl.AboveCap()
+		want := spn.DefaultRate
+		if !c.keys {
+			want = spn.DefaultAnonymousRate
+		}
+		if above != c.above || limit != want {
+			t.Errorf("%s %s (keys %v): above %v, cap %v", c.base, c.rate, c.keys, above, limit)
+		}
+	}
+}

@@ -8,7 +8,8 @@
 // has to refuse: at most Options.Rate submissions in any window
 // (12 a minute by default, the documented cap for logged-in users), at
 // most Options.MaxPending jobs pending at once, Retry-After on 429 and
-// 503 answers (up to Options.MaxWait for submissions, PollMax for status
+// 503 answers (up to Options.MaxWait for submissions, one answer's or
+// all of one submission's together, PollMax for status
 // polls, a job abandoned after JobTimeout whatever the server asks), and
 // a pause when the server says the user's session limit is reached.
 // Answers that end a run (the access key refused, the daily capture

@@ -76,10 +76,17 @@ func fatal(err error) bool {
 		errors.Is(err, ErrWaitTooLong) || errors.Is(err, ErrUnreachable)
 }
 
-// waitError is a throttling answer asking to wait beyond MaxWait.
-type waitError struct{ wait time.Duration }
+// waitError is a throttling answer asking to wait beyond MaxWait, or
+// one of several whose waits for one request add up to more (inAll).
+type waitError struct {
+	wait  time.Duration
+	inAll bool
+}
 
 func (e *waitError) Error() string {
+	if e.inAll {
+		return fmt.Sprintf("spn: the archive asked to wait %s in all before taking one request; try later", humane.Duration(e.wait))
+	}
 	return fmt.Sprintf("spn: the archive asked to wait %s; try later", humane.Duration(e.wait))
 }
 

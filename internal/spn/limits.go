@@ -45,6 +45,11 @@ func ParseLimit(s string) (Limit, error) {
 	return Limit{N: n, Per: per}, nil
 }
 
+// Above reports whether l allows more events over time than m.
+func (l Limit) Above(m Limit) bool {
+	return int64(l.N)*int64(m.Per) > int64(m.N)*int64(l.Per)
+}
+
 // String writes the limit as ParseLimit reads it.
 func (l Limit) String() string {
 	switch l.Per {

@@ -199,3 +199,39 @@ func TestEndlessThrottlingEndsRun(t *testing.T) {
 		t.Fatalf("without keys: err %v after %d requests, results %+v", err, gets.Load(), got)
 	}
 }
+
+// TestThrottlingWaitsAddUp: a server answering every submission 429
+// with a Retry-After within MaxWait (1 s, MaxWait 2.5 s) stops the run
+// once the waits asked for one request would add up to more than
+// MaxWait (after the second answer), not after every answer it would
+// wait out one by one; with keys and without.
+func TestThrottlingWaitsAddUp(t *testing.T) {
+	s := &stubSPN{post: throttle(http.StatusTooManyRequests, "1")}
+	base := newStub(t, s)
+	urls := []string{"http://127.0.0.1/p0", "http://127.0.0.1/p1"}
+	got, err, _ := run(t, spn.Options{Base: base, MaxWait: 2500 * time.Millisecond, Rate: spn.Limit{N: 1000, Per: time.Second}}, urls)
+	if !errors.Is(err, spn.ErrWaitTooLong) || !strings.Contains(err.Error(), "in all") {
+		t.Fatalf("err %v, want ErrWaitTooLong for the waits in all", err)
+	}
+	if n := s.posts.Load(); n != 3 || got[urls[1]].State != spn.StateNotSent {
+		t.Fatalf("%d submissions, results %+v: want 3, the second URL not sent", n, got)
+	}
+
+	var gets atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if gets.Add(1) == 1 {
+			w.Header().Set("Content-Location", "/web/20261128100000/"+strings.TrimPrefix(r.URL.Path, "/save/"))
+			return
+		}
+		throttle(http.StatusTooManyRequests, "2")(w)
+	}))
+	defer srv.Close()
+	c, err := spn.New(spn.Options{Base: srv.URL, MaxWait: 3 * time.Second, Rate: spn.Limit{N: 1000, Per: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.SaveAll(context.Background(), urls, func(spn.Result) {})
+	if !errors.Is(err, spn.ErrWaitTooLong) || !strings.Contains(err.Error(), "in all") || gets.Load() != 3 {
+		t.Fatalf("without keys: err %v after %d requests", err, gets.Load())
+	}
+}
