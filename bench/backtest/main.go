@@ -16,10 +16,16 @@
 // probability that the newest generation is recoverable within 7 and
 // 30 days; then it runs the real recover on what the archives list 7
 // and 30 days later and checks that the newest generation's files come
-// back byte for byte. It prints, per world kind and over all worlds, a
-// calibration table per horizon (forecasts in bins against the
-// realised frequency, with counts and standard errors), the Brier score
-// and the mean forecast against the realised share, and what status
+// back byte for byte. In a world of two archives it also runs recover
+// reading each archive alone, at day 150 (against status's held_by) and
+// at each horizon (against status's per-archive chances and its
+// two_archives); and in every world it runs recover 1, 7 and 30 days
+// after the newest generation's inject, against the outlook inject
+// printed then (the model's prior). It prints, per world kind and over
+// all worlds, a calibration table per horizon (forecasts in bins against
+// the realised frequency, with counts and standard errors), the Brier
+// score and the mean forecast against the realised share, the same for
+// two_archives, each archive alone and inject's outlook, and what status
 // saw against what the archives did.
 //
 //	go run ./bench/backtest [--worlds 10] [--seed 1] [--workers 2] [--json]
