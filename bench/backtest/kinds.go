@@ -115,6 +115,16 @@ func wayback(rng *rand.Rand, st *site, first time.Time, depths []float64, root, 
 // 120 days of its launch (long before the backtest's year, whatever it is).
 func found(rng *rand.Rand, launch time.Time) time.Time { return launch.Add(days(rng.Float64() * 120)) }
 
+// waybackEstablished is the Wayback Machine over an established site:
+// its crawler found the site soon after launch, crawls to the usual
+// depths, and people save each page at one rate, log-uniform from once a
+// year to once in 20 days, a save and one more on average each time.
+func waybackEstablished(rng *rand.Rand, st *site, launch time.Time) archive {
+	first := found(rng, launch)
+	r := logUniform(rng, 1.0/365, 1.0/20)
+	return wayback(rng, st, first, depthsUsual, r, r, 1)
+}
+
 // depthsUsual are the probabilities of a Wayback crawl's depth limits of
 // 0, 1 and 2 hops (the rest, 0.2: none), shallow common and deep rare.
 var depthsUsual = []float64{0.3, 0.3, 0.2}
@@ -166,9 +176,7 @@ var kinds = []kind{
 		Name: "wayback",
 		Age:  established,
 		Archives: func(rng *rand.Rand, st *site, launch, t0 time.Time) []archive {
-			first := found(rng, launch)
-			r := logUniform(rng, 1.0/365, 1.0/20)
-			return []archive{wayback(rng, st, first, depthsUsual, r, r, 1)}
+			return []archive{waybackEstablished(rng, st, launch)}
 		},
 	},
 	{
@@ -176,10 +184,7 @@ var kinds = []kind{
 		Name: "wayback + commoncrawl",
 		Age:  established,
 		Archives: func(rng *rand.Rand, st *site, launch, t0 time.Time) []archive {
-			first := found(rng, launch)
-			r := logUniform(rng, 1.0/365, 1.0/20)
-			return []archive{wayback(rng, st, first, depthsUsual, r, r, 1),
-				{Protocol: "commoncrawl", Common: []commonCrawler{commonCrawl(rng, launch)}}}
+			return []archive{waybackEstablished(rng, st, launch), {Protocol: "commoncrawl", Common: []commonCrawler{commonCrawl(rng, launch)}}}
 		},
 	},
 	{

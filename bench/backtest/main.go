@@ -16,10 +16,16 @@
 // probability that the newest generation is recoverable within 7 and
 // 30 days; then it runs the real recover on what the archives list 7
 // and 30 days later and checks that the newest generation's files come
-// back byte for byte. It prints, per world kind and over all worlds, a
-// calibration table per horizon (forecasts in bins against the
-// realised frequency, with counts and standard errors), the Brier score
-// and the mean forecast against the realised share, and what status
+// back byte for byte. In a world of two archives it also runs recover
+// reading each archive alone, at day 150 (against status's held_by) and
+// at each horizon (against status's per-archive chances and its
+// two_archives); and in every world it runs recover 1, 7 and 30 days
+// after the newest generation's inject, against the outlook inject
+// printed then (the model's prior). It prints, per world kind and over
+// all worlds, a calibration table per horizon (forecasts in bins against
+// the realised frequency, with counts and standard errors), the Brier
+// score and the mean forecast against the realised share, the same for
+// two_archives, each archive alone and inject's outlook, and what status
 // saw against what the archives did.
 //
 //	go run ./bench/backtest [--worlds 10] [--seed 1] [--workers 2] [--json]
@@ -27,12 +33,13 @@
 // --worlds is per kind. A bin is flagged when it has 5 worlds or more
 // and predicts more than 0.05 above what came true, and marked
 // over-confident when it does so by more than two standard errors too.
-// Exit codes: 0 done (read the tables), 1 error, 2 usage.
+// Exit codes: 0 done (read the tables), 1 error, 2 usage, 130 and 143
+// stopped by Ctrl-C (SIGINT) or SIGTERM (the worlds' files removed).
 package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,6 +48,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/bench/internal/benchcmd"
 	"github.com/lazarus-preserve/lazarus/internal/keys"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 )
@@ -58,32 +66,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
 	workers := fs.Int("workers", min(2, runtime.NumCPU()), "worlds run at once, 1 to 64")
 	asJSON := fs.Bool("json", false, "print JSON (tables and every world) instead of tables")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *worlds < 1 || *worlds > 10000 || *workers < 1 || *workers > 64 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "backtest: --worlds takes 1 to 10000, --workers 1 to 64; no arguments")
-		return 2
-	}
-	start := time.Now()
-	rs, err := backtest(context.Background(), *worlds, *seed, *workers)
-	if err != nil {
-		fmt.Fprintln(stderr, "backtest:", err)
-		return 1
-	}
-	rep := report{Worlds: rs, Seconds: time.Since(start).Seconds()}
-	rep.tally()
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintln(stderr, "backtest:", err)
-			return 1
+	check := func() error {
+		if *worlds < 1 || *worlds > 10000 || *workers < 1 || *workers > 64 {
+			return errors.New("--worlds takes 1 to 10000, --workers 1 to 64")
 		}
-		return 0
+		return nil
 	}
-	rep.print(stdout)
-	return 0
+	return benchcmd.Run(fs, args, stderr, check, func(ctx context.Context) error {
+		start := time.Now()
+		rs, err := backtest(ctx, *worlds, *seed, *workers)
+		if err != nil {
+			return err
+		}
+		rep := report{Worlds: rs, Seconds: time.Since(start).Seconds()}
+		rep.tally()
+		if *asJSON {
+			return benchcmd.WriteJSON(stdout, rep)
+		}
+		rep.print(stdout)
+		return nil
+	})
 }
 
 // backtest runs n worlds of every kind, workers at once, and returns

@@ -54,6 +54,9 @@ type generation struct {
 	ID    string
 	At    time.Time
 	Files map[string][]byte // what a recovery must restore
+	// Outlook is what inject printed of the generation's chances: the
+	// capture model's prior within 1, 7 and 30 days.
+	Outlook []injector.Chance
 }
 
 // publish runs the real injector on the site directory at each time in
@@ -90,7 +93,11 @@ func publish(ctx context.Context, w *worldDir, st *site, ss *serverSide, launch 
 		if err := srv.snapshot(st, w.site, t); err != nil {
 			return nil, nil, err
 		}
-		gens = append(gens, generation{ID: rep.Generation, At: t, Files: ss.files()})
+		g := generation{ID: rep.Generation, At: t, Files: ss.files()}
+		if rep.Outlook != nil {
+			g.Outlook = rep.Outlook.Within
+		}
+		gens = append(gens, g)
 	}
 	return gens, srv, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/lazarus-preserve/lazarus/bench/internal/calibration"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
@@ -45,6 +46,37 @@ type kindTable struct {
 	DepthKnown float64       `json:"depth_known_median"`
 	PageCount  float64       `json:"pages_median"`
 	Archives   []archiveView `json:"archives"`
+	// TwoArchives is the calibration, per horizon, of status's chance
+	// that at least two archives each hold the newest generation on
+	// their own, against recover reading each archive alone; nil for a
+	// kind of one archive.
+	TwoArchives []calibration.Table `json:"two_archives,omitempty"`
+	// Alone is, per archive of the kinds of two or more, the
+	// calibration of status's chance that it alone holds the newest
+	// generation, per horizon.
+	Alone []aloneTable `json:"per_archive,omitempty"`
+	// HeldBy sets status's held_by at day 150 against recover reading
+	// each archive alone then, over the archives of worlds of two or
+	// more.
+	HeldBy heldByCheck `json:"held_by"`
+	// Inject is the calibration of what inject printed for the newest
+	// generation (the prior), per horizon of its outlook.
+	Inject []calibration.Table `json:"inject_outlook"`
+}
+
+// aloneTable is one archive's calibration on its own.
+type aloneTable struct {
+	Protocol string              `json:"protocol"`
+	Horizons []calibration.Table `json:"horizons"`
+}
+
+// heldByCheck counts the archives of worlds of two or more by what
+// status's held_by said at day 150 and what recover reading each alone
+// did then.
+type heldByCheck struct {
+	Agreed  int `json:"agreed"`  // named, and restored alone
+	Claimed int `json:"claimed"` // named, and not restored alone: a wrong claim
+	Missed  int `json:"missed"`  // restored alone, and not named
 }
 
 // horizonTable is one horizon's calibration and how often recover
@@ -187,6 +219,8 @@ func tallyKind(name string, ws []result) kindTable {
 			t.ByHistory = append(t.ByHistory, g)
 		}
 	}
+	t.TwoArchives, t.Alone, t.HeldBy = tallyAlone(ws)
+	t.Inject = tallyInject(ws)
 	slices.Sort(protocols)
 	for _, p := range protocols {
 		v := views[p]
@@ -194,6 +228,89 @@ func tallyKind(name string, ws []result) kindTable {
 			Rate: median(v.rate), TrueRate: median(v.trueRate), Pending: median(v.pending), FutureShare: float64(v.future) / float64(v.n)})
 	}
 	return t
+}
+
+// tallyAlone makes the tables of worlds ws of two archives or more:
+// two_archives and each archive alone per horizon (worlds with a
+// forecast), held_by against recover (every world).
+func tallyAlone(ws []result) ([]calibration.Table, []aloneTable, heldByCheck) {
+	var held heldByCheck
+	two := make([][]calibration.Forecast, len(horizons))
+	each := map[string][][]calibration.Forecast{}
+	var protocols []string
+	for _, w := range ws {
+		for _, a := range w.Alone {
+			switch {
+			case a.HeldNow && a.RestoredNow:
+				held.Agreed++
+			case a.HeldNow:
+				held.Claimed++
+			case a.RestoredNow:
+				held.Missed++
+			}
+		}
+		if w.Predicted == nil || len(w.Alone) < 2 {
+			continue
+		}
+		for hi := range horizons {
+			n := 0
+			for _, a := range w.Alone {
+				if a.Restored[hi] {
+					n++
+				}
+			}
+			if w.TwoArchives != nil {
+				two[hi] = append(two[hi], calibration.Forecast{P: w.TwoArchives[hi], Came: n >= 2})
+			}
+			for _, a := range w.Alone {
+				if a.Predicted == nil {
+					continue
+				}
+				if each[a.Protocol] == nil {
+					each[a.Protocol] = make([][]calibration.Forecast, len(horizons))
+					protocols = append(protocols, a.Protocol)
+				}
+				each[a.Protocol][hi] = append(each[a.Protocol][hi], calibration.Forecast{P: a.Predicted[hi], Came: a.Restored[hi]})
+			}
+		}
+	}
+	var twoTables []calibration.Table
+	for hi, h := range horizons {
+		if len(two[hi]) > 0 {
+			twoTables = append(twoTables, calibration.Tally(int(h/day), two[hi]))
+		}
+	}
+	slices.Sort(protocols)
+	var alone []aloneTable
+	for _, p := range protocols {
+		at := aloneTable{Protocol: p}
+		for hi, h := range horizons {
+			at.Horizons = append(at.Horizons, calibration.Tally(int(h/day), each[p][hi]))
+		}
+		alone = append(alone, at)
+	}
+	return twoTables, alone, held
+}
+
+// tallyInject makes the tables of inject's outlook of the newest
+// generation, per horizon of it, over worlds ws.
+func tallyInject(ws []result) []calibration.Table {
+	var days []int
+	byDays := map[int][]calibration.Forecast{}
+	for _, w := range ws {
+		for _, o := range w.Inject {
+			if byDays[o.Days] == nil {
+				days = append(days, o.Days)
+			}
+			byDays[o.Days] = append(byDays[o.Days], calibration.Forecast{P: o.P, Came: o.Restored})
+		}
+	}
+	slices.Sort(days)
+	var out []calibration.Table
+	for _, d := range days {
+		out = append(out, calibration.Tally(d, byDays[d]))
+	}
+	return out
 }
 
 // fittedFor returns status's view of the archive speaking protocol.
@@ -228,6 +345,17 @@ func (r *report) print(w io.Writer) {
 	for _, t := range append(slices.Clone(r.Kinds), r.Overall) {
 		for _, h := range t.Horizons {
 			named = append(named, calibration.Named{Name: fmt.Sprintf("%s within %d days", t.Kind, h.Days), Table: h.Table})
+		}
+		for _, h := range t.TwoArchives {
+			named = append(named, calibration.Named{Name: fmt.Sprintf("%s, two archives within %d days", t.Kind, h.Days), Table: h})
+		}
+		for _, a := range t.Alone {
+			for _, h := range a.Horizons {
+				named = append(named, calibration.Named{Name: fmt.Sprintf("%s, %s alone within %d days", t.Kind, a.Protocol, h.Days), Table: h})
+			}
+		}
+		for _, h := range t.Inject {
+			named = append(named, calibration.Named{Name: fmt.Sprintf("%s, inject's outlook within %s", t.Kind, humane.Count(h.Days, "day")), Table: h})
 		}
 	}
 	calibration.WriteVerdict(w, named)
@@ -266,5 +394,26 @@ func (t kindTable) print(w io.Writer) {
 	for _, a := range t.Archives {
 		fmt.Fprintf(w, "  %s: %.0f crawls of 2 pages or more in the year before day 150 (%.4f/day; %.0f reaching the deepest pages); status found %.0f sweeps in its history, used %.4f/day; captures pending at day 150: %.0f; new captures listed within 30 days in %.0f%% of worlds\n",
 			a.Protocol, a.Crawls, a.TrueRate, a.Deep, a.Sweeps, a.Rate, a.Pending, 100*a.FutureShare)
+	}
+	for _, h := range t.TwoArchives {
+		fmt.Fprintf(w, "  at least two archives each holding it alone (status's two_archives) within %d days: predicted %.3f, realised %.3f; Brier %.3f\n",
+			h.Days, h.Predicted, h.Realised, h.Brier)
+		h.WriteBins(w, "    ", "worlds")
+	}
+	for _, a := range t.Alone {
+		for _, h := range a.Horizons {
+			fmt.Fprintf(w, "  %s alone (status's per-archive chance) within %d days: predicted %.3f, realised %.3f; Brier %.3f\n",
+				a.Protocol, h.Days, h.Predicted, h.Realised, h.Brier)
+			h.WriteBins(w, "    ", "worlds")
+		}
+	}
+	if h := t.HeldBy; h != (heldByCheck{}) {
+		fmt.Fprintf(w, "  held_by at day 150 against recover reading each archive alone: %d named and restored, %d named and not restored, %d restored and not named\n",
+			h.Agreed, h.Claimed, h.Missed)
+	}
+	for _, h := range t.Inject {
+		fmt.Fprintf(w, "  inject's outlook of the newest generation (the prior) within %s of its inject: predicted %.3f, realised %.3f; Brier %.3f\n",
+			humane.Count(h.Days, "day"), h.Predicted, h.Realised, h.Brier)
+		h.WriteBins(w, "    ", "worlds")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -74,7 +75,45 @@ type result struct {
 	Observed float64 `json:"observed_days"`
 	// The truth of the world, per archive.
 	Truth []truth `json:"truth"`
-	Error string  `json:"error,omitempty"`
+	// Alone are the world's archives one at a time, in a world of two
+	// or more: what status forecast of each alone and what recover from
+	// each alone restored.
+	Alone []alone `json:"alone,omitempty"`
+	// TwoArchives is status's chance, per horizon, that at least two
+	// archives each hold the newest generation on their own
+	// (Assessment.TwoArchives); nil with one archive.
+	TwoArchives []float64 `json:"two_archives,omitempty"`
+	// Inject is what inject printed for the newest generation when it
+	// made it, and what came of it.
+	Inject []injectOdds `json:"inject_outlook,omitempty"`
+	Error  string       `json:"error,omitempty"`
+}
+
+// alone is one archive of a world of two or more, on its own.
+type alone struct {
+	Protocol string `json:"protocol"`
+	// Predicted is status's chance, per horizon, that this archive
+	// alone holds the newest generation (Assessment.PerArchive); nil
+	// if status gave none.
+	Predicted []float64 `json:"predicted,omitempty"`
+	// Restored is, per horizon, whether the real recover reading this
+	// archive alone restored the newest generation exactly.
+	Restored []bool `json:"restored"`
+	// HeldNow says that status named the archive among those holding
+	// the newest generation on their own at day 150 (Generation.HeldBy);
+	// RestoredNow that recover reading it alone restored it then.
+	HeldNow     bool `json:"held_by_now"`
+	RestoredNow bool `json:"restored_now"`
+}
+
+// injectOdds is inject's printed chance that the generation is
+// recoverable within Days days of its inject (the capture model's prior:
+// inject reads no history), and whether the real recover, on what the
+// archives listed that long after, restored it exactly.
+type injectOdds struct {
+	Days     int     `json:"days"`
+	P        float64 `json:"p"`
+	Restored bool    `json:"restored"`
 }
 
 // pageOdds is one page's forecast capture and what came.
@@ -156,10 +195,24 @@ func runWorld(ctx context.Context, k kind, ki, i int, seed uint64, keys keyPair,
 	}
 	rep, err := status.Run(ctx, status.Options{SiteURL: siteURL, Sources: srcs, ServerKey: keys.Server, Now: now, NoLive: true,
 		History: []history.Store{history.Dir(filepath.Join(w.state, injector.HistoryDir))}})
-	stop()
 	if err != nil {
+		stop()
 		return res, fmt.Errorf("status: %w", err)
 	}
+	if len(archives) > 1 {
+		// Each archive alone, now: what status's held_by says.
+		res.Alone = make([]alone, len(archives))
+		for j, src := range srcs {
+			res.Alone[j] = alone{Protocol: archives[j].Protocol, HeldNow: heldBy(rep, newest.ID, src.Name())}
+			ok, _, err := restore(ctx, srcs[j:j+1], keys.Owner, filepath.Join(w.root, "alone"), w.root, newest)
+			if err != nil {
+				stop()
+				return res, err
+			}
+			res.Alone[j].RestoredNow = ok
+		}
+	}
+	stop()
 	res.Now = rep.Outcome() == status.NewestRecoverable && rep.Newest == newest.ID
 	if a := rep.Assessment; a == nil || a.Generation != newest.ID || a.Error != "" || len(a.Views) == 0 {
 		res.Error = assessmentProblem(rep, newest.ID)
@@ -173,13 +226,19 @@ func runWorld(ctx context.Context, k kind, ki, i int, seed uint64, keys keyPair,
 			}
 		}
 		res.PageOdds = pageOutcomes(a.Capture, archives, caps, now)
-		for _, h := range horizons {
-			p, ok := probabilityAt(a.Views[0].At, h)
-			if !ok {
-				res.Predicted, res.Error = nil, fmt.Sprintf("status gave no probability at %s", h)
-				break
+		var missing bool
+		if res.Predicted, missing = probabilitiesAt(a.Views[0].At); missing {
+			res.Error = "status gave no probability at some horizon"
+		}
+		if len(res.Alone) > 0 {
+			res.TwoArchives, _ = probabilitiesAt(a.TwoArchives)
+			for j, src := range srcs {
+				for _, o := range a.PerArchive {
+					if o.Archive == src.Name() {
+						res.Alone[j].Predicted, _ = probabilitiesAt(o.At)
+					}
+				}
 			}
-			res.Predicted = append(res.Predicted, p)
 		}
 	}
 
@@ -190,6 +249,14 @@ func runWorld(ctx context.Context, k kind, ki, i int, seed uint64, keys keyPair,
 			return res, err
 		}
 		ok, whole, err := restore(ctx, srcs, keys.Owner, filepath.Join(w.root, fmt.Sprintf("out%d", hi)), w.root, newest)
+		for j := range res.Alone {
+			if err != nil {
+				break
+			}
+			var one bool
+			one, _, err = restore(ctx, srcs[j:j+1], keys.Owner, filepath.Join(w.root, "alone"), w.root, newest)
+			res.Alone[j].Restored = append(res.Alone[j].Restored, one)
+		}
 		stop()
 		if err != nil {
 			return res, err
@@ -197,7 +264,37 @@ func runWorld(ctx context.Context, k kind, ki, i int, seed uint64, keys keyPair,
 		res.Restored = append(res.Restored, ok)
 		res.Any = append(res.Any, whole)
 	}
+
+	// What inject printed of the newest generation, against recover
+	// that long after the inject.
+	for _, c := range newest.Outlook {
+		srcs, stop, err := serveAll(archives, caps, newest.At.Add(time.Duration(c.Days)*day), client)
+		if err != nil {
+			return res, err
+		}
+		ok, _, err := restore(ctx, srcs, keys.Owner, filepath.Join(w.root, "inject"), w.root, newest)
+		stop()
+		if err != nil {
+			return res, err
+		}
+		res.Inject = append(res.Inject, injectOdds{Days: c.Days, P: c.Probability, Restored: ok})
+	}
 	return res, nil
+}
+
+// heldBy reports whether status named source among those holding
+// generation gen on their own (Generation.HeldBy).
+func heldBy(rep *status.Report, gen, source string) bool {
+	for _, g := range rep.Generations {
+		if g.ID == gen {
+			for _, h := range g.HeldBy {
+				if h.Source == source {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // pageOutcomes pairs status's capture odds of each page (within
@@ -244,14 +341,17 @@ func assessmentProblem(rep *status.Report, newest string) string {
 	return "status's assessment has no view"
 }
 
-// probabilityAt returns the probability listed at horizon h.
-func probabilityAt(ps []status.Probability, h time.Duration) (float64, bool) {
-	for _, p := range ps {
-		if p.After == h {
-			return p.P, true
+// probabilitiesAt returns the probabilities listed at the horizons; nil
+// and missing true if some horizon is not listed.
+func probabilitiesAt(ps []status.Probability) (out []float64, missing bool) {
+	for _, h := range horizons {
+		i := slices.IndexFunc(ps, func(p status.Probability) bool { return p.After == h })
+		if i < 0 {
+			return nil, true
 		}
+		out = append(out, ps[i].P)
 	}
-	return 0, false
+	return out, false
 }
 
 // restore runs the real recover into out and reports whether it

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -136,8 +137,8 @@ func spread(a *odds.Archive) time.Duration {
 	return 3 * time.Hour
 }
 
-// backtest replays n worlds of kind k.
-func backtest(k kind, n int, seed uint64) (kindResult, error) {
+// backtest replays n worlds of kind k, until ctx is done.
+func backtest(ctx context.Context, k kind, n int, seed uint64) (kindResult, error) {
 	pages := site()
 	layout, printed, err := plan(pages)
 	if err != nil {
@@ -146,6 +147,9 @@ func backtest(k kind, n int, seed uint64) (kindResult, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	var ws []world
 	for range n {
+		if err := ctx.Err(); err != nil {
+			return kindResult{}, err
+		}
 		ws = append(ws, one(k, pages, layout, printed, rng))
 	}
 	return tally(k.name, ws), nil

@@ -18,16 +18,20 @@
 // frequency (small bins miss by 0.05 by chance alone; --truth, which
 // predicts with the worlds' true models, shows how often); the goal is
 // none among bins of 5 worlds or more, in every kind. Exit codes: 0 done (goal met or not: read the
-// table), 1 error, 2 usage.
+// table), 1 error, 2 usage, 130 and 143 stopped by Ctrl-C (SIGINT) or
+// SIGTERM.
 package main
 
 import (
-	"encoding/json"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"time"
+
+	"github.com/lazarus-preserve/lazarus/bench/internal/benchcmd"
 )
 
 func main() {
@@ -43,33 +47,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
 	asJSON := fs.Bool("json", false, "print JSON instead of tables")
 	fs.BoolVar(&useTruth, "truth", false, "predict with the worlds' true models, not fitted ones (checks the computation alone)")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if *worlds < 1 || *worlds > 100000 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "calibrate: --worlds takes 1 to 100000; no arguments")
-		return 2
-	}
-	start := time.Now()
-	var results []kindResult
-	for i, k := range kinds {
-		r, err := backtest(k, *worlds, *seed+uint64(i)*1_000_003)
-		if err != nil {
-			fmt.Fprintf(stderr, "calibrate: %s: %v\n", k.name, err)
-			return 1
+	check := func() error {
+		if *worlds < 1 || *worlds > 100000 {
+			return errors.New("--worlds takes 1 to 100000")
 		}
-		results = append(results, r)
+		return nil
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(results); err != nil {
-			fmt.Fprintln(stderr, "calibrate:", err)
-			return 1
+	return benchcmd.Run(fs, args, stderr, check, func(ctx context.Context) error {
+		start := time.Now()
+		var results []kindResult
+		for i, k := range kinds {
+			r, err := backtest(ctx, k, *worlds, *seed+uint64(i)*1_000_003)
+			if err != nil {
+				return fmt.Errorf("%s: %w", k.name, err)
+			}
+			results = append(results, r)
 		}
-		return 0
-	}
-	print(stdout, results)
-	fmt.Fprintf(stdout, "\n%d worlds in %s\n", *worlds*len(kinds), time.Since(start).Round(time.Millisecond))
-	return 0
+		if *asJSON {
+			return benchcmd.WriteJSON(stdout, results)
+		}
+		print(stdout, results)
+		fmt.Fprintf(stdout, "\n%d worlds in %s\n", *worlds*len(kinds), time.Since(start).Round(time.Millisecond))
+		return nil
+	})
 }

@@ -13,18 +13,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/bench/internal/benchcmd"
 	"github.com/lazarus-preserve/lazarus/internal/sim"
 )
 
@@ -52,68 +49,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&cfg.SweepShare, "sweep-share", cfg.SweepShare, "share of captures made by sweeps")
 	fs.Float64Var(&cfg.RequestSuccess, "request-success", cfg.RequestSuccess, "probability that a capture request succeeds")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "runs simulated at once (0: one per CPU)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+	return benchcmd.Run(fs, args, stderr, cfg.Validate, func(ctx context.Context) error {
+		start := time.Now()
+		rep, err := sim.Run(ctx, cfg)
+		if err != nil {
+			return err
 		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "sim: error: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	if err := cfg.Validate(); err != nil {
-		fmt.Fprintf(stderr, "sim: error: %v\n", err)
-		return 2
-	}
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case sig := <-sigs:
-			cancel(signalError{sig})
-		case <-ctx.Done():
+		elapsed := time.Since(start)
+		if *asJSON {
+			return benchcmd.WriteJSON(stdout, struct {
+				*sim.Report
+				Seconds float64 `json:"seconds"`
+			}{rep, elapsed.Seconds()})
 		}
-	}()
-	start := time.Now()
-	rep, err := sim.Run(ctx, cfg)
-	elapsed := time.Since(start)
-	if err != nil {
-		var sig signalError
-		if errors.As(context.Cause(ctx), &sig) {
-			fmt.Fprintf(stderr, "sim: stopped by %v\n", sig.sig)
-			if sig.sig == syscall.SIGTERM {
-				return 143
-			}
-			return 130
+		if err := rep.WriteText(stdout); err != nil {
+			return err
 		}
-		fmt.Fprintf(stderr, "sim: error: %v\n", err)
-		return 1
-	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(struct {
-			*sim.Report
-			Seconds float64 `json:"seconds"`
-		}{rep, elapsed.Seconds()})
-	} else if err = rep.WriteText(stdout); err == nil {
 		_, err = fmt.Fprintf(stdout, "\n%d runs in %.1f s\n", cfg.Runs, elapsed.Seconds())
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "sim: error: %v\n", err)
-		return 1
-	}
-	return 0
+		return err
+	})
 }
-
-// signalError is the cause of a run stopped by a signal.
-type signalError struct{ sig os.Signal }
-
-func (e signalError) Error() string { return "stopped by " + e.sig.String() }
 
 // sizeFlag is a byte count given as 2097152, 512KiB, 2MiB, 512K or 2M.
 type sizeFlag struct{ n *int64 }

@@ -1,6 +1,7 @@
 package odds
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -99,6 +100,7 @@ func fitArchive(h History, name string, p Prior) Archive {
 			caps = append(caps, c)
 		}
 	}
+	slices.SortFunc(caps, func(a, b Capture) int { return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Page, b.Page)) })
 	sweeps := FindSweeps(caps, len(h.Pages), days, gapOf(p), p.OnePage, p.Weight)
 	a.Evidence = Evidence{Days: days, Captures: len(caps), Sweeps: len(sweeps), Prior: days < p.Weight || len(caps) == 0}
 
@@ -145,22 +147,15 @@ func fitArchive(h History, name string, p Prior) Archive {
 	}
 
 	// One-page captures: the rest, pooled by depth; pages with three or
-	// more keep a rate of their own. They are counted as occasions: a
-	// capture less than a day after the page's last counted one belongs
-	// to the same occasion (a page shared and saved several times in a
-	// burst), as what the model needs is the chance of at least one
-	// capture within a horizon, not how many.
+	// more keep a rate of their own. They are counted as occasions, as
+	// FindSweeps counts its background (a page saved several times in a
+	// burst is one occasion).
 	own := map[string]int{}
-	last := map[string]time.Time{}
-	for _, c := range slices.SortedFunc(slices.Values(caps), func(a, b Capture) int { return a.Time.Compare(b.Time) }) {
-		if inSweep[c] {
-			continue
+	occ := occasions{}
+	for _, c := range caps { // in time order
+		if !inSweep[c] && occ.begins(c) {
+			own[c.Page]++
 		}
-		if t, ok := last[c.Page]; ok && c.Time.Sub(t) < occasion {
-			continue
-		}
-		last[c.Page] = c.Time
-		own[c.Page]++
 	}
 	// Each level's pages share a gamma prior, fitted to them by the
 	// method of moments on top of the archive's own: mean m, and a weight
@@ -205,10 +200,6 @@ func fitArchive(h History, name string, p Prior) Archive {
 	}
 	return a
 }
-
-// occasion is how long after a page's one-page capture a further one
-// counts as the same occasion.
-const occasion = 24 * time.Hour
 
 // gapOf returns the prior's sweep gap, a day when it names none.
 func gapOf(p Prior) time.Duration {

@@ -175,3 +175,26 @@ func TestFitCountsBurstsAsOccasions(t *testing.T) {
 		t.Errorf("three bursts of five captures: rate %.5f/day; three single captures: %.5f/day", bursts, single)
 	}
 }
+
+// TestFindSweepsBehindABurstyRoot: a root page saved ten times within an
+// hour every day is one occasion a day in the background, not ten, so a
+// crawl of eight other pages in an hour still stands out as a sweep (ten
+// captures a day would make eight pages in a day and a half likely).
+func TestFindSweepsBehindABurstyRoot(t *testing.T) {
+	pages := plantedSite(40)
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	var caps []Capture
+	for d := range 300 {
+		for i := range 10 {
+			caps = append(caps, Capture{Page: pages[0].Key, Time: now.Add(-time.Duration(d)*Day + time.Duration(i)*5*time.Minute)})
+		}
+	}
+	crawl := now.Add(-100*Day + 12*time.Hour)
+	for i := 1; i <= 8; i++ {
+		caps = append(caps, Capture{Page: pages[i].Key, Time: crawl.Add(time.Duration(i) * 5 * time.Minute)})
+	}
+	sweeps := FindSweeps(caps, len(pages), 300, Wayback.Gap, Wayback.OnePage, Wayback.Weight)
+	if len(sweeps) != 1 || len(sweeps[0].Pages) < 8 || sweeps[0].End.Before(crawl) {
+		t.Fatalf("sweeps %+v, want the crawl of 8 pages", sweeps)
+	}
+}

@@ -28,9 +28,10 @@ const SweepSignificance = 1e-3
 // pages pages observed for days days: clusters of captures with no pause
 // longer than gap that took more distinct pages than the background rate
 // of one-page captures makes likely. The background rate is estimated from
-// the captures outside sweeps (with the prior rate prior per page per day,
-// weighing weight days), and the clusters judged again, until no cluster
-// changes side. A cluster of fewer than two distinct pages is never a
+// the occasions outside sweeps (a page's captures within a day of the
+// first are one: see occasions; with the prior rate prior per page per
+// day, weighing weight days), and the clusters judged again, until no
+// cluster changes side. A cluster of fewer than two distinct pages is never a
 // sweep.
 func FindSweeps(caps []Capture, pages int, days float64, gap time.Duration, prior, weight float64) []Sweep {
 	clusters := clusterCaptures(caps, gap)
@@ -42,7 +43,7 @@ func FindSweeps(caps []Capture, pages int, days float64, gap time.Duration, prio
 		var bg int
 		for i, c := range clusters {
 			if !sweep[i] {
-				bg += c.captures
+				bg += c.occasions
 			}
 		}
 		// One-page captures per page per day, the site's background.
@@ -72,7 +73,27 @@ func FindSweeps(caps []Capture, pages int, days float64, gap time.Duration, prio
 // cluster is a run of captures with no pause longer than the gap.
 type cluster struct {
 	Sweep
-	captures int
+	occasions int // its captures that began an occasion of their page
+}
+
+// occasion is how long after the capture that began an occasion of a
+// page a further capture of it belongs to the same occasion (a page
+// shared and saved several times in a burst): what the model needs is
+// the chance of at least one capture within a horizon, not how many.
+const occasion = 24 * time.Hour
+
+// occasions is, per page, when its last occasion began, for captures
+// taken in time order.
+type occasions map[string]time.Time
+
+// begins reports whether capture c begins an occasion of its page (none
+// began less than a day before it), and if so records it.
+func (o occasions) begins(c Capture) bool {
+	if t, ok := o[c.Page]; ok && c.Time.Sub(t) < occasion {
+		return false
+	}
+	o[c.Page] = c.Time
+	return true
 }
 
 // clusterCaptures groups captures (in time order) into clusters: a new one
@@ -86,6 +107,7 @@ func clusterCaptures(caps []Capture, gap time.Duration) []cluster {
 	})
 	var out []cluster
 	seen := map[string]bool{}
+	occ := occasions{}
 	for _, c := range sorted {
 		n := len(out)
 		if n == 0 || c.Time.Sub(out[n-1].End) > gap || seen[c.Page] {
@@ -95,7 +117,9 @@ func clusterCaptures(caps []Capture, gap time.Duration) []cluster {
 		}
 		cl := &out[n-1]
 		cl.End = c.Time
-		cl.captures++
+		if occ.begins(c) {
+			cl.occasions++
+		}
 		if !seen[c.Page] {
 			seen[c.Page] = true
 			cl.Pages = append(cl.Pages, c.Page)

@@ -14,10 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
-	"github.com/lazarus-preserve/lazarus/internal/history"
-	"github.com/lazarus-preserve/lazarus/internal/sitetest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 	"github.com/lazarus-preserve/lazarus/internal/status"
 	"github.com/lazarus-preserve/lazarus/internal/warc"
@@ -165,22 +162,7 @@ func TestLinksToUnknownPagesNotKept(t *testing.T) {
 // from the history, no spot check, no live read), takes the depths from
 // there instead of leaving them unknown.
 func TestDepthFromInjectsHistory(t *testing.T) {
-	s := sitetest.NewSite(t)
-	sitetest.Linked(t, s.Dir, 6)
-	sitetest.ServerSide(t, s.Dir, 4000)
-	o := s.Options("https://example.org/")
-	o.Includes = s.Include("app")
-	o.Now = func() time.Time { return statusT1 }
-	sitetest.Inject(t, o)
-	srv, err := archivetest.New(sitetest.CapturesOf(t, s.Pages(), statusT1.Add(time.Hour)), archivetest.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	client := source.NewClient(source.ClientOptions{Rate: 60000})
-	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", ServerKey: s.Server.Marshal(), Now: statusNow, NoLive: true,
-		SpotChecks: status.NoSpotChecks, History: []history.Store{history.Dir(filepath.Join(o.StateDir, injector.HistoryDir))},
-		Sources: []source.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Dialect: source.DialectWayback, Client: client}}})
+	rep, srv := injectedSiteStatus(t)
 	if n := srv.RequestsTo("/web/"); n != 0 {
 		t.Fatalf("%d captures fetched: their links were read", n)
 	}

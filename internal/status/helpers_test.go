@@ -13,12 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/injector"
 	"github.com/lazarus-preserve/lazarus/internal/archive/archivetest"
 	"github.com/lazarus-preserve/lazarus/internal/block"
 	"github.com/lazarus-preserve/lazarus/internal/history"
 	"github.com/lazarus-preserve/lazarus/internal/htmlblock"
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/sitetest"
+	"github.com/lazarus-preserve/lazarus/internal/source"
 	"github.com/lazarus-preserve/lazarus/internal/status"
 )
 
@@ -203,6 +205,32 @@ func (w *statusWorld) statusOpts(hist bool, state string) status.Options {
 		o.History = []history.Store{w.site.hist}
 	}
 	return o
+}
+
+// injectedSiteStatus injects a six-page site with a server side at
+// statusT1 and runs status at statusNow, with inject's serve history and
+// neither spot checks nor live reads, on a Wayback Machine holding every
+// page captured an hour later and caps besides; it returns the report
+// and the archive.
+func injectedSiteStatus(t *testing.T, caps ...archivetest.Capture) (*status.Report, *archivetest.Server) {
+	t.Helper()
+	s := sitetest.NewSite(t)
+	sitetest.Linked(t, s.Dir, 6)
+	sitetest.ServerSide(t, s.Dir, 4000)
+	o := s.Options("https://example.org/")
+	o.Includes = s.Include("app")
+	o.Now = func() time.Time { return statusT1 }
+	sitetest.Inject(t, o)
+	srv, err := archivetest.New(append(sitetest.CapturesOf(t, s.Pages(), statusT1.Add(time.Hour)), caps...), archivetest.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	client := source.NewClient(source.ClientOptions{Rate: 60000})
+	rep := runStatus(t, status.Options{SiteURL: "https://example.org/", ServerKey: s.Server.Marshal(), Now: statusNow, NoLive: true,
+		SpotChecks: status.NoSpotChecks, History: []history.Store{history.Dir(filepath.Join(o.StateDir, injector.HistoryDir))},
+		Sources: []source.Source{source.CDXSource{Base: srv.URL, Label: "wayback", Dialect: source.DialectWayback, Client: client}}})
+	return rep, srv
 }
 
 func runStatus(t *testing.T, o status.Options) *status.Report {

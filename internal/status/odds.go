@@ -121,7 +121,7 @@ func (r *statusRun) model(in modelInput, out *Assessment) {
 	}
 	out.Evidence = modelEvidence(m)
 	out.Capture = captureOdds(m, in.pages)
-	twoArchives(m, in, in.per, times, at, out)
+	twoArchives(m, in, in.per, at, out)
 	seen := map[string]bool{}
 	for _, cs := range in.captures {
 		for _, c := range cs {

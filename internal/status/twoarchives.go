@@ -34,17 +34,17 @@ type perArchive struct {
 // takes archives as independent of one another, so the chance that two
 // or more succeed follows from the single ones, and lower bounds on each
 // give a lower bound on it (it grows with each).
-func twoArchives(m *odds.Model, in modelInput, per perArchive, times, at []time.Duration, out *Assessment) {
+func twoArchives(m *odds.Model, in modelInput, per perArchive, at []time.Duration, out *Assessment) {
 	var curves [][]float64
 	for _, a := range m.Archives {
 		one := &odds.Model{Archives: []odds.Archive{a}}
 		needs, bySeg := odds.Needs(in.pages, odds.Layout{Blocks: in.blocks, K: in.k, Stripes: in.stripes, Manifest: in.manifest,
 			Had: per.had[a.Name], ManifestHad: per.manifest[a.Name]})
 		gen := generationNeeds(needs, bySeg, in.listing)
-		c := make([]float64, 0, len(times))
-		for _, t := range times {
+		c := make([]float64, 0, len(at))
+		for _, t := range at {
 			p := one.Recoverable(in.pages, gen, t)
-			if n := len(c); n > 0 {
+			if n := len(c); n > 0 && at[n-1] <= t {
 				p = max(p, c[n-1]) // never falls as the horizon grows
 			}
 			c = append(c, finite(p))
@@ -62,7 +62,7 @@ func twoArchives(m *odds.Model, in modelInput, per perArchive, times, at []time.
 		if per.held[name] {
 			p = 1
 		}
-		c := make([]float64, len(times))
+		c := make([]float64, len(at))
 		for i := range c {
 			c[i] = p
 		}
@@ -72,9 +72,9 @@ func twoArchives(m *odds.Model, in modelInput, per perArchive, times, at []time.
 	if len(curves) < 2 {
 		return
 	}
-	two := make([]float64, len(times))
+	two := make([]float64, len(at))
 	ps := make([]float64, len(curves))
-	for i := range times {
+	for i := range at {
 		for j, c := range curves {
 			ps[j] = c[i]
 		}
