@@ -416,16 +416,18 @@ func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 }
 
 // carryOver starts the placement of the generation id, stored and not
-// yet published, from its parent's (the generation served, as a rule),
-// so that instances switching to it do not (see Handler.carryOver); a
-// failure is left to them.
+// yet published, from its parent's (the generation served, as a rule)
+// and copies the parent's records, so that instances switching to it
+// find it done (see Handler.use); a failure is left to them.
 func (b *builder) carryOver(ctx context.Context, id string) {
 	g, err := b.bundle.loadGeneration(ctx, id)
 	if err != nil {
 		return
 	}
 	b.h.attachPlacer(g)
-	b.h.carryOver(g, b.h.gen.Load())
+	parent := b.h.gen.Load()
+	b.h.startCarry(g, parent)
+	b.h.copyPlacement(ctx, g, parent)
 }
 
 // currentValue reads the bundle's current key as stored (nil if there is

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -161,12 +162,13 @@ type Handler struct {
 	cache       *blockCache // armored blocks
 	pages       *blockCache // finished pages by ETag
 	inspected   *fifoCache[[sha256.Size]byte, inspection]
-	sums        *bodySums     // the digest of each path's last page (bodysum.go)
-	linked      *linkSet      // paths verified pages link to
-	learned     *carrierLog   // carrier pages seen since the last build (carriers.go)
-	changes     *changeCache  // paths whose pages the module changes, or not
-	history     *serveHistory // page versions to record (servehistory.go)
-	auditor     *auditor      // the scheduled audit, if configured (audit.go)
+	sums        *bodySums      // the digest of each path's last page (bodysum.go)
+	linked      *linkSet       // paths verified pages link to
+	learned     *carrierLog    // carrier pages seen since the last build (carriers.go)
+	changes     *changeCache   // paths whose pages the module changes, or not
+	history     *serveHistory  // page versions to record (servehistory.go)
+	auditor     *auditor       // the scheduled audit, if configured (audit.go)
+	background  sync.WaitGroup // placement copies and pruning after a switch (switch.go)
 	gen         atomic.Pointer[generation]
 	prev        atomic.Pointer[riding]   // the generation the current one replaced, if still stored
 	safe        atomic.Pointer[safeMark] // when an audit first showed the current generation safe (auditevidence.go)
@@ -374,6 +376,7 @@ func (h *Handler) Cleanup() error {
 		h.auditor.stop()
 	}
 	h.history.close()
+	h.background.Wait()
 	h.gen.Store(nil)
 	h.prev.Store(nil)
 	h.cache = newBlockCache(defaultCacheBytes)

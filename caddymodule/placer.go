@@ -266,7 +266,7 @@ func (p *placer) create(ctx context.Context, q placeRequest) (*assignment, error
 	case !q.verified && st.UnverifiedRecords >= p.maxUnverified:
 		return p.table(q.key), nil
 	}
-	if a, err = p.fromParent(ctx, q.key); err != nil {
+	if a, err = p.fromParent(ctx, st, q.key); err != nil {
 		return nil, err
 	}
 	if a != nil {
@@ -283,11 +283,11 @@ func (p *placer) create(ctx context.Context, q placeRequest) (*assignment, error
 
 // update counts the unverified record a as verified if q is, and tops
 // it up if it was carried over. A carried record is counted in st only
-// if the carry-over completed (placerState.Carried).
+// if the copy counted it (placerState.countsCarried).
 func (p *placer) update(ctx context.Context, st *placerState, q placeRequest, a *assignment) (*assignment, error) {
 	v := *a
 	v.blocks = slices.Clone(a.blocks)
-	if !a.carried || st.Carried {
+	if !a.carried || st.countsCarried(q.key) {
 		st.count(a, -1)
 	}
 	v.unverified = v.unverified && !q.verified
@@ -305,7 +305,7 @@ func (p *placer) update(ctx context.Context, st *placerState, q placeRequest, a 
 // full.
 func (p *placer) commit(ctx context.Context, st *placerState, key string, a *assignment) error {
 	st.count(a, +1)
-	st.Full = st.Records >= maxRecords || slices.Min(st.Counts) >= p.copies
+	st.Full = st.full(p.copies)
 	if err := p.storeState(ctx, st); err != nil {
 		return err
 	}
@@ -354,7 +354,7 @@ func (p *placer) fillFrom(st *placerState, a *assignment, room int64) bool {
 	for cand.Len() > 0 {
 		i := heap.Pop(cand).(int)
 		ref := p.g.blocks[i].ref
-		if p.light && st.Counts[i] >= p.copies {
+		if p.light && st.carriers(i) >= p.copies {
 			break // the rest have their carriers too: the heap yields fewest first
 		}
 		if stripes[stripeKey{ref.Segment, ref.Stripe}] && (p.light || slices.Contains(a.blocks, i)) {
@@ -377,8 +377,9 @@ type stripeKey struct {
 	stripe  uint32
 }
 
-// coverageHeap orders block indices by verified carriers, unverified
-// carriers, then position in the tie order.
+// coverageHeap orders block indices by verified carriers (with those
+// pending: see placerState.carriers), unverified carriers, then position
+// in the tie order.
 type coverageHeap struct {
 	idx  []int
 	st   *placerState
@@ -389,7 +390,7 @@ func (h *coverageHeap) Len() int { return len(h.idx) }
 
 func (h *coverageHeap) Less(x, y int) bool {
 	a, b := h.idx[x], h.idx[y]
-	return cmp.Or(cmp.Compare(h.st.Counts[a], h.st.Counts[b]), cmp.Compare(h.st.UnverifiedCounts[a], h.st.UnverifiedCounts[b]),
+	return cmp.Or(cmp.Compare(h.st.carriers(a), h.st.carriers(b)), cmp.Compare(h.st.UnverifiedCounts[a], h.st.UnverifiedCounts[b]),
 		cmp.Compare(h.rank[a], h.rank[b])) < 0
 }
 

@@ -88,7 +88,7 @@ func TestPlacementKeepsUnchangedSegments(t *testing.T) {
 			g2 := segGeneration(genID(2), genID(1), segSpec{"app", 1, genID(1), 3, 12, 1000}, segSpec{"db", 2, genID(2), 1, 4, 500})
 			later := genTime.Add(time.Hour)
 			p2 := childPlacer(st, g2, budget, 1, light, later)
-			if _, err := p2.carryOver(context.Background()); err != nil {
+			if _, err := p2.carryOver(context.Background(), g1); err != nil {
 				t.Fatal(err)
 			}
 			for i := 15; i >= 0; i-- { // another order
@@ -122,10 +122,11 @@ func TestPlacementContinuesAfterSwitch(t *testing.T) {
 	budget := 2 * armoredSize(1000)
 	seen := map[manifest.BlockRef]bool{}
 	var prev manifest.ID
+	var parent *generation
 	for gen := byte(1); gen <= 4; gen++ {
 		g := segGeneration(genID(gen), prev, app, segSpec{"db", gen, genID(gen), 1, 3, 200})
 		p := childPlacer(st, g, budget, 1, true, genTime.Add(time.Duration(gen)*time.Hour))
-		if _, err := p.carryOver(context.Background()); err != nil {
+		if _, err := p.carryOver(context.Background(), parent); err != nil {
 			t.Fatal(err)
 		}
 		for i := range 8 {
@@ -134,7 +135,7 @@ func TestPlacementContinuesAfterSwitch(t *testing.T) {
 				seen[r] = true
 			}
 		}
-		prev = genID(gen)
+		prev, parent = genID(gen), g
 	}
 	if len(seen) != 32 {
 		t.Fatalf("the crawl saw %d distinct app blocks, want 32", len(seen))
@@ -153,7 +154,7 @@ func TestPlacementCarriesLatePages(t *testing.T) {
 	p1 := childPlacer(st, g1, budget, 3, false, genTime)
 	mustAssign(t, p1, "/early", true)
 	p2 := childPlacer(st, g2, budget, 3, false, genTime.Add(time.Hour))
-	if n, err := p2.carryOver(context.Background()); err != nil || n != 1 {
+	if n, err := p2.carryOver(context.Background(), g1); err != nil || n != 1 {
 		t.Fatalf("carried %d records, %v; want 1", n, err)
 	}
 	late := mustAssign(t, p1, "/late", true)
@@ -184,7 +185,7 @@ func TestPlacementTopsUpCarriedPages(t *testing.T) {
 		mustAssign(t, p1, fmt.Sprintf("/p%d", i), true)
 	}
 	p2 := childPlacer(st, g2, budget, 1, true, genTime.Add(time.Hour))
-	if _, err := p2.carryOver(context.Background()); err != nil {
+	if _, err := p2.carryOver(context.Background(), g1); err != nil {
 		t.Fatal(err)
 	}
 	covered := map[manifest.BlockRef]bool{}
@@ -267,7 +268,7 @@ func TestPlacementCountsAfterInterruptedCarryOver(t *testing.T) {
 		keys = append(keys, key)
 	}
 	p2 := childPlacer(st, g2, budget, 3, false, genTime.Add(time.Hour))
-	if _, err := p2.carryOver(context.Background()); err == nil {
+	if _, err := p2.carryOver(context.Background(), g1); err == nil {
 		t.Fatal("the carry-over did not fail with storage failing")
 	}
 	st.healed = true
@@ -297,7 +298,7 @@ func TestCarryOverCopiesLinkedPagesPastEndlessURLs(t *testing.T) {
 	}
 	p2 := childPlacer(st, g2, budget, 3, false, genTime.Add(time.Hour))
 	p2.maxUnverified = 5
-	n, err := p2.carryOver(context.Background())
+	n, err := p2.carryOver(context.Background(), g1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,8 @@ func TestCarriedPageChangesLastModifiedWhenRidingEnds(t *testing.T) {
 		g.placer = childPlacer(st, g, budget, 1, true, now)
 		g.placer.now = h.now
 		h.prev.Store(&riding{g: parent})
-		h.carryOver(g, parent)
+		h.startCarry(g, parent)
+		h.copyPlacement(h.ctx, g, parent)
 		now = now.Add(time.Minute)
 		return g
 	}

@@ -8,7 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"time"
+
+	"github.com/caddyserver/certmagic"
 )
 
 // The placement of a generation in storage, under the placer's prefix
@@ -38,11 +41,53 @@ type placerState struct {
 	// own site and key (see Handler.prunePlacement).
 	Site  string `json:"site,omitempty"`
 	KeyID string `json:"key_id,omitempty"`
-	// Carried is set by a carry-over that completed (see
-	// placer.carryOver): the records it marked carried are counted. A
-	// state started without it (the carry-over failed half way) counts
-	// none of them until they are served.
+	// Carried is set once the copy of the parent's records completed
+	// (see placer.copyParent): the records marked carried are counted. A
+	// state with neither Carried nor Copying (a copy by an earlier
+	// version that failed half way) counts none of them until served.
 	Carried bool `json:"carried,omitempty"`
+	// Copying is set while the parent's records are being copied: those
+	// whose hash is CopiedTo or before are copied (and counted, if
+	// marked carried); Pending are the verified carriers of each block
+	// among the parent's records not carried over yet, from its state
+	// when the copy started (an estimate: records it makes later are
+	// not in it). Coverage is Counts plus Pending; the state is not
+	// Full while copying.
+	Copying  bool   `json:"copying,omitempty"`
+	CopiedTo string `json:"copied_to,omitempty"`
+	Pending  []int  `json:"pending,omitempty"`
+}
+
+// carriers is the coverage of block i: its verified carriers, with
+// those pending (see Pending).
+func (st *placerState) carriers(i int) int {
+	if st.Pending != nil {
+		return st.Counts[i] + st.Pending[i]
+	}
+	return st.Counts[i]
+}
+
+// coverage is carriers of every block.
+func (st *placerState) coverage() []int {
+	out := make([]int, len(st.Counts))
+	for i := range out {
+		out[i] = st.carriers(i)
+	}
+	return out
+}
+
+// full reports whether new pages need no records: every block has
+// copies verified carriers, or maxRecords verified pages have records;
+// never while the parent's records are being copied (pages they name
+// must not get table entries).
+func (st *placerState) full(copies int) bool {
+	return !st.Copying && (st.Records >= maxRecords || slices.Min(st.Counts) >= copies)
+}
+
+// countsCarried reports whether the carried record of key is counted:
+// copied by a copy that completed, or that stored its progress past it.
+func (st *placerState) countsCarried(key string) bool {
+	return st.Carried || st.Copying && recordHash(key) <= st.CopiedTo
 }
 
 // count adds n (+1 or -1) records of a to the state.
@@ -87,8 +132,8 @@ func (p *placer) loadState(ctx context.Context) (*placerState, error) {
 	if st.UnverifiedCounts == nil { // none yet, or a state made before they were counted
 		st.UnverifiedCounts = make([]int, len(p.g.blocks))
 	}
-	if len(st.Counts) != len(p.g.blocks) || len(st.UnverifiedCounts) != len(p.g.blocks) {
-		return nil, fmt.Errorf("placement state: %d and %d counts for %d blocks", len(st.Counts), len(st.UnverifiedCounts), len(p.g.blocks))
+	if len(st.Counts) != len(p.g.blocks) || len(st.UnverifiedCounts) != len(p.g.blocks) || st.Pending != nil && len(st.Pending) != len(p.g.blocks) {
+		return nil, fmt.Errorf("placement state: %d, %d and %d counts for %d blocks", len(st.Counts), len(st.UnverifiedCounts), len(st.Pending), len(p.g.blocks))
 	}
 	p.adopt(st)
 	return st, nil
@@ -103,6 +148,23 @@ func (p *placer) newState() *placerState {
 		}
 	}
 	return st
+}
+
+// readState reads the placement state stored under prefix, nil if there
+// is none.
+func readState(ctx context.Context, st certmagic.Storage, prefix string) (*placerState, error) {
+	v, err := loadLimited(ctx, st, prefix+"state", maxStateBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	s := &placerState{}
+	if err == nil {
+		err = decodeState(v, s)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // decodeState reads a stored state v into st.
@@ -126,7 +188,7 @@ func (p *placer) adopt(st *placerState) {
 		p.manifest[l] = true
 	}
 	if p.onChange != nil {
-		p.onChange(st.Counts)
+		p.onChange(st.coverage())
 	}
 }
 
@@ -179,13 +241,22 @@ func (p *placer) readRecord(ctx context.Context, skey string) (*pageRecord, erro
 		return nil, err
 	}
 	if len(v) > maxRecordBytes {
-		return nil, fmt.Errorf("placement record %s: %d bytes", skey, len(v))
+		return nil, fmt.Errorf("%w %s: %d bytes", errUnreadableRecord, skey, len(v))
 	}
 	rec := &pageRecord{}
 	if err := json.Unmarshal(v, rec); err != nil {
-		return nil, fmt.Errorf("placement record %s: %w", skey, err)
+		return nil, fmt.Errorf("%w %s: %v", errUnreadableRecord, skey, err)
 	}
 	return rec, nil
+}
+
+// errUnreadableRecord is a stored record that is not one: not JSON, too
+// large, or stored under another path's name.
+var errUnreadableRecord = errors.New("unreadable placement record")
+
+// unreadable reports whether err is a record's fault, not the storage's.
+func unreadable(err error) bool {
+	return errors.Is(err, errUnreadableRecord) || errors.Is(err, errTooLarge)
 }
 
 func (p *placer) resolve(rec *pageRecord) (*assignment, error) {

@@ -1,6 +1,7 @@
 package caddymodule
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -87,11 +88,18 @@ func (h *Handler) reload(broken *generation) {
 }
 
 // use switches to the loaded generation g; cur is the one it replaces.
+// Its placement starts from its parent's here (one state read and
+// write); the parent's records are copied, and placements no longer
+// needed deleted, in the background (see copyPlacement).
 func (h *Handler) use(g, cur *generation) {
 	h.holdSince = time.Time{}
 	h.attachPlacer(g)
 	prev := h.loadPrevious(g, cur)
-	h.carryOver(g, prev)
+	parent := prev
+	if cur != nil && cur.id == g.previous {
+		parent = cur
+	}
+	h.startCarry(g, parent)
 	if err := g.placer.refresh(h.ctx); err != nil { // sets the coverage metrics
 		h.logger.Warn("reading lazarus placement state", zap.String("generation", g.id), zap.Error(err))
 	}
@@ -112,7 +120,12 @@ func (h *Handler) use(g, cur *generation) {
 	}
 	h.logger.Info("loaded lazarus generation", zap.String("generation", g.id),
 		zap.Int("blocks", len(g.blocks)), zap.Int("pages_in_plan", len(g.pages)), zap.String("placement", placement))
-	h.prunePlacement(g, prev)
+	h.background.Add(1)
+	go func() {
+		defer h.background.Done()
+		h.copyPlacement(h.ctx, g, parent)
+		h.prunePlacement(g, prev)
+	}()
 	if h.auditor != nil {
 		h.auditor.loaded() // capture requests for g, if configured
 	}
@@ -193,25 +206,55 @@ func (h *Handler) loadPrevious(g, cur *generation) *generation {
 	return p
 }
 
-// carryOver starts g's placement from its parent's (see
-// placer.carryOver), unless it was started already (a self-building
-// handler's builder does it before it publishes g). Should it fail, g's
-// placement starts afresh, page by page still carrying over the parent's
-// records as pages are first served. parent is g's parent generation,
-// nil if it is not loaded (see parentRode).
-func (h *Handler) carryOver(g, parent *generation) {
+// startCarry starts g's placement from its parent's (see
+// placer.startCarry), unless it was started already (by another
+// instance, or a self-building handler's builder before it published
+// g). Should it fail, g's placement starts afresh, pages still carrying
+// over the parent's records as they are first served. parent is g's
+// parent generation, nil if it is not loaded (see parentRode).
+func (h *Handler) startCarry(g, parent *generation) {
 	g.placer.parentRode = h.parentRode(g, parent)
-	start := time.Now()
-	n, err := g.placer.carryOver(h.ctx)
-	if err != nil {
+	if err := g.placer.startCarry(h.ctx, parent); err != nil {
 		h.logger.Warn("carrying the placement of the previous lazarus generation over", zap.String("generation", g.id), zap.Error(err))
-		return
 	}
-	if n > 0 {
-		h.logger.Info("carried the placement of the previous lazarus generation over", zap.String("generation", g.id),
+}
+
+// copyPlacement copies the parent's page records into g's placement
+// (see placer.copyParent), first finishing the parent's own copy if it
+// is still under way (its records are the ones to copy); should
+// storage fail, it tries again, a few times, while ctx lasts.
+func (h *Handler) copyPlacement(ctx context.Context, g, parent *generation) {
+	start := time.Now()
+	n, err := 0, error(nil)
+	for try, pause := 0, time.Second; try < copyTries; try, pause = try+1, 4*pause {
+		if parent != nil && parent.placer != nil {
+			_, err = parent.placer.copyParent(ctx)
+		}
+		if err == nil {
+			var more int
+			more, err = g.placer.copyParent(ctx)
+			n += more
+		}
+		if err == nil || ctx.Err() != nil {
+			break
+		}
+		h.logger.Warn("copying the placement of the previous lazarus generation; trying again", zap.String("generation", g.id), zap.Duration("in", pause), zap.Error(err))
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
+	}
+	switch {
+	case err != nil:
+		h.logger.Warn("copying the placement of the previous lazarus generation; pages carry it over as they are served", zap.String("generation", g.id), zap.Error(err))
+	case n > 0:
+		h.logger.Info("copied the placement of the previous lazarus generation", zap.String("generation", g.id),
 			zap.String("previous", g.previous), zap.Int("pages", n), zap.Duration("took", time.Since(start)))
 	}
 }
+
+// copyTries bounds the attempts of copyPlacement.
+const copyTries = 5
 
 // parentRode bounds when pages served under parent, g's parent, last
 // carried blocks of the generation before it riding along: the latest
