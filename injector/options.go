@@ -96,6 +96,10 @@ type Options struct {
 	// certain to be kept, and a few captures soon after publishing make
 	// high estimates.
 	Capture map[string]float64
+	// Requests, when set, plans a target plan for the capture requests
+	// that follow the run, within their horizon, instead of Capture (see
+	// Requests). Nil: no requests are counted on.
+	Requests *Requests
 	// Redundancy (with Target zero) is the parity blocks per data block,
 	// in (0, 255]; defaults to 1.0.
 	Redundancy float64

@@ -45,7 +45,7 @@ func (r *run) plan(segs []segmentInfo) error {
 	if err := r.sign(prev, changed); err != nil {
 		return err
 	}
-	if len(r.o.Capture) > 0 && r.res.CaptureRates == 0 {
+	if len(r.o.Capture) > 0 && r.o.Requests == nil && r.res.CaptureRates == 0 {
 		r.res.Warnings = append(r.res.Warnings, "none of the pages the capture probabilities name is a carrier page: every page was planned as kept with probability 1/2")
 	}
 	if t, got := r.o.Target, r.res.Recoverability; t > 0 && got < t {
@@ -142,13 +142,22 @@ func (r *run) place(segs []segmentInfo, keep *placement.Plan) (*placement.Plan, 
 	r.res.Carriers = len(carriers)
 	p, err := placement.Place(in, carriers, placement.Options{
 		MaxBlockBytes: r.o.blockBudget(), Redundancy: r.o.Redundancy, ManifestBytes: manifestReserve,
-		Target: r.o.Target, Capture: r.o.capture(), NoSpare: !r.o.Fill,
+		Target: r.o.Target, Capture: r.o.planCapture(carrierURLs(carriers)), NoSpare: !r.o.Fill,
 		Old: r.oldBlocks(segs), OldBeforeSpare: true, // make-before-break: the previous generation stays before spare parity
 	})
 	if err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// carrierURLs are the carriers' URLs.
+func carrierURLs(carriers []placement.Carrier) []string {
+	out := make([]string, len(carriers))
+	for i, c := range carriers {
+		out[i] = c.URL
+	}
+	return out
 }
 
 // previousPlacement returns where a segment's blocks were: in keep (an
@@ -183,7 +192,7 @@ func (r *run) apply(p *placement.Plan, segs []segmentInfo) {
 	r.gen.Manifests = slices.DeleteFunc(slices.Clone(p.Manifest), isVirtual) // the plan keeps its own
 	r.old = p.Old
 	r.added = p.Bytes
-	r.res.Recoverability, r.res.Target = p.Recoverability, r.o.Target
+	r.res.Recoverability, r.res.Target, r.res.Requests = p.Recoverability, r.o.Target, r.o.Requests
 	r.res.Outlook = r.outlook(p)
 	r.res.Kept = r.keptGenerations(p.Old)
 	r.res.CaptureRates = 0

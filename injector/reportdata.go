@@ -20,6 +20,11 @@ type Report struct {
 	// planned by redundancy).
 	Recoverability float64 `json:"recoverability"`
 	Target         float64 `json:"target,omitempty"`
+	// Requests is what the plan assumed of the capture requests that
+	// follow the run (Options.Requests): Recoverability is then the
+	// model's probability within their horizon. Nil when none were
+	// counted on.
+	Requests *Requests `json:"requests,omitempty"`
 	// Outlook is what is known of the generation's chances and what the
 	// capture model expects, by horizon.
 	Outlook *Outlook `json:"outlook,omitempty"`

@@ -83,6 +83,11 @@ func (o *Options) validateSizes() []error {
 			break
 		}
 	}
+	if o.Requests != nil {
+		if err := o.Requests.validate(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if !(o.Redundancy > 0 && o.Redundancy <= 255) {
 		errs = append(errs, optionErrorf("Redundancy", "redundancy %g is outside (0, 255]", o.Redundancy))
 	}

@@ -57,7 +57,10 @@ type injectConfig struct {
 	State          string              `toml:"state"`
 	Notice         string              `toml:"notice"`
 	Sitemap        bool                `toml:"sitemap"`
-	Capture        captureConfig       `toml:"capture"` // lazarus capture's; inject uses none of it
+	Capture        captureConfig       `toml:"capture"` // lazarus capture's; inject plans for its requests (plannedRequests)
+	// captureTable reports that the file has a [capture] table: the
+	// deploy recipes then run lazarus capture after inject.
+	captureTable bool
 }
 
 // tomlSize accepts 49152 or "48KiB".
@@ -104,6 +107,7 @@ func loadInjectConfig(path string) (*injectConfig, error) {
 	if err := c.Capture.check(); err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
+	c.captureTable = md.IsDefined("capture")
 	c.resolvePaths(filepath.Dir(path))
 	return &c, nil
 }

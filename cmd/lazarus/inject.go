@@ -41,7 +41,10 @@ type injectCmd struct {
 	// combine, and auto or max after a ratio plan for the target given.
 	redundancyWord string
 	target         float64
-	stderr         io.Writer
+	// requestsNote says why the plan counts on no capture requests
+	// although the config has a [capture] table (plannedRequests).
+	requestsNote string
+	stderr       io.Writer
 }
 
 const injectUsage = `Usage: lazarus inject [--config FILE] [flags]
@@ -99,7 +102,7 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 		errorf(stderr, "%v", err)
 		return exitUsage
 	}
-	if err := keepUntilConfirmed(&opts); err != nil { // the state's, not the user's: nothing changed
+	if err := c.fromArchiveState(&opts); err != nil { // the state's, not the user's: nothing changed
 		errorf(stderr, "%v", err)
 		archiveStateHint(stderr, err)
 		return exitError
@@ -132,10 +135,13 @@ func runInject(args []string, stdout, stderr io.Writer) int {
 	if c.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		enc.Encode(injectJSON{Report: res, ArchiveState: injectArchiveState(res, rec)})
+		enc.Encode(injectJSON{Report: res, ArchiveState: injectArchiveState(res, rec), RequestsNote: c.requestsNote})
 		return exitOK
 	}
 	printInject(stdout, res, opts.StateDir)
+	if c.requestsNote != "" {
+		fmt.Fprintf(stdout, "  %s\n", c.requestsNote)
+	}
 	printInjectArchiveState(stdout, res, rec)
 	return exitOK
 }

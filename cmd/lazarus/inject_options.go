@@ -77,22 +77,27 @@ func (c *injectCmd) options() (injector.Options, error) {
 	return o, nil
 }
 
-// keepUntilConfirmed reads the archive state lazarus capture records in
-// the state directory: once a capture run has audited the archives,
+// fromArchiveState reads the archive state lazarus capture records in
+// the state directory. Once a capture run has audited the archives,
 // earlier generations stay on the pages down to the newest one the
 // archives were found to hold (make-before-break by confirmation),
-// instead of --keep-previous of them. A --status report, when given,
-// says it instead (o.Archived is set already).
-func keepUntilConfirmed(o *injector.Options) error {
-	if o.Archived != nil {
-		return nil
-	}
+// instead of --keep-previous of them; a --status report, when given,
+// says it instead (o.Archived is set already). A target plan counts on
+// the capture requests the config's [capture] table makes (see
+// plannedRequests), measured on the requests recorded.
+func (c *injectCmd) fromArchiveState(o *injector.Options) error {
 	rec, err := genstate.Read(o.StateDir)
 	if err != nil {
 		return err // it names the file
 	}
-	if rec.Confirming() {
+	if o.Archived == nil && rec.Confirming() {
 		o.Archived = &injector.Archived{RestorePoint: rec.RestorePoint}
+	}
+	if o.Target > 0 {
+		o.Requests, c.requestsNote = plannedRequests(&c.cfg, rec, o.Now())
+		if o.Requests != nil && c.target == 0 && c.cfg.Target == nil {
+			o.Target = injector.DefaultRequestsTarget
+		}
 	}
 	return nil
 }

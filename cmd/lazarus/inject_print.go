@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/lazarus-preserve/lazarus/injector"
+	"github.com/lazarus-preserve/lazarus/internal/humane"
 )
 
 // printInject prints a run's result for people.
@@ -135,6 +136,13 @@ func ratio(a, b int64) string {
 // ceiling, so it is shown only as a shortfall.
 func targetNote(r *injector.Report) string {
 	switch {
+	case r.Requests != nil && r.Target > 0:
+		short := ""
+		if r.Recoverability < r.Target {
+			short = fmt.Sprintf(", SHORT of its %s target (more linked pages or a larger --page-budget add room)", chance(r.Target))
+		}
+		return fmt.Sprintf("planned for the capture requests lazarus capture makes: %s; under that model the archives hold enough within %s with %s%s. A model figure: lazarus capture's audit confirms it",
+			r.Requests, humane.Duration(r.Requests.Horizon), chance(r.Recoverability), short)
 	case r.Target > 0 && r.Recoverability < r.Target && r.OutsideSitePath > 0:
 		return fmt.Sprintf("SHORT of the planner's %s target even if each page were kept independently: %s linked outside the --site-url path cannot carry blocks; give --site-url the address the root page is served at",
 			chance(r.Target), count(r.OutsideSitePath, "page", "pages"))

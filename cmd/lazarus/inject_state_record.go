@@ -14,6 +14,9 @@ import (
 type injectJSON struct {
 	*injector.Report
 	ArchiveState []genstate.Generation `json:"archive_state"`
+	// RequestsNote says why the plan counts on no capture requests
+	// although the config has a [capture] table.
+	RequestsNote string `json:"requests_note,omitempty"`
 }
 
 // publishGeneration records a real run's generation as published at the
