@@ -2,10 +2,10 @@ package injector
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/internal/humane"
+	"github.com/lazarus-preserve/lazarus/internal/placement"
 )
 
 // Requests describes the capture requests that follow a run (lazarus
@@ -39,7 +39,7 @@ type Requests struct {
 // A generation that misses it is not lost: make-before-break keeps the
 // one before it on the pages until lazarus capture confirms the new one,
 // so a miss costs time, not the restore point.
-const DefaultRequestsTarget = 0.99
+const DefaultRequestsTarget = placement.RequestsTarget
 
 // The prior of a request's success before any is recorded: a coin toss,
 // worth PriorWeight requests once some are.
@@ -59,7 +59,7 @@ func MeasuredSuccess(taken, sent int) float64 {
 // Attempts times is captured within the horizon: 1 − (1 − Success)^Attempts,
 // each request taken independently.
 func (q *Requests) PageProbability() float64 {
-	return 1 - math.Pow(1-q.Success, float64(q.Attempts))
+	return placement.RequestedCapture(q.Success, q.Attempts)
 }
 
 // validate checks the fields.

@@ -48,6 +48,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&cfg.SweepEvery, "sweep-every", cfg.SweepEvery, "mean days between whole-site sweeps")
 	fs.Float64Var(&cfg.SweepShare, "sweep-share", cfg.SweepShare, "share of captures made by sweeps")
 	fs.Float64Var(&cfg.RequestSuccess, "request-success", cfg.RequestSuccess, "probability that a capture request succeeds")
+	fs.IntVar(&cfg.RequestAttempts, "request-attempts", cfg.RequestAttempts, "requests for a page while they fail, 10 minutes apart and doubling")
 	fs.IntVar(&cfg.Workers, "workers", cfg.Workers, "runs simulated at once (0: one per CPU)")
 	return benchcmd.Run(fs, args, stderr, cfg.Validate, func(ctx context.Context) error {
 		start := time.Now()

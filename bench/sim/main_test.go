@@ -62,7 +62,7 @@ func TestRunJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out.String())
 	}
-	if len(rep.Cells) != 16 || rep.Config.Backup != 64<<10 || rep.Config.Pages != 30 || rep.Seconds <= 0 {
+	if len(rep.Cells) != 20 || rep.Config.Backup != 64<<10 || rep.Config.Pages != 30 || rep.Seconds <= 0 {
 		t.Errorf("report: %d cells, config %+v, %g s", len(rep.Cells), rep.Config, rep.Seconds)
 	}
 }

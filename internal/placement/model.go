@@ -18,7 +18,18 @@ const (
 	// toss, for a site whose capture history is not known
 	// (seed 001's median site is captured every few weeks).
 	DefaultCapture = 0.5
+
+	// RequestsTarget is the target of a plan made for capture requests
+	// (see RequestedCapture): recoverable within their horizon, a day.
+	RequestsTarget = 0.99
 )
+
+// RequestedCapture is the probability that a page asked for up to
+// attempts times, each request taken with probability success
+// independently, is captured: 1 − (1 − success)^attempts.
+func RequestedCapture(success float64, attempts int) float64 {
+	return 1 - math.Pow(1-success, float64(attempts))
+}
 
 // capture is the model a target plan is made for: each page is kept by
 // the archives with its own probability, independently of the others

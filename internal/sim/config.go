@@ -69,6 +69,11 @@ type Config struct {
 	// RequestDelay is the mean delay, in days, between a capture request
 	// and the capture. Defaults to 2 hours.
 	RequestDelay float64 `json:"request_delay_days"`
+	// RequestAttempts is how many times a page is asked for while its
+	// requests fail: again 10 minutes after the first failure, the pause
+	// doubling (lazarus capture's defaults with wait = "1h": 3). The
+	// lazarus-requests plan counts on them. Defaults to 3.
+	RequestAttempts int `json:"request_attempts"`
 	// Check is the days between status checks that let make-before-break
 	// drop a replaced generation. Defaults to 1.
 	Check float64 `json:"check_days"`
@@ -83,20 +88,21 @@ type Config struct {
 // DefaultConfig returns the defaults documented on Config.
 func DefaultConfig() Config {
 	return Config{
-		Pages:          200,
-		Seed:           1,
-		Days:           180,
-		Backup:         2 << 20,
-		Runs:           200,
-		ChangeEvery:    30,
-		Skew:           1,
-		DepthFactor:    1.5,
-		SweepEvery:     60,
-		SweepShare:     0.5,
-		RequestSuccess: 0.9,
-		RequestDelay:   2.0 / 24,
-		Check:          1,
-		Target:         0.999,
+		Pages:           200,
+		Seed:            1,
+		Days:            180,
+		Backup:          2 << 20,
+		Runs:            200,
+		ChangeEvery:     30,
+		Skew:            1,
+		DepthFactor:     1.5,
+		SweepEvery:      60,
+		SweepShare:      0.5,
+		RequestSuccess:  0.9,
+		RequestDelay:    2.0 / 24,
+		RequestAttempts: 3,
+		Check:           1,
+		Target:          0.999,
 	}
 }
 
@@ -136,6 +142,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%w: sweep share %g: want 0 to 1", ErrInvalid, c.SweepShare)
 	case c.RequestSuccess < 0 || c.RequestSuccess > 1:
 		return fmt.Errorf("%w: request success %g: want 0 to 1", ErrInvalid, c.RequestSuccess)
+	case c.RequestAttempts < 1 || c.RequestAttempts > 10:
+		return fmt.Errorf("%w: request attempts %d: want 1 to 10", ErrInvalid, c.RequestAttempts)
 	case c.RequestDelay < 0 || c.Check < 0:
 		return fmt.Errorf("%w: request delay and check period must be 0 or more", ErrInvalid)
 	case !(c.Target > 0 && c.Target < 1):

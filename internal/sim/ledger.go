@@ -42,6 +42,7 @@ type ledgerOptions struct {
 	end      float64 // day the accounting stops
 	requests bool    // ask for captures when a generation is published
 	success  float64 // probability a request gets a capture
+	attempts int     // requests for a page while they fail (see request)
 	delay    float64 // mean days from request to capture
 	audit    float64 // days after publication of the second round's audit
 }
@@ -78,6 +79,7 @@ type genState struct {
 	count   []int  // per stripe: distinct shards stored
 	pending int    // stripes short of K
 	man     bool   // a manifest copy was stored
+	asked   []bool // per page: capture requests were made for it
 	out     outcome
 }
 
@@ -162,24 +164,84 @@ func (lg *ledger) publish(i int, t float64) {
 	}
 	if lg.o.requests {
 		g := lg.gens[i]
-		lg.request(g, g.in.first, t)
+		taken := lg.request(g, g.in.first, t)
+		lg.escalate(g, taken, t+lg.firstRoundDays()+auditEveryDays)
 		lg.push(event{t: t + lg.o.audit, kind: auditEvent, n: i})
 	}
 }
 
-// request asks for captures of pages at day t.
-func (lg *ledger) request(g *genState, pages []int, t float64) {
-	for _, u := range pages {
-		g.out.requests++
-		if lg.rng.Float64() < lg.o.success {
-			d := 0.0
-			if lg.o.delay > 0 {
-				d = lg.rng.ExpFloat64() * lg.o.delay
+// escalate is what lazarus capture's audits do once the first round's
+// requests are over: for every stripe still short of K + margin blocks on
+// pages the archive took, it asks at day t for the other carriers of that
+// stripe (rest, in order), as long as the stripe stays short.
+func (lg *ledger) escalate(g *genState, taken []int, t float64) {
+	l := g.in.l
+	have := make([]int, len(l.need))
+	add := func(u int) {
+		for _, b := range l.pages[u] {
+			have[b.stripe]++
+		}
+	}
+	for _, u := range taken {
+		add(u)
+	}
+	for _, u := range g.in.rest {
+		short := false
+		for _, b := range l.pages[u] {
+			short = short || have[b.stripe] < min(l.width[b.stripe], l.need[b.stripe]+requestMargin(l.need[b.stripe]))
+		}
+		if short {
+			for _, v := range lg.request(g, []int{u}, t) {
+				add(v)
 			}
-			lg.push(event{t: t + d, kind: captureEvent, n: u})
 		}
 	}
 }
+
+// firstRoundDays is how long a first round of requests lasts: the
+// retries of a page whose requests all fail.
+func (lg *ledger) firstRoundDays() float64 {
+	return retryDays * float64(int(1)<<(max(1, lg.o.attempts)-1)-1)
+}
+
+// auditEveryDays is lazarus capture's pause between audits (5 minutes).
+const auditEveryDays = 5.0 / (24 * 60)
+
+// request asks for captures of pages not asked for yet at day t, asking
+// again for a page whose request failed retryDays later, the pause
+// doubling, up to o.attempts requests in all (lazarus capture's
+// schedule). It returns the pages the archive took.
+func (lg *ledger) request(g *genState, pages []int, t float64) []int {
+	var taken []int
+	if g.asked == nil {
+		g.asked = make([]bool, len(g.in.l.pages))
+	}
+	for _, u := range pages {
+		if g.asked[u] {
+			continue
+		}
+		g.asked[u] = true
+		at, pause := t, retryDays
+		for range max(1, lg.o.attempts) {
+			g.out.requests++
+			if lg.rng.Float64() < lg.o.success {
+				d := 0.0
+				if lg.o.delay > 0 {
+					d = lg.rng.ExpFloat64() * lg.o.delay
+				}
+				lg.push(event{t: at + d, kind: captureEvent, n: u})
+				taken = append(taken, u)
+				break
+			}
+			at, pause = at+pause, 2*pause
+		}
+	}
+	return taken
+}
+
+// retryDays is the pause before a failed request is made again
+// (lazarus capture's default retry, 10 minutes), doubled after each.
+const retryDays = 10.0 / (24 * 60)
 
 // capture stores page u's current version at day t: the blocks of every
 // generation it carries then.

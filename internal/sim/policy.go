@@ -29,11 +29,17 @@ const (
 	// block on every page (n = pages, at most 256), the block size and k
 	// following from the bytes; the manifest as in RoundRobin.
 	AllPages
+	// LazarusRequests is placement.Place's target plan made for capture
+	// requests, as inject makes it with a [capture] table: every page
+	// captured within a day with placement.RequestedCapture of
+	// Config.RequestSuccess and Config.RequestAttempts (at most 0.9),
+	// target placement.RequestsTarget. Its own bytes, not Lazarus's.
+	LazarusRequests
 	numPolicies
 )
 
 // Policies lists every policy in report order.
-func Policies() []Policy { return []Policy{Lazarus, RoundRobin, Random, AllPages} }
+func Policies() []Policy { return []Policy{Lazarus, RoundRobin, Random, AllPages, LazarusRequests} }
 
 // String names the policy as the report does.
 func (p Policy) String() string {
@@ -46,6 +52,8 @@ func (p Policy) String() string {
 		return "random"
 	case AllPages:
 		return "all-pages"
+	case LazarusRequests:
+		return "lazarus-requests"
 	}
 	return fmt.Sprintf("policy(%d)", int(p))
 }
@@ -86,6 +94,23 @@ func lazarusLayout(s *site, segs []segment, target float64, capture map[string]f
 	l.planned = plan.Recoverability
 	return l, nil
 }
+
+// requestsLayout makes the plan for capture requests (LazarusRequests):
+// every page captured with placement.RequestedCapture of c's request
+// success and attempts, at most maxPlannedCapture, target
+// placement.RequestsTarget.
+func requestsLayout(c *Config, s *site, segs []segment) (*layout, error) {
+	q := min(placement.RequestedCapture(c.RequestSuccess, c.RequestAttempts), maxPlannedCapture)
+	capture := make(map[string]float64, len(s.pages))
+	for _, p := range s.pages {
+		capture[p.url] = q
+	}
+	return lazarusLayout(s, segs, placement.RequestsTarget, capture)
+}
+
+// maxPlannedCapture is the most a plan counts on a page being captured
+// (injector.MaxCapture).
+const maxPlannedCapture = 0.9
 
 // roundRobinLayout codes like ref and deals the blocks to the pages in
 // order, stripe after stripe, wrapping around (a stripe's blocks land on

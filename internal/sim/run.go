@@ -127,7 +127,7 @@ func simulateRun(c *Config, r int) (*runResult, error) {
 	out := res.cells
 	for i, x := range cs {
 		o := ledgerOptions{rotation: x.rotation, check: c.Check, maxAge: c.MaxAge, end: end,
-			requests: x.requests, success: c.RequestSuccess, delay: c.RequestDelay, audit: requestAudit}
+			requests: x.requests, success: c.RequestSuccess, attempts: c.RequestAttempts, delay: c.RequestDelay, audit: requestAudit}
 		if x.rotation == BreakBeforeMake {
 			o.maxAge = 0
 		}
@@ -162,7 +162,11 @@ func layouts(c *Config, r int, s *site, natural []capture) (gens [numPolicies][]
 		if err != nil {
 			return gens, nil, fmt.Errorf("day %g: %w", at, err)
 		}
-		byPolicy := [numPolicies]*layout{Lazarus: laz, RoundRobin: roundRobinLayout(laz), Random: randomLayout(laz, rnd), AllPages: all}
+		req, err := requestsLayout(c, s, segs)
+		if err != nil {
+			return gens, nil, fmt.Errorf("day %g: %w", at, err)
+		}
+		byPolicy := [numPolicies]*layout{Lazarus: laz, RoundRobin: roundRobinLayout(laz), Random: randomLayout(laz, rnd), AllPages: all, LazarusRequests: req}
 		for p, l := range byPolicy {
 			first, rest := requestOrder(l)
 			gens[p] = append(gens[p], genInput{at: at, l: l, first: first, rest: rest})

@@ -40,7 +40,7 @@ func TestRunDeterministic(t *testing.T) {
 	if reflect.DeepEqual(a.Cells, d.Cells) {
 		t.Error("seeds 1 and 2 gave the same figures: the seed is not used")
 	}
-	if got, want := len(a.Cells), 16; got != want {
+	if got, want := len(a.Cells), 2*2*len(Policies()); got != want {
 		t.Errorf("%d cells, want %d", got, want)
 	}
 }
