@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/genstate"
 	"github.com/lazarus-preserve/lazarus/internal/status"
 
 	"github.com/lazarus-preserve/lazarus/internal/source"
@@ -34,6 +35,9 @@ type statusCmd struct {
 	sources, histories            listFlag
 	jsonOut, noLive               bool
 	stderr                        io.Writer
+	// archive is what lazarus capture recorded of the newest generations
+	// (archiveState), shown after the audit's report.
+	archive []genstate.Generation
 }
 
 func runStatus(args []string, stdout, stderr io.Writer) int {
@@ -154,6 +158,7 @@ func (c *statusCmd) options() (status.Options, error) {
 	for _, d := range dirs {
 		o.History = append(o.History, history.Dir(d))
 	}
+	c.archive = c.archiveState(dirs)
 	return o, nil
 }
 
@@ -283,12 +288,13 @@ func (c *statusCmd) finish(rep *status.Report, stdout, stderr io.Writer) int {
 	if c.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := enc.Encode(statusJSON{Report: rep, ArchiveState: c.archive}); err != nil {
 			errorf(stderr, "%v", err)
 			return exitError
 		}
 	} else {
 		printStatus(stdout, rep)
+		printStatusArchiveState(stdout, c.archive)
 	}
 	if !c.jsonOut {
 		statusHints(stderr, rep)
