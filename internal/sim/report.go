@@ -38,6 +38,8 @@ type Cell struct {
 	// TimeToSafe is the median days from a generation's publication until
 	// it is recoverable.
 	TimeToSafe *float64 `json:"time_to_safe_median_days"`
+	// TimeToSafe95 is the 95th percentile of the same days.
+	TimeToSafe95 *float64 `json:"time_to_safe_p95_days"`
 	// FirstSafe is the median day the site's first recoverable generation
 	// became so.
 	FirstSafe *float64 `json:"first_safe_median_days"`
@@ -103,7 +105,7 @@ func newReport(c Config, cs []cell, ts []tally) *Report {
 // newCell computes one cell's figures.
 func newCell(x cell, t *tally) Cell {
 	out := Cell{Policy: x.policy.String(), Requests: x.requests, Rotation: x.rotation.String(), Generations: t.gens,
-		TimeToSafe: finite(quantile(t.toSafe, 0.5)), FirstSafe: finite(quantile(t.firstSafe, 0.5)),
+		TimeToSafe: finite(quantile(t.toSafe, 0.5)), TimeToSafe95: finite(quantile(t.toSafe, 0.95)), FirstSafe: finite(quantile(t.firstSafe, 0.5)),
 		RecoveryPoint50: finite(histQuantile(t.age, 0.5)), RecoveryPoint95: finite(histQuantile(t.age, 0.95)),
 		UnsafeDrops: t.unsafeDrops, PageMaxBytes: t.pageMax}
 	if t.gens > 0 {
@@ -171,19 +173,19 @@ func (rep *Report) WriteText(w io.Writer) error {
 	c := rep.Config
 	fmt.Fprintf(w, "%d runs, %d pages, %s backup, %g days, a generation every %g days, seed %d\n",
 		c.Runs, c.Pages, kib(float64(c.Backup)), c.Days, c.ChangeEvery, c.Seed)
-	fmt.Fprintf(w, "P_rec: share of generations recoverable 1/7/30 days after publication; safe: median days to recoverable;\n")
+	fmt.Fprintf(w, "P_rec: share of generations recoverable 1/7/30 days after publication; safe, safe p95: median and 95th percentile of the days to recoverable;\n")
 	fmt.Fprintf(w, "RPO: age of the newest recoverable generation (median, p95); none: share of time with no recoverable generation;\n")
 	fmt.Fprintf(w, "unsafe: generations dropped with nothing recoverable to fall back on; bytes: per generation, peak at once (mean),\n")
 	fmt.Fprintf(w, "most on one page (kept generations are not fitted to the page budget here: the peak is what keeping them all costs)\n\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "policy\trequests\trotation\tP+1d\tP+7d\tP+30d\tsafe\tRPO p50\tRPO p95\tnone\tunsafe\tKiB/gen\tpeak KiB\tpage KiB\treq/gen\t")
+	fmt.Fprintln(tw, "policy\trequests\trotation\tP+1d\tP+7d\tP+30d\tsafe\tsafe p95\tRPO p50\tRPO p95\tnone\tunsafe\tKiB/gen\tpeak KiB\tpage KiB\treq/gen\t")
 	for _, x := range rep.Cells {
 		req := "off"
 		if x.Requests {
 			req = "on"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\t%.1f%%\t%d\t%s\t%s\t%s\t%.1f\t\n",
-			x.Policy, req, x.Rotation, x.PRec1, x.PRec7, x.PRec30, days(x.TimeToSafe), days(x.RecoveryPoint50),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%s\t%s\t%s\t%s\t%.1f%%\t%d\t%s\t%s\t%s\t%.1f\t\n",
+			x.Policy, req, x.Rotation, x.PRec1, x.PRec7, x.PRec30, days(x.TimeToSafe), days(x.TimeToSafe95), days(x.RecoveryPoint50),
 			days(x.RecoveryPoint95), 100*x.NoRecoverable, x.UnsafeDrops, kibs(x.GenerationBytes), kibs(x.PeakBytes),
 			kibs(float64(x.PageMaxBytes)), x.RequestsPerGeneration)
 	}
