@@ -2,9 +2,10 @@
 # setup.sh prepares the real material the end-to-end tests in this directory use:
 # the tools (wget, httrack, sqlite3, chromium, minify, redis-server), what WordPress runs on
 # (php-fpm with its MySQL and GD extensions, mariadb-server, and the libraries Debian's
-# WordPress links to), PostgreSQL (the pg_dump recipe's server), Debian packages unpacked, not installed, into a cache directory
-# (WordPress and its Twenty Twenty-Three theme among them: installing the wordpress package
-# would pull in Apache), and xcaddy (pinned, from the Go module proxy) in its bin/ directory.
+# WordPress links to), PostgreSQL (the server the pg_dump recipe's test starts), Debian
+# packages unpacked, not installed, into a cache directory (WordPress and its Twenty
+# Twenty-Three theme among them: installing the wordpress package would pull in Apache),
+# and xcaddy (pinned, from the Go module proxy) in its bin/ directory.
 # The services it installs are stopped: the tests start their own, on private sockets.
 # Run it as root; it is idempotent.
 #
