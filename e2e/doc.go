@@ -2,7 +2,9 @@
 // material nobody on the project wrote: the Debian Reference manual as the
 // site, WordPress (as Debian packages it, absolute symlinks included) and
 // a dump made by sqlite3 as the server side, crawled by wget and httrack,
-// served by Caddy and rendered by Chromium. Package e2e/wordpress (its
+// served by Caddy and rendered by Chromium; pg_dump of a PostgreSQL
+// server the test starts on a private socket runs docs/INJECT.md's
+// recipe for dumps with volatile rows. Package e2e/wordpress (its
 // own package, so that its minutes count apart under go test's timeout)
 // runs a live WordPress site on PHP-FPM and MariaDB, started by the test
 // on private sockets, protected, crawled, destroyed, recovered and

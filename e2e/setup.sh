@@ -2,9 +2,10 @@
 # setup.sh prepares the real material the end-to-end tests in this directory use:
 # the tools (wget, httrack, sqlite3, chromium, minify, redis-server), what WordPress runs on
 # (php-fpm with its MySQL and GD extensions, mariadb-server, and the libraries Debian's
-# WordPress links to), Debian packages unpacked, not installed, into a cache directory
-# (WordPress and its Twenty Twenty-Three theme among them: installing the wordpress package
-# would pull in Apache), and xcaddy (pinned, from the Go module proxy) in its bin/ directory.
+# WordPress links to), PostgreSQL (the server the pg_dump recipe's test starts), Debian
+# packages unpacked, not installed, into a cache directory (WordPress and its Twenty
+# Twenty-Three theme among them: installing the wordpress package would pull in Apache),
+# and xcaddy (pinned, from the Go module proxy) in its bin/ directory.
 # The services it installs are stopped: the tests start their own, on private sockets.
 # Run it as root; it is idempotent.
 #
@@ -82,9 +83,27 @@ install_wordpress_deps() {
 	fi
 }
 
+# install_postgresql installs the PostgreSQL server and client Debian
+# ships (15 on bookworm) for the pg_dump recipe's test, and stops the
+# cluster installing it started: the test runs initdb and postgres itself.
+install_postgresql() {
+	local pkgs=(postgresql postgresql-client) missing=() pkg
+	for pkg in "${pkgs[@]}"; do
+		if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+			missing+=("$pkg")
+		fi
+	done
+	if [ "${#missing[@]}" -gt 0 ]; then
+		apt_install "${missing[@]}"
+		stop_service postgresql
+	else
+		log "PostgreSQL: present ($(echo /usr/lib/postgresql/*/bin))"
+	fi
+}
+
 # stop_service stops and disables a system service that installing a
 # package may have started (where there is an init system): the tests
-# start their own (redis-server, mariadbd, php-fpm) on free ports and
+# start their own (redis-server, mariadbd, php-fpm, postgres) on free ports and
 # private sockets, and depend on no daemon.
 stop_service() {
 	if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet "$1" 2>/dev/null; then
@@ -143,6 +162,7 @@ warm_xcaddy_build() {
 mkdir -p "$CACHE"
 install_tools
 install_wordpress_deps
+install_postgresql
 unpack debian-reference debian-reference-en debian-reference-common
 unpack wordpress wordpress
 unpack wordpress-theme wordpress-theme-twentytwentythree

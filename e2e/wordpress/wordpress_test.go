@@ -143,8 +143,8 @@ func TestWordPressResurrection(t *testing.T) {
 
 	// Everything goes: the web server, PHP, the database, the files.
 	original := site.snapshot(t)
-	fpm.d.stop()
-	db.d.stop()
+	fpm.d.Stop()
+	db.d.Stop()
 	for _, p := range []string{site.docroot, db.datadir, storage} {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)

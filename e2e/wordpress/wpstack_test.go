@@ -109,69 +109,13 @@ func webUser(t *testing.T) (uid, gid int, ok bool) {
 	return uid, gid, true
 }
 
-// daemon is a process the test started; stop ends it and waits.
-type daemon struct {
-	name string
-	cmd  *exec.Cmd
-	log  string
-}
-
-func startDaemon(t *testing.T, name, log string, argv ...string) *daemon {
-	t.Helper()
-	f, err := os.Create(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", name, err)
-	}
-	d := &daemon{name: name, cmd: cmd, log: log}
-	t.Cleanup(d.stop)
-	return d
-}
-
-// stop sends SIGTERM to the daemon's process group, then SIGKILL if it
-// is still there after 20 s, and waits for it; a second call does
-// nothing.
-func (d *daemon) stop() {
-	if d.cmd == nil {
-		return
-	}
-	pgid := d.cmd.Process.Pid
-	syscall.Kill(-pgid, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { d.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
-	}
-	d.cmd = nil
-}
-
-// waitFor polls ok every 100 ms for up to a minute.
-func waitFor(t *testing.T, what string, d *daemon, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !ok(); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(d.log)
-			t.Fatalf("%s not ready after a minute; %s's log ends:\n%s", what, d.name, e2etest.Tail(log))
-		}
-	}
-}
-
 // mariaDB is a MariaDB server the test started on a socket of its own,
 // without networking.
 type mariaDB struct {
 	tools   wpTools
 	datadir string
 	sock    string
-	d       *daemon
+	d       *e2etest.Daemon
 }
 
 // startMariaDB makes a new data directory and starts mariadbd on sock;
@@ -189,10 +133,10 @@ func startMariaDB(t *testing.T, tools wpTools, sock string) *mariaDB {
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("mariadb-install-db: %v\n%s", err, e2etest.Tail(out))
 	}
-	m.d = startDaemon(t, "mariadbd", filepath.Join(dir, "mariadbd.log"), tools.mariadbd, "--no-defaults",
+	m.d = e2etest.StartDaemon(t, "mariadbd", filepath.Join(dir, "mariadbd.log"), exec.Command(tools.mariadbd, "--no-defaults",
 		"--datadir="+m.datadir, "--socket="+sock, "--skip-networking", "--pid-file="+filepath.Join(dir, "mariadbd.pid"),
-		"--user="+me.Username, "--innodb-buffer-pool-size=32M")
-	waitFor(t, "mariadbd", m.d, func() bool { return exec.Command(tools.client, m.clientArgs("-e", "SELECT 1")...).Run() == nil })
+		"--user="+me.Username, "--innodb-buffer-pool-size=32M"))
+	e2etest.WaitFor(t, "mariadbd", m.d, func() bool { return exec.Command(tools.client, m.clientArgs("-e", "SELECT 1")...).Run() == nil })
 	return m
 }
 
@@ -220,7 +164,7 @@ func (m *mariaDB) sql(t *testing.T, stmts string) string {
 // phpFPM is a PHP-FPM master the test started, listening on sock.
 type phpFPM struct {
 	sock string
-	d    *daemon
+	d    *e2etest.Daemon
 }
 
 // startPHPFPM starts PHP-FPM with a configuration of its own: one pool
@@ -250,8 +194,8 @@ php_admin_value[sendmail_path] = /bin/true
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p.d = startDaemon(t, "php-fpm", filepath.Join(dir, "fpm.log"), tools.fpm, "--nodaemonize", "--fpm-config", path)
-	waitFor(t, "php-fpm", p.d, func() bool {
+	p.d = e2etest.StartDaemon(t, "php-fpm", filepath.Join(dir, "fpm.log"), exec.Command(tools.fpm, "--nodaemonize", "--fpm-config", path))
+	e2etest.WaitFor(t, "php-fpm", p.d, func() bool {
 		c, err := net.Dial("unix", p.sock)
 		if err == nil {
 			c.Close()

@@ -1,6 +1,7 @@
 // Package e2etest holds what the end-to-end test packages share: where
-// e2e/setup.sh put the real material, copying it, and the ends of tools'
-// output for error messages (free ports come from internal/porttest).
+// e2e/setup.sh put the real material, copying it, the servers they start
+// and the ends of tools' output for error messages (free ports come from
+// internal/porttest).
 package e2etest
 
 import (
