@@ -203,6 +203,9 @@ func TestPageWeightInject(t *testing.T) {
 	if res.Recoverability < injector.DefaultTarget {
 		t.Errorf("recoverability %v below the target", res.Recoverability)
 	}
+	if a := res.WithRequests; a != nil {
+		t.Logf("counting on capture requests would plan %.0f%% of these bytes (%.5f within a day under that model)", 100*a.Share, a.Recoverability)
+	}
 	var filledBytes int64
 	for _, p := range filled.Pages {
 		filledBytes += int64(p.AddedBytes)

@@ -28,6 +28,7 @@ const manifestReserve = 16<<10 + 1
 func (r *run) plan(segs []segmentInfo) error {
 	prev := r.st.current()
 	changed := r.changed(segs)
+	alt := r.requestsAlternative(segs, changed) // first: placeAs sets the run's generation, which the plan below sets again
 	p, planned, err := r.placeAs(segs, changed, false)
 	var be *placement.BudgetError
 	if errors.As(err, &be) && be.Fixed {
@@ -42,6 +43,10 @@ func (r *run) plan(segs []segmentInfo) error {
 		r.res.Previous = prev.ID.String()
 	}
 	r.apply(p, planned)
+	if alt != nil {
+		alt.Share = float64(planBytes(alt.plan)) / float64(max(1, planBytes(p)))
+		r.res.WithRequests = alt
+	}
 	if err := r.sign(prev, changed); err != nil {
 		return err
 	}

@@ -25,6 +25,10 @@ type Report struct {
 	// model's probability within their horizon. Nil when none were
 	// counted on.
 	Requests *Requests `json:"requests,omitempty"`
+	// WithRequests, for a target plan that counts on no capture
+	// requests, is what counting on them would change (see
+	// RequestsAlternative).
+	WithRequests *RequestsAlternative `json:"with_requests,omitempty"`
 	// Outlook is what is known of the generation's chances and what the
 	// capture model expects, by horizon.
 	Outlook *Outlook `json:"outlook,omitempty"`

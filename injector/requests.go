@@ -101,3 +101,52 @@ func (q *Requests) String() string {
 	return fmt.Sprintf("each carrier page captured within %s with %.1f%% (up to %s, each taken with %.0f%%: %s)",
 		humane.Duration(q.Horizon), 100*min(q.PageProbability(), MaxCapture), humane.Count(q.Attempts, "request"), 100*q.Success, from)
 }
+
+// RequestsAlternative is what counting on capture requests would change
+// for a target plan that does not (Report.WithRequests): the plan made
+// for them, with the prior (PriorRequests) and DefaultRequestsTarget.
+type RequestsAlternative struct {
+	Requests *Requests `json:"requests"`
+	// Share is its planned bytes over this plan's (manifest room and
+	// earlier generations' blocks included in both).
+	Share float64 `json:"bytes_share"`
+	// Recoverability is its figure within Requests' horizon.
+	Recoverability float64 `json:"recoverability"`
+	plan           *placement.Plan
+}
+
+// PriorRequests is what a site with keys and no requests recorded can
+// count on: each request taken with PriorSuccess, asked up to 3 times
+// within a day (lazarus capture's attempts and retry with wait = "1h").
+func PriorRequests() *Requests {
+	return &Requests{Success: PriorSuccess, Attempts: 3, Horizon: 24 * time.Hour}
+}
+
+// requestsAlternative plans segs as counting on PriorRequests would,
+// for a target plan that counts on none; nil otherwise, or if that plan
+// fails. It sets the run's generation and carrier count, as any plan
+// does: the run's own plan is made after it.
+func (r *run) requestsAlternative(segs []segmentInfo, changed bool) *RequestsAlternative {
+	if r.o.Target == 0 || r.o.Requests != nil {
+		return nil
+	}
+	o := r.o
+	defer func() { r.o = o }()
+	alt := *r.o
+	alt.Requests, alt.Target = PriorRequests(), DefaultRequestsTarget
+	r.o = &alt
+	p, _, err := r.placeAs(segs, changed, false)
+	if err != nil {
+		return nil
+	}
+	return &RequestsAlternative{Requests: alt.Requests, Recoverability: p.Recoverability, plan: p}
+}
+
+// planBytes is the bytes a plan adds to the pages.
+func planBytes(p *placement.Plan) int64 {
+	var n int64
+	for _, b := range p.Bytes {
+		n += int64(b)
+	}
+	return n
+}

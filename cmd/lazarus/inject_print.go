@@ -56,6 +56,10 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 	if note := targetNote(r); note != "" {
 		fmt.Fprintf(w, "  %s\n", note)
 	}
+	if a := r.WithRequests; a != nil {
+		fmt.Fprintf(w, "  counting on capture requests instead would plan %.0f%% of these bytes, for %s within %s under that model, %s; they are counted on with a [capture] table and access_key_file in the config (docs/INJECT.md)\n",
+			100*a.Share, chance(a.Recoverability), humane.Duration(a.Requests.Horizon), a.Requests)
+	}
 	if n := len(r.Kept); n > 0 {
 		var kept []string
 		for _, k := range r.Kept {

@@ -85,7 +85,8 @@ func TestPlannedRequestsNeedKeysOrEvidence(t *testing.T) {
 // TestInjectPlansLighterForCaptureRequests: with a [capture] table and
 // keys, inject's plan counts on capture's requests within a day (three
 // per page with wait = "1h") and adds fewer bytes than the plan for the
-// archives' own crawls; its report and output say what it assumed.
+// archives' own crawls; its report and output say what it assumed, and
+// the plan without requests says what counting on them would change.
 func TestInjectPlansLighterForCaptureRequests(t *testing.T) {
 	d := newDeploySite(t)
 	run := func(table string) (injector.Report, string) {
@@ -128,5 +129,10 @@ func TestInjectPlansLighterForCaptureRequests(t *testing.T) {
 		strings.Contains(ownText, "planned for the capture requests") {
 		t.Errorf("output with requests:\n%s\nwithout:\n%s", reqText, ownText)
 	}
-	t.Logf("bytes added: %d counting on requests, %d on the archives' own crawls", added(req), added(own))
+	if a := own.WithRequests; a == nil || !(a.Share > 0 && a.Share < 1) || req.WithRequests != nil ||
+		!strings.Contains(ownText, "counting on capture requests instead would plan ") {
+		t.Errorf("what requests would change: %+v without them, %+v with them; output:\n%s", own.WithRequests, req.WithRequests, ownText)
+	}
+	t.Logf("bytes added: %d counting on requests, %d on the archives' own crawls (which said requests would plan %.0f%% of its bytes)",
+		added(req), added(own), 100*own.WithRequests.Share)
 }
