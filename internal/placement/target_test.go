@@ -613,3 +613,34 @@ func TestTargetShortIsBestEffort(t *testing.T) {
 	}
 	t.Logf("300 segments at 0.999999999: P %.6f", pl.Recoverability)
 }
+
+// TestRequestedPlanBytes: a plan made for capture requests (every page
+// captured with RequestedCapture(0.5, 3) within a day, target
+// RequestsTarget) adds at most twice the segment, from a 30-page site to
+// a 400-page one, and reaches its target.
+func TestRequestedPlanBytes(t *testing.T) {
+	q := RequestedCapture(0.5, 3)
+	for _, c := range []struct {
+		pages  int
+		length int64
+	}{{30, 26 * kiB}, {60, 300 * kiB}, {150, 2 * miB}, {400, 5 * miB}} {
+		t.Run(fmt.Sprintf("%d pages %d bytes", c.pages, c.length), func(t *testing.T) {
+			cs := site(2*miB, 10, c.pages-11)
+			capt := map[string]float64{}
+			for _, c := range cs {
+				capt[c.URL] = q
+			}
+			pl := mustPlace(t, []Segment{{Name: "data", Length: c.length}}, cs,
+				Options{ManifestBytes: 3000, Target: RequestsTarget, NoSpare: true, Capture: capt}, checkTargetPlan)
+			got := planBytes(pl)
+			t.Logf("params %v, manifest on %d pages, recoverability %.5f, %d bytes = %.2f× the segment",
+				pl.Params["data"], len(pl.Manifest), pl.Recoverability, got, float64(got)/float64(c.length))
+			if pl.Recoverability < RequestsTarget {
+				t.Errorf("recoverability %v < target %v", pl.Recoverability, RequestsTarget)
+			}
+			if c.length >= miB && float64(got) > 2*float64(c.length) {
+				t.Errorf("%d bytes, more than twice the segment", got)
+			}
+		})
+	}
+}
