@@ -63,6 +63,7 @@ func (r *Record) ObserveRequests(id string, published time.Time, req Request) {
 		p.Keyed = req.Keyed
 		p.Sent += req.Sent
 		p.Taken += req.Taken
+		p.bound()
 		if req.First.Before(p.First) {
 			p.First = req.First
 		}
@@ -71,7 +72,17 @@ func (r *Record) ObserveRequests(id string, published time.Time, req Request) {
 		}
 		return
 	}
+	req.bound()
 	e.Requested = append(e.Requested, req)
+}
+
+// bound halves the counts, keeping their ratio, while more than
+// MaxRequestsCounted were sent: a generation asked for hourly for years
+// keeps a record Read accepts.
+func (q *Request) bound() {
+	for q.Sent > MaxRequestsCounted {
+		q.Sent, q.Taken = q.Sent/2, q.Taken/2
+	}
 }
 
 // ObserveLive records that the live site served generation id at at.

@@ -186,8 +186,21 @@ func parse(data []byte, name string) (*Record, error) {
 	if r.Generations == nil {
 		r.Generations = []Generation{}
 	}
+	for _, g := range r.Generations {
+		for _, q := range g.Requested {
+			if q.Sent < 0 || q.Taken < 0 || q.Taken > q.Sent || q.Sent > MaxRequestsCounted {
+				return nil, fmt.Errorf("%w: %s: generation %q: %d requests taken of %d sent", ErrDamaged, name, g.ID, q.Taken, q.Sent)
+			}
+		}
+	}
 	return &r, nil
 }
+
+// MaxRequestsCounted bounds the requests a record counts for one
+// generation and archive: far more than any run sends (one a page, a few
+// attempts), so that sums over the record cannot overflow and a damaged
+// count is refused, not planned on.
+const MaxRequestsCounted = 1 << 20
 
 // validID reports whether id is a generation id.
 func validID(id string) bool {

@@ -62,20 +62,24 @@ func TestUpdateFailsWritesNothing(t *testing.T) {
 // TestReadRefuses: a damaged record, one of a newer version and one
 // without a version are errors, never an empty record that would make
 // inject forget what was confirmed; a restore point that is no
-// generation id makes the record damaged, named as such (not a setting
-// of inject's to correct).
+// generation id, and request counts no run records (taken above sent,
+// negative, beyond MaxRequestsCounted), make the record damaged, named
+// as such (not a setting of inject's to correct, nor counts to plan on).
 func TestReadRefuses(t *testing.T) {
 	for name, body := range map[string]string{
 		"damaged":       `{"version":1,"generations":[`,
 		"newer":         `{"version":2,"generations":[]}`,
 		"no version":    `{"generations":[]}`,
 		"restore point": `{"version":1,"audited":"2026-11-28T10:00:00Z","restore_point":"\u001b[31m","generations":[]}`,
+		"taken > sent":  `{"version":1,"generations":[{"id":"a","published":"2026-11-28T10:00:00Z","requested":[{"archive":"wayback","keyed":true,"sent":2,"taken":9}]}]}`,
+		"huge counts":   `{"version":1,"generations":[{"id":"a","published":"2026-11-28T10:00:00Z","requested":[{"archive":"wayback","keyed":true,"sent":9000000000000000000,"taken":9000000000000000000}]}]}`,
+		"negative":      `{"version":1,"generations":[{"id":"a","published":"2026-11-28T10:00:00Z","requested":[{"archive":"wayback","keyed":true,"sent":-5,"taken":-9}]}]}`,
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, File), []byte(body), 0o600)
 		if _, err := Read(dir); err == nil {
 			t.Errorf("%s: read", name)
-		} else if name == "restore point" && !errors.Is(err, ErrDamaged) {
+		} else if name != "damaged" && name != "newer" && name != "no version" && !errors.Is(err, ErrDamaged) {
 			t.Errorf("%s: %v, want ErrDamaged", name, err)
 		}
 	}
@@ -144,5 +148,27 @@ func TestKeylessQuiet(t *testing.T) {
 	}
 	if _, ok := r.KeylessRefusedSince("wayback", t0.Add(KeysQuiet)); ok {
 		t.Fatal("never tried again")
+	}
+}
+
+// TestRequestCountsBounded: counts that would pass MaxRequestsCounted
+// are halved, their ratio kept, and the record still reads back.
+func TestRequestCountsBounded(t *testing.T) {
+	dir := t.TempDir()
+	for range 3 {
+		if err := Update(dir, func(r *Record) error {
+			r.ObserveRequests("a", time.Unix(0, 0), Request{Archive: "wayback", Keyed: true, Sent: MaxRequestsCounted * 3 / 4, Taken: MaxRequestsCounted / 4})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := r.Generations[0].Requested[0]
+	if q.Sent > MaxRequestsCounted || q.Sent < MaxRequestsCounted/2 || q.Taken*3 != q.Sent {
+		t.Errorf("%d taken of %d sent, want at most %d sent, one in three taken", q.Taken, q.Sent, MaxRequestsCounted)
 	}
 }
