@@ -37,6 +37,19 @@ func WordPressDir() string {
 // slash-separated path relative to from matches skip are left out.
 func CopyTree(t testing.TB, from, to string, skip *regexp.Regexp) {
 	t.Helper()
+	copyTree(t, from, to, skip, false)
+}
+
+// LinkTree is CopyTree with regular files hard-linked where the file
+// system allows (copied where it does not): for a large tree of files
+// nothing writes to, such as an application's code.
+func LinkTree(t testing.TB, from, to string, skip *regexp.Regexp) {
+	t.Helper()
+	copyTree(t, from, to, skip, true)
+}
+
+func copyTree(t testing.TB, from, to string, skip *regexp.Regexp, link bool) {
+	t.Helper()
 	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -59,6 +72,9 @@ func CopyTree(t testing.TB, from, to string, skip *regexp.Regexp) {
 		case skip != nil && skip.MatchString(filepath.ToSlash(rel)):
 			return nil
 		case info.Mode().IsRegular():
+			if link && os.Link(p, dst) == nil {
+				return nil
+			}
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err
