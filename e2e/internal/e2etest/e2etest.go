@@ -1,6 +1,11 @@
 // Package e2etest holds what the end-to-end test packages share: where
 // e2e/setup.sh put the real material, copying it, and the ends of tools'
-// output for error messages (free ports come from internal/porttest).
+// output for error messages (free ports come from internal/porttest);
+// and the PHP stack the CMS tests (WordPress, MediaWiki) run on:
+// MariaDB and PHP-FPM on private sockets (phpstack.go), an in-process
+// Caddy (caddy.go), pages' weight on the wire (wire.go), a wget crawl
+// into a WARC (crawl.go), trees recorded before a site is destroyed
+// and checked after (tree.go), and an image to upload (photo.go).
 package e2etest
 
 import (
