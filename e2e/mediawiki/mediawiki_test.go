@@ -261,9 +261,7 @@ func (s *mwSite) install(t *testing.T, db *e2etest.MariaDB) {
 // articles at /wiki/TITLE (no query string: archives keep such pages and
 // the module gives them blocks), the Main Page at / rather than a
 // redirect there (the root page carries the manifest), uploads on, thumbnails by PHP's GD
-// rather than ImageMagick, which is not installed, compression left to
-// Caddy (MediaWiki gzips pages itself for clients that accept it, and
-// the module leaves encoded pages alone), and the cache and log
+// rather than ImageMagick, which is not installed, and the cache and log
 // directories of Debian's includes/PlatformSettings.php
 // (/var/cache/mediawiki, /var/log/mediawiki) under the test's VAR.
 const mwSettings = `
@@ -272,7 +270,6 @@ $wgArticlePath = "/wiki/$1";
 $wgMainPageIsDomainRoot = true;
 $wgEnableUploads = true;
 $wgUseImageMagick = false;
-$wgDisableOutputCompression = true;
 $wgCacheDirectory = 'VAR/cache/mediawiki';
 $wgDBerrorLog = 'VAR/log/mediawiki/dberror.log';
 $wgDebugLogGroups = ['exception' => 'VAR/log/mediawiki/exception.log', 'error' => 'VAR/log/mediawiki/error.log', 'fatal' => 'VAR/log/mediawiki/fatal.log'];
