@@ -8,7 +8,8 @@
 // own package, so that its minutes count apart under go test's timeout)
 // runs a live WordPress site on PHP-FPM and MariaDB, started by the test
 // on private sockets, protected, crawled, destroyed, recovered and
-// brought back up; e2e/internal/e2etest holds what both share.
+// brought back up; e2e/mediawiki does the same with a MediaWiki wiki;
+// e2e/internal/e2etest holds what they share.
 //
 // The material comes from Debian's packages; `bash e2e/setup.sh` installs
 // the tools and unpacks the packages into a cache directory

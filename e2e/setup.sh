@@ -2,10 +2,11 @@
 # setup.sh prepares the real material the end-to-end tests in this directory use:
 # the tools (wget, httrack, sqlite3, chromium, minify, redis-server), what WordPress runs on
 # (php-fpm with its MySQL and GD extensions, mariadb-server, and the libraries Debian's
-# WordPress links to), PostgreSQL (the server the pg_dump recipe's test starts), Debian
-# packages unpacked, not installed, into a cache directory (WordPress and its Twenty
-# Twenty-Three theme among them: installing the wordpress package would pull in Apache),
-# and xcaddy (pinned, from the Go module proxy) in its bin/ directory.
+# WordPress links to), the PHP extensions MediaWiki needs (intl, mbstring, xml),
+# PostgreSQL (the server the pg_dump recipe's test starts), Debian packages unpacked, not
+# installed, into a cache directory (WordPress and its Twenty Twenty-Three theme, and
+# MediaWiki, among them: installing the wordpress or mediawiki package would pull in
+# Apache), and xcaddy (pinned, from the Go module proxy) in its bin/ directory.
 # The services it installs are stopped: the tests start their own, on private sockets.
 # Run it as root; it is idempotent.
 #
@@ -80,6 +81,28 @@ install_wordpress_deps() {
 		done
 	else
 		log "WordPress's dependencies: present"
+	fi
+}
+
+# install_mediawiki_deps installs the PHP extensions Debian's mediawiki
+# package depends on to run (intl, mbstring, xml; json is built into PHP
+# 8, mysql comes with WordPress's), without the package itself, which
+# would pull in Apache; and restarts nothing (the tests start their own
+# PHP-FPM, which loads the extensions installed when it starts).
+install_mediawiki_deps() {
+	local pkgs=(php-intl php-mbstring php-xml) missing=() pkg fpm
+	for pkg in "${pkgs[@]}"; do
+		if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+			missing+=("$pkg")
+		fi
+	done
+	if [ "${#missing[@]}" -gt 0 ]; then
+		apt_install "${missing[@]}"
+		for fpm in /etc/init.d/php*-fpm; do
+			[ -e "$fpm" ] && stop_service "$(basename "$fpm")"
+		done
+	else
+		log "MediaWiki's dependencies: present"
 	fi
 }
 
@@ -166,6 +189,8 @@ install_postgresql
 unpack debian-reference debian-reference-en debian-reference-common
 unpack wordpress wordpress
 unpack wordpress-theme wordpress-theme-twentytwentythree
+install_mediawiki_deps
+unpack mediawiki mediawiki mediawiki-classes
 # The Valgrind manual (the page-weight case): installed with
 # valgrind on most machines here; unpacked into the cache otherwise.
 if [ ! -f /usr/share/doc/valgrind/html/index.html ]; then

@@ -5,9 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -59,7 +56,7 @@ var wpVolatile = []string{
 
 // wpSite is a WordPress site the test made.
 type wpSite struct {
-	tools   wpTools
+	tools   e2etest.Tools
 	dir     string   // holds the socket directory and the document root
 	docroot string   // WordPress, as served
 	sock    string   // MariaDB's socket
@@ -93,14 +90,14 @@ func TestWordPressResurrection(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	core := wpCore(t)
 	site := newWPSite(t, tools, core)
-	db := startMariaDB(t, tools, site.sock)
-	fpm := startPHPFPM(t, tools)
+	db := e2etest.StartMariaDB(t, tools, site.sock)
+	fpm := e2etest.StartPHPFPM(t, tools)
 	site.install(t, db)
 
 	// Before protection: the jobs WordPress queued when the posts were
 	// published have run, as on a site that has been up a while, and a
 	// typical post's weight on the wire.
-	stop := runCaddyfile(t, t.TempDir(), site.caddyfile(fpm, ""))
+	stop := e2etest.RunCaddyfile(t, t.TempDir(), site.caddyfile(fpm, ""))
 	site.runCron(t, db)
 	before := site.weigh(t)
 	stop()
@@ -116,10 +113,10 @@ func TestWordPressResurrection(t *testing.T) {
 		t.Fatal(err)
 	}
 	storage := t.TempDir()
-	stop = runCaddyfile(t, storage, site.caddyfile(fpm, site.lazarus(db, serverKey)))
-	waitGenerations(t, storage, 1)
+	stop = e2etest.RunCaddyfile(t, storage, site.caddyfile(fpm, site.lazarus(db, serverKey)))
+	e2etest.WaitGenerations(t, storage, 1)
 	after := site.weigh(t)
-	logWeight(t, before, after)
+	e2etest.LogWeight(t, "a post", before, after)
 
 	gens, byteCompare := site.idle(t, db, storage)
 	t.Logf("idle %v with visitors, sources checked every %v: %d generation(s) made after the first; "+
@@ -134,18 +131,18 @@ func TestWordPressResurrection(t *testing.T) {
 
 	work := t.TempDir()
 	start := time.Now()
-	warc := site.crawl(t, work)
+	warc := e2etest.Crawl(t, site.tools.Wget, site.url+"/", work, "-e", "robots=off")
 	t.Logf("crawled in %v", time.Since(start).Round(time.Millisecond))
 	stop()
-	if n := countGenerations(t, storage); n != 1 {
+	if n := e2etest.CountGenerations(t, storage); n != 1 {
 		t.Errorf("%d generations published in all; want 1", n)
 	}
 
 	// Everything goes: the web server, PHP, the database, the files.
 	original := site.snapshot(t)
-	fpm.d.Stop()
-	db.d.Stop()
-	for _, p := range []string{site.docroot, db.datadir, storage} {
+	fpm.Stop()
+	db.Stop()
+	for _, p := range []string{site.docroot, db.Datadir, storage} {
 		if err := os.RemoveAll(p); err != nil {
 			t.Fatal(err)
 		}
@@ -165,26 +162,26 @@ func TestWordPressResurrection(t *testing.T) {
 
 	// Resurrected: a new database server at the address wp-config.php
 	// names, the recipe, PHP and Caddy again.
-	db = startMariaDB(t, tools, site.sock)
+	db = e2etest.StartMariaDB(t, tools, site.sock)
 	site.docroot = filepath.Join(site.dir, "resurrected")
 	script := exec.Command("sh", "../../docs/recipes/resurrect-wordpress.sh", out, site.docroot)
-	script.Env = append(os.Environ(), "MYSQL="+db.client(), "WP_CORE="+core)
+	script.Env = append(os.Environ(), "MYSQL="+db.Client(), "WP_CORE="+core)
 	if b, err := script.CombinedOutput(); err != nil {
 		t.Fatalf("resurrect-wordpress.sh: %v\n%s", err, b)
 	} else {
 		t.Logf("resurrect-wordpress.sh:\n%s", b)
 	}
-	fpm = startPHPFPM(t, tools)
-	runCaddyfile(t, t.TempDir(), site.caddyfile(fpm, ""))
+	fpm = e2etest.StartPHPFPM(t, tools)
+	e2etest.RunCaddyfile(t, t.TempDir(), site.caddyfile(fpm, ""))
 	site.checkServed(t)
 }
 
 // newWPSite lays out WordPress from core in a new document root, with a
 // wp-config.php of its own and an uploads directory owned by the web
 // user, as a Debian admin would.
-func newWPSite(t *testing.T, tools wpTools, core string) *wpSite {
+func newWPSite(t *testing.T, tools e2etest.Tools, core string) *wpSite {
 	t.Helper()
-	dir := sharedTempDir(t)
+	dir := e2etest.SharedTempDir(t)
 	port := porttest.FreePort(t)
 	s := &wpSite{tools: tools, dir: dir, docroot: filepath.Join(dir, "www"), sock: filepath.Join(dir, "mysqld.sock"),
 		port: port, url: fmt.Sprintf("http://127.0.0.1:%d", port)}
@@ -217,34 +214,27 @@ require_once ABSPATH . 'wp-settings.php';
 	if err := os.MkdirAll(uploads, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if uid, gid, ok := webUser(t); ok {
-		must(t, os.Chown(cfg, 0, gid)) // root:www-data 0640, as Debian's config files
-		must(t, os.Chown(uploads, uid, gid))
+	if uid, gid, ok := e2etest.WebUser(t); ok {
+		e2etest.Must(t, os.Chown(cfg, 0, gid)) // root:www-data 0640, as Debian's config files
+		e2etest.Must(t, os.Chown(uploads, uid, gid))
 	}
 	return s
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // install creates the database and its user, installs WordPress with
 // pretty permalinks, uploads an image and publishes the posts, each with
 // a few paragraphs and the image, as the web user.
-func (s *wpSite) install(t *testing.T, db *mariaDB) {
+func (s *wpSite) install(t *testing.T, db *e2etest.MariaDB) {
 	t.Helper()
 	conf, err := os.ReadFile(filepath.Join(s.docroot, "wp-config.php"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	password := strings.ReplaceAll(between(string(conf), "'DB_PASSWORD', '", "' );"), `\'`, "'")
-	db.sql(t, fmt.Sprintf("CREATE DATABASE wp_lazarus; CREATE USER 'wp_lazarus'@'localhost' IDENTIFIED BY '%s'; GRANT ALL PRIVILEGES ON wp_lazarus.* TO 'wp_lazarus'@'localhost';",
+	db.SQL(t, fmt.Sprintf("CREATE DATABASE wp_lazarus; CREATE USER 'wp_lazarus'@'localhost' IDENTIFIED BY '%s'; GRANT ALL PRIVILEGES ON wp_lazarus.* TO 'wp_lazarus'@'localhost';",
 		strings.ReplaceAll(strings.ReplaceAll(password, `\`, `\\`), "'", `\'`)))
-	s.image = photo()
-	img := filepath.Join(sharedTempDir(t), "photo.png")
+	s.image = e2etest.Photo()
+	img := filepath.Join(e2etest.SharedTempDir(t), "photo.png")
 	if err := os.WriteFile(img, s.image, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +243,7 @@ func (s *wpSite) install(t *testing.T, db *mariaDB) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	out := runAs(t, s.docroot, s.tools.php, script, s.docroot, s.url, img, fmt.Sprint(wpPosts))
+	out := e2etest.RunAs(t, s.docroot, s.tools.PHP, script, s.docroot, s.url, img, fmt.Sprint(wpPosts))
 	var made struct {
 		Upload string   `json:"upload"`
 		Posts  []wpPost `json:"posts"`
@@ -310,23 +300,9 @@ flush_rewrite_rules();
 echo json_encode(['upload' => $path, 'posts' => $posts]), "\n";
 `
 
-// photo is a 320×240 PNG that compresses as a photograph does: little.
-func photo() []byte {
-	r := rand.New(rand.NewPCG(7, 7))
-	img := image.NewRGBA(image.Rect(0, 0, 320, 240))
-	for y := range 240 {
-		for x := range 320 {
-			img.Set(x, y, color.RGBA{uint8(x*255/320) ^ uint8(r.IntN(32)), uint8(y*255/240) ^ uint8(r.IntN(32)), uint8(r.IntN(256)), 255})
-		}
-	}
-	var b bytes.Buffer
-	png.Encode(&b, img)
-	return b.Bytes()
-}
-
 // caddyfile is the site block serving WordPress with php_fastcgi and
 // gzip, with the lazarus directive's block if given.
-func (s *wpSite) caddyfile(fpm *phpFPM, lazarus string) string {
+func (s *wpSite) caddyfile(fpm *e2etest.PHPFPM, lazarus string) string {
 	return fmt.Sprintf(`%s {
 	root * %s
 	encode gzip
@@ -334,19 +310,19 @@ func (s *wpSite) caddyfile(fpm *phpFPM, lazarus string) string {
 	php_fastcgi unix/%s
 	file_server
 }
-`, s.url, s.docroot, lazarus, fpm.sock)
+`, s.url, s.docroot, lazarus, fpm.Sock)
 }
 
 // dumpCommand is the dump a WordPress admin gives the module: one row a
 // line, no date, one consistent snapshot.
-func (s *wpSite) dumpCommand(db *mariaDB, extra ...string) string {
-	return strings.Join(append([]string{s.tools.dump, "--no-defaults", "--socket=" + db.sock, "-uroot", "--single-transaction", "--skip-extended-insert"}, append(extra, "wp_lazarus")...), " ")
+func (s *wpSite) dumpCommand(db *e2etest.MariaDB, extra ...string) string {
+	return db.DumpCommand("wp_lazarus", extra...)
 }
 
 // lazarus is the lazarus directive protecting the site: wp-config.php,
 // wp-content without the packaged theme (reinstalled with the package),
 // and the database, its volatile lines named.
-func (s *wpSite) lazarus(db *mariaDB, serverKey string) string {
+func (s *wpSite) lazarus(db *e2etest.MariaDB, serverKey string) string {
 	quoted := make([]string, len(wpVolatile))
 	for i, v := range wpVolatile {
 		quoted[i] = "`" + v + "`"
@@ -369,7 +345,7 @@ func (s *wpSite) lazarus(db *mariaDB, serverKey string) string {
 // once and runs them after) and waits until the pings of the new posts
 // are sent: the first run after publishing sends them and records what
 // it found (rows of wp_postmeta and wp_options change).
-func (s *wpSite) runCron(t *testing.T, db *mariaDB) {
+func (s *wpSite) runCron(t *testing.T, db *e2etest.MariaDB) {
 	t.Helper()
 	start := time.Now()
 	resp, err := (&http.Client{Timeout: 5 * time.Minute}).Get(s.url + "/wp-cron.php")
@@ -379,7 +355,7 @@ func (s *wpSite) runCron(t *testing.T, db *mariaDB) {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	const pending = "SELECT COUNT(*) FROM wp_lazarus.wp_postmeta WHERE meta_key IN ('_pingme', '_encloseme')"
-	for deadline := time.Now().Add(2 * time.Minute); strings.TrimSpace(db.sql(t, pending)) != "0"; time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); strings.TrimSpace(db.SQL(t, pending)) != "0"; time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("WordPress's scheduled jobs did not send the new posts' pings in 2 minutes")
 		}
@@ -388,11 +364,11 @@ func (s *wpSite) runCron(t *testing.T, db *mariaDB) {
 }
 
 // weigh returns the wire weight of every post, fetching each.
-func (s *wpSite) weigh(t *testing.T) []wire {
+func (s *wpSite) weigh(t *testing.T) []e2etest.Wire {
 	t.Helper()
-	var out []wire
+	var out []e2etest.Wire
 	for _, p := range s.posts {
-		status, body, w := fetchWire(t, p.URL)
+		status, body, w := e2etest.FetchWire(t, p.URL)
 		if status != 200 || !strings.Contains(string(body), p.Title) {
 			t.Fatalf("%s: status %d, %d bytes without its title", p.URL, status, len(body))
 		}
@@ -401,39 +377,13 @@ func (s *wpSite) weigh(t *testing.T) []wire {
 	return out
 }
 
-// logWeight logs what protection added to the posts, raw and gzipped
-// (the median post, and the mean).
-func logWeight(t *testing.T, before, after []wire) {
-	t.Helper()
-	median := func(ws []wire, f func(wire) int) int {
-		v := make([]int, len(ws))
-		for i, w := range ws {
-			v[i] = f(w)
-		}
-		slices.Sort(v)
-		return v[len(v)/2]
-	}
-	mean := func(ws []wire, f func(wire) int) int {
-		n := 0
-		for _, w := range ws {
-			n += f(w)
-		}
-		return n / len(ws)
-	}
-	raw, gz := func(w wire) int { return w.raw }, func(w wire) int { return w.gzip }
-	t.Logf("a post on the wire, median (mean) of %d: raw %d B → %d B (+%d), gzip %d B → %d B (+%d); mean raw %d → %d, gzip %d → %d",
-		len(before), median(before, raw), median(after, raw), median(after, raw)-median(before, raw),
-		median(before, gz), median(after, gz), median(after, gz)-median(before, gz),
-		mean(before, raw), mean(after, raw), mean(before, gz), mean(after, gz))
-}
-
 // idle has visitors read the protected site for wpIdle, and returns how
 // many generations the module made meanwhile, and how many comparing the
 // dump's bytes would have made, checking at the same pace: with the
 // README's dated dump and with --skip-dump-date.
-func (s *wpSite) idle(t *testing.T, db *mariaDB, storage string) (int, [2]int) {
+func (s *wpSite) idle(t *testing.T, db *e2etest.MariaDB, storage string) (int, [2]int) {
 	t.Helper()
-	first := countGenerations(t, storage)
+	first := e2etest.CountGenerations(t, storage)
 	ctx, cancel := context.WithTimeout(context.Background(), wpIdle)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -445,7 +395,7 @@ func (s *wpSite) idle(t *testing.T, db *mariaDB, storage string) (int, [2]int) {
 			if i%2 == 1 {
 				u = s.posts[i/2%len(s.posts)].URL
 			}
-			exec.CommandContext(ctx, s.tools.wget, "-q", "-O", "/dev/null", u).Run()
+			exec.CommandContext(ctx, s.tools.Wget, "-q", "-O", "/dev/null", u).Run()
 			select {
 			case <-ctx.Done():
 			case <-time.After(time.Second):
@@ -477,7 +427,7 @@ func (s *wpSite) idle(t *testing.T, db *mariaDB, storage string) (int, [2]int) {
 	}
 	tick.Stop()
 	wg.Wait()
-	return countGenerations(t, storage) - first, changes
+	return e2etest.CountGenerations(t, storage) - first, changes
 }
 
 // logSubstance logs the lines of two dumps that differ and that no
@@ -510,84 +460,20 @@ func logSubstance(t *testing.T, was, now []byte) {
 	}
 }
 
-// crawl mirrors the site with wget into a WARC, as an archive's crawler
-// would, and returns the WARC. WordPress links to a few addresses that
-// answer errors (wget's exit status 8); they are logged, not fatal.
-func (s *wpSite) crawl(t *testing.T, dir string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), e2etest.CrawlTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, s.tools.wget, "--mirror", "--no-verbose", "--no-host-directories", "-e", "robots=off", "--tries=2", "--timeout=30",
-		"--warc-file="+filepath.Join(dir, "crawl"), "--no-warc-keep-log", "-P", filepath.Join(dir, "mirror"), s.url+"/")
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 8 {
-		for _, l := range strings.Split(string(out), "\n") {
-			if strings.Contains(l, "ERROR") || strings.Contains(l, "error") {
-				t.Logf("wget: %s", l)
-			}
-		}
-	} else if err != nil {
-		t.Fatalf("wget: %v\n%s", err, e2etest.Tail(out))
-	}
-	warc := filepath.Join(dir, "crawl.warc.gz")
-	e2etest.LogSize(t, "wget WARC", warc)
-	return warc
-}
-
-// countGenerations counts the generations the module published in
-// storage.
-func countGenerations(t *testing.T, storage string) int {
-	t.Helper()
-	m, err := filepath.Glob(filepath.Join(storage, "lazarus", "*", "published", "*"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(m)
-}
-
-// waitGenerations waits up to two minutes for n generations.
-func waitGenerations(t *testing.T, storage string, n int) {
-	t.Helper()
-	for deadline := time.Now().Add(2 * time.Minute); countGenerations(t, storage) < n; time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("fewer than %d generations built in 2 minutes", n)
-		}
-	}
-	time.Sleep(time.Second) // the handler's reload_interval picks it up
-}
-
 // wpOriginal is what the site held before it was destroyed.
 type wpOriginal struct {
-	config []byte            // wp-config.php
-	files  map[string][]byte // wp-content's regular files but the theme's, by path
-	owners map[string][2]int // their uid and gid
+	config  []byte        // wp-config.php
+	content *e2etest.Tree // wp-content but the packaged theme
 }
 
 // snapshot records wp-config.php and wp-content, but for the packaged
 // theme, with owners.
 func (s *wpSite) snapshot(t *testing.T) *wpOriginal {
 	t.Helper()
-	o := &wpOriginal{files: map[string][]byte{}, owners: map[string][2]int{}}
-	var err error
-	if o.config, err = os.ReadFile(filepath.Join(s.docroot, "wp-config.php")); err != nil {
-		t.Fatal(err)
-	}
-	content := filepath.Join(s.docroot, "wp-content")
-	filepath.Walk(content, func(p string, info os.FileInfo, err error) error {
-		must(t, err)
-		rel, _ := filepath.Rel(content, p)
-		if strings.HasPrefix(rel, "themes/twentytwentythree") {
-			return nil
-		}
-		st := info.Sys().(*syscall.Stat_t)
-		o.owners[rel] = [2]int{int(st.Uid), int(st.Gid)}
-		if info.Mode().IsRegular() {
-			o.files[rel], err = os.ReadFile(p)
-			must(t, err)
-		}
-		return nil
-	})
-	return o
+	config, err := os.ReadFile(filepath.Join(s.docroot, "wp-config.php"))
+	e2etest.Must(t, err)
+	return &wpOriginal{config: config, content: e2etest.SnapshotTree(t, filepath.Join(s.docroot, "wp-content"),
+		func(rel string) bool { return strings.HasPrefix(rel, "themes/twentytwentythree") })}
 }
 
 // checkRestored checks what recover wrote: wp-config.php under its own
@@ -598,35 +484,11 @@ func (o *wpOriginal) checkRestored(t *testing.T, out string, rep *lzrecover.Repo
 	if got, err := os.ReadFile(filepath.Join(out, "config", "wp-config.php")); err != nil || !bytes.Equal(got, o.config) {
 		t.Errorf("config/wp-config.php: %d bytes, %v; want the site's %d", len(got), err, len(o.config))
 	}
-	_, _, root := webUser(t)
-	for rel, want := range o.files {
-		got, err := os.ReadFile(filepath.Join(out, "wp-content", rel))
-		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("wp-content/%s: %d bytes, %v; want %d", rel, len(got), err, len(want))
-		}
-	}
-	for rel, want := range o.owners {
-		info, err := os.Lstat(filepath.Join(out, "wp-content", rel))
-		if err != nil {
-			t.Errorf("wp-content/%s: %v", rel, err)
-			continue
-		}
-		st := info.Sys().(*syscall.Stat_t)
-		if got := [2]int{int(st.Uid), int(st.Gid)}; root && got != want {
-			t.Errorf("wp-content/%s: owned by %v, want %v", rel, got, want)
-		}
-	}
+	o.content.Check(t, filepath.Join(out, "wp-content"), "wp-content")
 	if dump, err := os.ReadFile(filepath.Join(out, "db")); err != nil || !bytes.Contains(dump, []byte("Field note 1:")) {
 		t.Errorf("db: %d bytes, %v; want the dump with the posts", len(dump), err)
 	}
-	for _, ow := range rep.Owners {
-		if root && !ow.Restored {
-			t.Errorf("as root, %d entries of %s:%s not given their owner: %s", ow.Entries, ow.User, ow.Group, ow.Reason)
-		}
-	}
-	if !root && len(rep.Owners) == 0 {
-		t.Error("the report counts no owner")
-	}
+	e2etest.CheckOwnersGiven(t, rep)
 }
 
 // checkServed checks the resurrected site: every post is served with
@@ -636,7 +498,7 @@ func (s *wpSite) checkServed(t *testing.T) {
 	t.Helper()
 	back := 0
 	for _, p := range s.posts {
-		status, body, _ := fetchWire(t, p.URL)
+		status, body, _ := e2etest.FetchWire(t, p.URL)
 		if status == 200 && strings.Contains(string(body), p.Title) && strings.Contains(string(body), s.upload) {
 			back++
 		} else {
@@ -644,15 +506,15 @@ func (s *wpSite) checkServed(t *testing.T) {
 		}
 	}
 	t.Logf("posts back: %d of %d", back, len(s.posts))
-	if status, body, _ := fetchWire(t, s.url+"/"); status != 200 || !strings.Contains(string(body), s.posts[len(s.posts)-1].Title) {
+	if status, body, _ := e2etest.FetchWire(t, s.url+"/"); status != 200 || !strings.Contains(string(body), s.posts[len(s.posts)-1].Title) {
 		t.Errorf("front page: status %d without the newest post", status)
 	}
-	if status, body, _ := fetchWire(t, s.url+s.upload); status != 200 || !bytes.Equal(body, s.image) {
+	if status, body, _ := e2etest.FetchWire(t, s.url+s.upload); status != 200 || !bytes.Equal(body, s.image) {
 		t.Errorf("%s: status %d, %d bytes; want the %d uploaded", s.upload, status, len(body), len(s.image))
 	}
-	if uid, gid, root := webUser(t); root {
+	if uid, gid, root := e2etest.WebUser(t); root {
 		info, err := os.Stat(filepath.Join(s.docroot, strings.TrimPrefix(s.upload, "/")))
-		must(t, err)
+		e2etest.Must(t, err)
 		if st := info.Sys().(*syscall.Stat_t); int(st.Uid) != uid || int(st.Gid) != gid {
 			t.Errorf("the served upload is owned by %d:%d, want the web user's %d:%d", st.Uid, st.Gid, uid, gid)
 		}

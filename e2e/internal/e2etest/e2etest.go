@@ -1,7 +1,12 @@
 // Package e2etest holds what the end-to-end test packages share: where
 // e2e/setup.sh put the real material, copying it, the servers they start
-// and the ends of tools' output for error messages (free ports come from
-// internal/porttest).
+// (daemon.go) and the ends of tools' output for error messages (free
+// ports come from internal/porttest); and the PHP stack the CMS tests
+// (WordPress, MediaWiki) run on: MariaDB and PHP-FPM on private sockets
+// (phpstack.go), an in-process Caddy (caddy.go), pages' weight on the
+// wire (wire.go), a wget crawl into a WARC (crawl.go), trees recorded
+// before a site is destroyed and checked after (tree.go), and an image
+// to upload (photo.go).
 package e2etest
 
 import (
@@ -38,6 +43,19 @@ func WordPressDir() string {
 // slash-separated path relative to from matches skip are left out.
 func CopyTree(t testing.TB, from, to string, skip *regexp.Regexp) {
 	t.Helper()
+	copyTree(t, from, to, skip, false)
+}
+
+// LinkTree is CopyTree with regular files hard-linked where the file
+// system allows (copied where it does not): for a large tree of files
+// nothing writes to, such as an application's code.
+func LinkTree(t testing.TB, from, to string, skip *regexp.Regexp) {
+	t.Helper()
+	copyTree(t, from, to, skip, true)
+}
+
+func copyTree(t testing.TB, from, to string, skip *regexp.Regexp, link bool) {
+	t.Helper()
 	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -60,6 +78,9 @@ func CopyTree(t testing.TB, from, to string, skip *regexp.Regexp) {
 		case skip != nil && skip.MatchString(filepath.ToSlash(rel)):
 			return nil
 		case info.Mode().IsRegular():
+			if link && os.Link(p, dst) == nil {
+				return nil
+			}
 			b, err := os.ReadFile(p)
 			if err != nil {
 				return err
