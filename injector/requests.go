@@ -1,6 +1,7 @@
 package injector
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -30,8 +31,32 @@ type Requests struct {
 	// Horizon, at least 1 (lazarus capture's attempts, as far as its
 	// wait and retry schedule reach within the horizon).
 	Attempts int `json:"attempts"`
-	// Horizon is the time the plan is made for, more than zero.
-	Horizon time.Duration `json:"horizon_ns"`
+	// Horizon is the time the plan is made for, more than zero
+	// (horizon_seconds in JSON).
+	Horizon time.Duration `json:"-"`
+}
+
+// requestsJSON is Requests in JSON, the horizon in seconds.
+type requestsJSON struct {
+	Success        float64 `json:"success"`
+	Sent           int     `json:"sent"`
+	Attempts       int     `json:"attempts"`
+	HorizonSeconds float64 `json:"horizon_seconds"`
+}
+
+// MarshalJSON writes the horizon in seconds.
+func (q Requests) MarshalJSON() ([]byte, error) {
+	return json.Marshal(requestsJSON{q.Success, q.Sent, q.Attempts, q.Horizon.Seconds()})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (q *Requests) UnmarshalJSON(b []byte) error {
+	var v requestsJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*q = Requests{Success: v.Success, Sent: v.Sent, Attempts: v.Attempts, Horizon: time.Duration(v.HorizonSeconds * float64(time.Second))}
+	return nil
 }
 
 // DefaultRequestsTarget is the target of a plan counting on requests

@@ -262,16 +262,16 @@ func (c *captureCmd) statusOptions(o *status.Options, stderr io.Writer) error {
 // warning when other users can read it. Errors never quote its contents.
 func readAccessKeys(path string, stderr io.Writer) (spn.Credentials, error) {
 	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() && info.Size() == 0 {
-		return spn.Credentials{}, fmt.Errorf("--access-key-file %s: empty: %w", path, spn.ErrBadKeys)
+		return spn.Credentials{}, fmt.Errorf("--access-key-file (access_key_file under [capture]) %s: empty: %w", path, spn.ErrBadKeys)
 	}
 	data, warn, err := keys.ReadPassphraseFile(path)
 	if err != nil {
-		return spn.Credentials{}, fmt.Errorf("--access-key-file: %w", unwrapPath(err))
+		return spn.Credentials{}, fmt.Errorf("--access-key-file (access_key_file under [capture]) %s: %w", path, unwrapPath(err))
 	}
 	warnf(stderr, warn)
 	creds, err := spn.ParseCredentials(data)
 	if err != nil {
-		return spn.Credentials{}, fmt.Errorf("--access-key-file %s: %w", path, err)
+		return spn.Credentials{}, fmt.Errorf("--access-key-file (access_key_file under [capture]) %s: %w", path, err)
 	}
 	return creds, nil
 }

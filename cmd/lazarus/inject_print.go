@@ -50,15 +50,15 @@ func printInject(w io.Writer, r *injector.Report, stateDir string) {
 		of = "the ciphertext, earlier generations' blocks included"
 	}
 	fmt.Fprintf(w, "  %s added in all (%s %s)\n", formatSize(added), ratio(added, cipher), of)
-	for _, line := range outlookLines(r.Outlook) {
+	for _, line := range outlookLines(r.Outlook, r.Requests != nil) {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
 	if note := targetNote(r); note != "" {
 		fmt.Fprintf(w, "  %s\n", note)
 	}
 	if a := r.WithRequests; a != nil {
-		fmt.Fprintf(w, "  counting on capture requests instead would plan %.0f%% of these bytes, for %s within %s under that model, %s; they are counted on with a [capture] table and access_key_file in the config (docs/INJECT.md)\n",
-			100*a.Share, chance(a.Recoverability), humane.Duration(a.Requests.Horizon), a.Requests)
+		fmt.Fprintf(w, "  counting on capture requests instead would plan %.0f%% of these bytes, for %s within %s under that model: each carrier page asked up to %s within the day, each request taken one time in two (the prior for keys; with wait = \"1h\" under [capture], lazarus capture retries that often; with the default wait, once)\n",
+			100*a.Share, chance(a.Recoverability), humane.Duration(a.Requests.Horizon), count(a.Requests.Attempts, "time", "times"))
 	}
 	if n := len(r.Kept); n > 0 {
 		var kept []string
@@ -145,7 +145,7 @@ func targetNote(r *injector.Report) string {
 		if r.Recoverability < r.Target {
 			short = fmt.Sprintf(", SHORT of its %s target (more linked pages or a larger --page-budget add room)", chance(r.Target))
 		}
-		return fmt.Sprintf("planned for the capture requests lazarus capture makes: %s; under that model the archives hold enough within %s with %s%s. A model figure: lazarus capture's audit confirms it",
+		return fmt.Sprintf("planned for the capture requests lazarus capture makes: %s; under that model the archives hold enough within %s with %s%s (a model figure: lazarus capture's audit tells whether they do)",
 			r.Requests, humane.Duration(r.Requests.Horizon), chance(r.Recoverability), short)
 	case r.Target > 0 && r.Recoverability < r.Target && r.OutsideSitePath > 0:
 		return fmt.Sprintf("SHORT of the planner's %s target even if each page were kept independently: %s linked outside the --site-url path cannot carry blocks; give --site-url the address the root page is served at",
@@ -160,7 +160,7 @@ func targetNote(r *injector.Report) string {
 // outlookLines says what is known of the generation first (the pages it
 // may lose, its manifest's pages), then what the capture model expects,
 // labelled as its prior (inject reads no capture history).
-func outlookLines(o *injector.Outlook) []string {
+func outlookLines(o *injector.Outlook, requests bool) []string {
 	if o == nil {
 		return nil
 	}
@@ -175,13 +175,17 @@ func outlookLines(o *injector.Outlook) []string {
 		lines = append(lines, fmt.Sprintf("it survives the loss of any %d of its %s, manifest included; its manifest is on %s",
 			o.Survives, count(o.Carriers, "carrier page", "carrier pages"), count(o.ManifestPages, "page", "pages")))
 	}
+	without := ""
+	if requests {
+		without = ", from the archives' own crawls alone, without the capture requests"
+	}
 	var within []string
 	for _, c := range o.Within {
 		within = append(within, fmt.Sprintf("within %s %s", count(c.Days, "day", "days"), forecast(c.Probability)))
 	}
 	lines = append(lines,
 		"inject does not read the archives: lazarus status says what they hold, lazarus capture asks them to capture it now",
-		fmt.Sprintf("capture model's prior for pages no archive holds yet (%s; inject reads no capture history): recoverable %s", strings.Join(o.Archives, " and "), strings.Join(within, ", ")))
+		fmt.Sprintf("capture model's prior for pages no archive holds yet (%s; inject reads no capture history)%s: recoverable %s", strings.Join(o.Archives, " and "), without, strings.Join(within, ", ")))
 	return lines
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/lazarus-preserve/lazarus/injector"
@@ -40,6 +41,9 @@ func plannedRequests(cfg *injectConfig, rec *genstate.Record, now time.Time) (*i
 	case cc.requests == requestsOff:
 		return nil, "capture requests are off: " + own
 	case keyed:
+		if _, err := readAccessKeys(cc.accessKeys, io.Discard); err != nil {
+			return nil, fmt.Sprintf("capture.access_key_file cannot be used (%v), so lazarus capture would ask nothing: %s", err, own)
+		}
 		q.Success = injector.MeasuredSuccess(taken, sent)
 		return q, ""
 	case cc.requests == requestsKeyed:

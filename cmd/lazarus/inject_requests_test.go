@@ -38,7 +38,8 @@ func TestAttemptsWithinRetrySchedule(t *testing.T) {
 // TestPlannedRequestsNeedKeysOrEvidence: inject counts on capture
 // requests only when the config has a [capture] table that makes them:
 // with keys, from a prior of one in two until requests are recorded,
-// then as measured; without keys, only once requests were recorded and
+// then as measured (a key file capture cannot read counts as none);
+// without keys, only once requests were recorded and
 // some taken, and not after a refusal; never with requests off. Each
 // refusal to count says why.
 func TestPlannedRequestsNeedKeysOrEvidence(t *testing.T) {
@@ -48,7 +49,11 @@ func TestPlannedRequestsNeedKeysOrEvidence(t *testing.T) {
 	}
 	refused := record(false, 40, 30)
 	refused.KeysRequired = map[string]time.Time{"wayback": now.Add(-48 * time.Hour)}
-	keys := captureConfig{AccessKeyFile: "/etc/lazarus/ia.keys", Wait: "1h"}
+	keyFile := filepath.Join(t.TempDir(), "ia.keys")
+	if err := os.WriteFile(keyFile, []byte("AKEY:SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys := captureConfig{AccessKeyFile: keyFile, Wait: "1h"}
 	for _, c := range []struct {
 		name     string
 		table    bool
@@ -59,10 +64,11 @@ func TestPlannedRequestsNeedKeysOrEvidence(t *testing.T) {
 		note     string
 	}{
 		{"no [capture] table", false, keys, record(true, 0, 0), 0, 0, ""},
-		{"requests off", true, captureConfig{Requests: "off", AccessKeyFile: "k"}, record(true, 0, 0), 0, 0, "capture requests are off"},
+		{"requests off", true, captureConfig{Requests: "off", AccessKeyFile: keyFile}, record(true, 0, 0), 0, 0, "capture requests are off"},
+		{"key file missing", true, captureConfig{AccessKeyFile: keyFile + ".missing"}, record(true, 0, 0), 0, 0, "capture.access_key_file cannot be used"},
 		{"keys, none recorded", true, keys, record(true, 0, 0), 0.5, 3, ""},
 		{"keys, 30 sent, 27 taken", true, keys, record(true, 30, 27), (27 + 5.0) / 40, 3, ""},
-		{"keys, wait 0s", true, captureConfig{AccessKeyFile: "k"}, record(true, 0, 0), 0.5, 1, ""},
+		{"keys, wait 0s", true, captureConfig{AccessKeyFile: keyFile}, record(true, 0, 0), 0.5, 1, ""},
 		{"keyed without keys", true, captureConfig{Requests: "keyed"}, record(true, 0, 0), 0, 0, "access_key_file is not set"},
 		{"no keys, none recorded", true, captureConfig{}, record(false, 0, 0), 0, 0, "once 10 are recorded"},
 		{"no keys, all refused", true, captureConfig{}, record(false, 12, 0), 0, 0, "once 10 are recorded"},
@@ -119,7 +125,7 @@ func TestInjectPlansLighterForCaptureRequests(t *testing.T) {
 	}
 	own, ownText := run("")
 	req, reqText := run("[capture]\naccess_key_file = \"" + d.ia + "\"\nwait = \"1h\"\n")
-	if own.Requests != nil || req.Requests == nil || req.Requests.Attempts != 3 || req.Requests.Success != injector.PriorSuccess {
+	if own.Requests != nil || req.Requests == nil || req.Requests.Attempts != 3 || req.Requests.Success != injector.PriorSuccess || req.Requests.Horizon != 24*time.Hour {
 		t.Fatalf("requests assumed: without a [capture] table %+v, with one %+v", own.Requests, req.Requests)
 	}
 	if added(req) >= added(own) || req.Recoverability < req.Target {

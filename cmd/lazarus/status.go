@@ -37,7 +37,7 @@ type statusCmd struct {
 	stderr                        io.Writer
 	// archive is what lazarus capture recorded of the newest generations
 	// (archiveState), shown after the audit's report.
-	archive []genstate.Generation
+	archive *genstate.Record
 }
 
 func runStatus(args []string, stdout, stderr io.Writer) int {

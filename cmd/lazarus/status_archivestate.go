@@ -20,7 +20,9 @@ const statusArchiveGenerations = 3
 // history/ stands for DIR): each generation published, requested and
 // confirmed, with times; the newest few, nil when no history has a
 // record beside it. A damaged record is a warning: the audit stands.
-func (c *statusCmd) archiveState(historyDirs []string) []genstate.Generation {
+// Its confirmations are capture's audits', as of the last one; this
+// run's audit says what the archives hold now.
+func (c *statusCmd) archiveState(historyDirs []string) *genstate.Record {
 	for _, d := range historyDirs {
 		if filepath.Base(d) != injector.HistoryDir {
 			continue
@@ -35,20 +37,30 @@ func (c *statusCmd) archiveState(historyDirs []string) []genstate.Generation {
 			archiveStateHint(c.stderr, err)
 			return nil
 		}
-		return rec.Generations[:min(len(rec.Generations), statusArchiveGenerations)]
+		rec.Generations = rec.Generations[:min(len(rec.Generations), statusArchiveGenerations)]
+		return rec
 	}
 	return nil
 }
 
 // printStatusArchiveState prints the archive state lines after the
 // audit's report.
-func printStatusArchiveState(w io.Writer, gens []genstate.Generation) {
-	if len(gens) == 0 {
+func printStatusArchiveState(w io.Writer, rec *genstate.Record) {
+	if rec == nil || len(rec.Generations) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "What lazarus capture recorded (inject's state directory):")
-	for i := range gens {
-		fmt.Fprintf(w, "  %s\n", archiveStateLine(&gens[i]))
+	switch {
+	case !rec.Confirming():
+		fmt.Fprintln(w, "What lazarus capture recorded (inject's state directory; no capture run has audited the archives yet):")
+	default:
+		rp := "none"
+		if rec.RestorePoint != "" {
+			rp = rec.RestorePoint
+		}
+		fmt.Fprintf(w, "What lazarus capture recorded (inject's state directory; its last audit %s found restore point %s):\n", stamp(rec.Audited), rp)
+	}
+	for i := range rec.Generations {
+		fmt.Fprintf(w, "  %s\n", archiveStateLine(&rec.Generations[i]))
 	}
 }
 
@@ -56,5 +68,5 @@ func printStatusArchiveState(w io.Writer, gens []genstate.Generation) {
 // archive_state, what lazarus capture recorded.
 type statusJSON struct {
 	*status.Report
-	ArchiveState []genstate.Generation `json:"archive_state,omitempty"`
+	ArchiveState *genstate.Record `json:"archive_state,omitempty"`
 }

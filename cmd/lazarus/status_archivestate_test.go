@@ -22,17 +22,16 @@ func TestStatusShowsWhatCaptureRecorded(t *testing.T) {
 	args := []string{"--url", d.url, "--key", d.server, "--history", d.s.Path("state"), "--source", "wayback=" + d.archive.URL, "--rate", "600000"}
 	code, stdout, stderr := runStatusArgs(t, append(args, "--json")...)
 	var rep struct {
-		ArchiveState []genstate.Generation `json:"archive_state"`
-		Newest       string                `json:"newest_generation"`
+		ArchiveState genstate.Record `json:"archive_state"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &rep); code != exitOK || err != nil {
 		t.Fatalf("status --json: exit %d (%v)\n%s\n%s", code, err, stdout, stderr)
 	}
-	if len(rep.ArchiveState) != 1 || rep.ArchiveState[0].ID != g.Generation || rep.ArchiveState[0].State() != genstate.StateConfirmed {
+	if gens := rep.ArchiveState.Generations; len(gens) != 1 || gens[0].ID != g.Generation || gens[0].State() != genstate.StateConfirmed || rep.ArchiveState.Audited.IsZero() {
 		t.Errorf("archive_state %+v, want generation %s confirmed", rep.ArchiveState, g.Generation)
 	}
 	code, stdout, stderr = runStatusArgs(t, args...)
-	want := "What lazarus capture recorded (inject's state directory):\n  generation " + g.Generation + " published "
+	want := "restore point " + g.Generation + "):\n  generation " + g.Generation + " published "
 	if code != exitOK || !strings.Contains(stdout, want) || !strings.Contains(stdout, "sent") || !strings.Contains(stdout, "; confirmed ") {
 		t.Errorf("status: exit %d, want %q and the requests and confirmation in\n%s\n%s", code, want, stdout, stderr)
 	}
