@@ -191,9 +191,17 @@ func (a *auditor) stop() {
 	}
 }
 
-// loaded tells the auditor the handler loaded a new generation: capture
-// requests follow, if configured.
+// loaded tells the auditor the handler loaded a new generation: it is
+// recorded published (if no instance did before), and capture requests
+// follow, if configured.
 func (a *auditor) loaded() {
+	if g := a.h.gen.Load(); g != nil {
+		a.h.background.Add(1)
+		go func() {
+			defer a.h.background.Done()
+			a.h.notePublished(a.h.ctx, g)
+		}()
+	}
 	if a.capturer != nil {
 		a.capturer.wakeUp()
 	}
@@ -429,6 +437,7 @@ func (a *auditor) run(ctx context.Context, o status.Options) (*auditSummary, err
 	if c := rep.Cause; c != nil {
 		return nil, &auditFailure{cause: c}
 	}
+	a.h.noteAudit(ctx, rep, o.Now)
 	return summarize(rep), nil
 }
 

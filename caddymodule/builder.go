@@ -77,7 +77,9 @@ type Build struct {
 	// (injector.Options.Target): the fewest bytes with which archives
 	// keeping each page independently with probability 1/2 would keep
 	// enough blocks with at least this probability, a ceiling (archives
-	// crawl in sweeps), not a forecast. Defaults to 0.999.
+	// crawl in sweeps), not a forecast. Defaults to 0.999; with capture
+	// requests (Audit.CaptureRequests), the plan counts on them instead
+	// and the target defaults to 0.99 within a day (see planRequests).
 	Target float64 `json:"target,omitempty"`
 	// Redundancy, when set, fixes the parity blocks per data block
 	// instead of planning for Target (the two do not combine). With
@@ -134,6 +136,9 @@ type builder struct {
 	prefix string       // lazarus/NAME/
 	bundle *bundleStore // prefix + "bundle/"
 	work   string       // local cache of the injector state
+	// requestsNote is what the last build planned for of the capture
+	// requests (planRequests); only the build loop touches it.
+	requestsNote string
 
 	mu     sync.Mutex
 	cancel context.CancelFunc
@@ -355,6 +360,9 @@ func (b *builder) build(ctx context.Context) (string, error) {
 			fields = append(fields, zap.Float64(fmt.Sprintf("prior_forecast_within_%dd", c.Days), c.Probability))
 		}
 	}
+	if b.requestsNote != "" {
+		fields = append(fields, zap.String("capture_requests", b.requestsNote))
+	}
 	b.h.logger.Info("built lazarus generation", fields...)
 	if res.New {
 		return "new", nil
@@ -391,6 +399,7 @@ func (b *builder) run(ctx context.Context) (*injector.Report, error) {
 	learned := b.learn(ctx)
 	o := b.opts
 	o.StateDir, o.BundleDir, o.Carriers, o.Now = stateDir, scratch, b.plannedCarriers(learned), b.h.now
+	b.requestsNote = b.planRequests(ctx, &o)
 	res, err := injector.Run(ctx, o)
 	if err != nil {
 		return nil, inOptionWords(err)

@@ -257,6 +257,7 @@ func (c *capturer) request(ctx context.Context, g *generation, last bool) (*capt
 		return nil, err
 	}
 	r := c.outcome(g, rep, err)
+	h.noteCaptureRun(ctx, rep, err)
 	v, _ := json.Marshal(r)
 	if serr := h.storage.Store(ctx, c.recordKey(g.id), v); serr != nil {
 		h.logger.Warn("storing the capture requests' outcome", zap.Error(serr))
@@ -308,7 +309,7 @@ func (c *capturer) options(ctx context.Context) (capture.Options, error) {
 	if err := c.a.current(ctx); err != nil {
 		return o, err
 	}
-	o.Status, o.Margin = st, c.cfg.Margin
+	o.Status, o.Margin, o.Wait = st, c.cfg.Margin, captureWait
 	o.Verify = verify.Options{SiteURL: st.SiteURL, ServerKey: st.ServerKey, Passphrase: st.Passphrase,
 		Rate: c.siteRate, Contact: c.a.cfg.Contact, HygienePages: -1}
 	o.SPN, err = c.client()

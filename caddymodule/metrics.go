@@ -31,6 +31,10 @@ type metrics struct {
 	auditAge    *prometheus.GaugeVec // seconds since the newest generation recoverable from the archives was made, -1 if none
 	auditProb   *prometheus.GaugeVec // P_rec of the newest generation now, by model view
 	auditBlocks *prometheus.GaugeVec // the newest generation's data blocks: archived (at most k per stripe) and needed
+	// The generation state (archivestate.go): the served generation's
+	// state, one-hot, and when it reached each, by archive.
+	genState     *prometheus.GaugeVec
+	genStateTime *prometheus.GaugeVec
 }
 
 // counters are the module's counters, shared by the metrics of every
@@ -85,6 +89,10 @@ func newMetrics(reg prometheus.Registerer, c *counters) *metrics {
 			"Probability (a lower bound, under the capture model fitted to the archives' history) that the archives hold enough of the newest generation now, by model view (\"model\").", "site", "view"),
 		auditBlocks: gaugeVec("audit_blocks",
 			"Data blocks of the newest generation: archived (distinct, at most k per stripe, the archives combined) and needed (k per stripe).", "site", "kind"),
+		genState: gaugeVec("generation_state",
+			"State of the generation being served, 1 for its state and 0 for the others: published, requested (Save Page Now was asked for its pages), confirmed (an audit found it recoverable from the archives combined).", "site", "state"),
+		genStateTime: gaugeVec("generation_state_timestamp_seconds",
+			"When the generation being served reached each state (Unix time): published; requested, by archive (the first request sent); confirmed, by the archives combined (archive \"\") and by each archive holding it on its own.", "site", "state", "archive"),
 	}
 	if reg == nil {
 		return m
@@ -92,7 +100,7 @@ func newMetrics(reg prometheus.Registerer, c *counters) *metrics {
 	for _, c := range []**prometheus.CounterVec{&m.injected, &m.added, &m.skipped, &m.builds, &m.history, &m.audits, &m.captures, &m.capturePages} {
 		*c = register(reg, *c)
 	}
-	for _, g := range []**prometheus.GaugeVec{&m.age, &m.blocks, &m.carriers, &m.carrierPages, &m.auditAge, &m.auditProb, &m.auditBlocks} {
+	for _, g := range []**prometheus.GaugeVec{&m.age, &m.blocks, &m.carriers, &m.carrierPages, &m.auditAge, &m.auditProb, &m.auditBlocks, &m.genState, &m.genStateTime} {
 		*g = register(reg, *g)
 	}
 	return m

@@ -66,19 +66,22 @@ func (q *Requests) UnmarshalJSON(b []byte) error {
 // so a miss costs time, not the restore point.
 const DefaultRequestsTarget = placement.RequestsTarget
 
+// DefaultRequestsHorizon is the horizon a plan counting on capture
+// requests is made for: the archives should hold the generation within a
+// day of its publication, confirmed by the capture loop's audit.
+const DefaultRequestsHorizon = 24 * time.Hour
+
 // The prior of a request's success before any is recorded: a coin toss,
 // worth PriorWeight requests once some are.
 const (
-	PriorSuccess = 0.5
-	PriorWeight  = 10
+	PriorSuccess = placement.PriorSuccess
+	PriorWeight  = placement.PriorWeight
 )
 
 // MeasuredSuccess is the success of a request after sent requests of
 // which taken were taken by the archive: their ratio pulled towards
 // PriorSuccess by PriorWeight requests.
-func MeasuredSuccess(taken, sent int) float64 {
-	return (float64(taken) + PriorSuccess*PriorWeight) / float64(sent+PriorWeight)
-}
+func MeasuredSuccess(taken, sent int) float64 { return placement.MeasuredSuccess(taken, sent) }
 
 // PageProbability is the probability that a page asked for up to
 // Attempts times is captured within the horizon: 1 − (1 − Success)^Attempts,

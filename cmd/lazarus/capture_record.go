@@ -108,9 +108,10 @@ func (c *captureCmd) requesters(rec *genstate.Record, stderr io.Writer) ([]ondem
 
 // remember records in inject's state directory what the run learnt: the
 // live site serving the generation, the requests, the last audit's
-// confirmations, and a refusal of requests without keys. It returns the
-// generation's state as recorded (nil without a state directory, on a
-// dry run, or when the record cannot be written, with a warning).
+// confirmations, and a refusal of requests without keys or of the keys.
+// It returns the generation's state as recorded (nil without a state
+// directory, on a dry run, or when the record cannot be written, with a
+// warning).
 func (c *captureCmd) remember(rep *capture.Report, runErr error, stderr io.Writer) *genstate.Generation {
 	dir := c.injectState()
 	if dir == "" || rep == nil || c.dryRun || !isDir(dir) {
@@ -129,8 +130,11 @@ func (c *captureCmd) remember(rep *capture.Report, runErr error, stderr io.Write
 		if s := rep.Status; s != nil && (s.Cause == nil || s.Cause.Kind != status.CauseSourcesFailed) {
 			r.ObserveAudit(s, now)
 		}
-		if errors.Is(runErr, spn.ErrKeysRequired) {
+		switch {
+		case errors.Is(runErr, spn.ErrKeysRequired):
 			r.RefusedKeyless("wayback", now)
+		case errors.Is(runErr, spn.ErrRefused):
+			r.RefusedKey("wayback", now)
 		}
 		if g := r.Find(rep.Generation); g != nil {
 			cp := *g

@@ -13,33 +13,12 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/genstate"
 )
 
-// TestAttemptsWithinRetrySchedule: a page is asked for again retry after
-// a failure, the pause doubling, as far as the wait reaches and at most
-// attempts times.
-func TestAttemptsWithinRetrySchedule(t *testing.T) {
-	m := time.Minute
-	for _, c := range []struct {
-		wait, retry    time.Duration
-		attempts, want int
-	}{
-		{0, 10 * m, 3, 1},
-		{9 * m, 10 * m, 3, 1},
-		{20 * m, 10 * m, 3, 2},
-		{time.Hour, 10 * m, 3, 3}, // at 0, 10 and 30 minutes
-		{24 * time.Hour, 10 * m, 5, 5},
-		{150 * m, 10 * m, 9, 5}, // 0, 10, 30, 70, 150
-	} {
-		if got := attemptsWithin(c.wait, c.retry, c.attempts); got != c.want {
-			t.Errorf("wait %v, retry %v, attempts %d: %d, want %d", c.wait, c.retry, c.attempts, got, c.want)
-		}
-	}
-}
-
 // TestPlannedRequestsNeedKeysOrEvidence: inject counts on capture
 // requests only when the config has a [capture] table that makes them:
 // with keys, from a prior of one in two until requests are recorded,
-// then as measured (a key file capture cannot read counts as none);
-// without keys, only once requests were recorded and
+// then as measured (a key file capture cannot read counts as none), not
+// after the keys were refused; without keys, only once requests were
+// recorded and
 // some taken, and not after a refusal; never with requests off. Each
 // refusal to count says why.
 func TestPlannedRequestsNeedKeysOrEvidence(t *testing.T) {
@@ -49,6 +28,8 @@ func TestPlannedRequestsNeedKeysOrEvidence(t *testing.T) {
 	}
 	refused := record(false, 40, 30)
 	refused.KeysRequired = map[string]time.Time{"wayback": now.Add(-48 * time.Hour)}
+	keyRefused := record(true, 30, 27)
+	keyRefused.KeyRefused = map[string]time.Time{"wayback": now.Add(-24 * time.Hour)}
 	keyFile := filepath.Join(t.TempDir(), "ia.keys")
 	if err := os.WriteFile(keyFile, []byte("AKEY:SECRET\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -68,6 +49,7 @@ func TestPlannedRequestsNeedKeysOrEvidence(t *testing.T) {
 		{"key file missing", true, captureConfig{AccessKeyFile: keyFile + ".missing"}, record(true, 0, 0), 0, 0, "capture.access_key_file cannot be used"},
 		{"keys, none recorded", true, keys, record(true, 0, 0), 0.5, 3, ""},
 		{"keys, 30 sent, 27 taken", true, keys, record(true, 30, 27), (27 + 5.0) / 40, 3, ""},
+		{"keys refused yesterday", true, keys, keyRefused, 0, 0, "refused the keys in access_key_file on 2026-11-27"},
 		{"keys, wait 0s", true, captureConfig{AccessKeyFile: keyFile}, record(true, 0, 0), 0.5, 1, ""},
 		{"keyed without keys", true, captureConfig{Requests: "keyed"}, record(true, 0, 0), 0, 0, "access_key_file is not set"},
 		{"no keys, none recorded", true, captureConfig{}, record(false, 0, 0), 0, 0, "once 10 are recorded"},
@@ -80,7 +62,7 @@ func TestPlannedRequestsNeedKeysOrEvidence(t *testing.T) {
 		switch {
 		case c.success == 0 && q != nil:
 			t.Errorf("%s: counted on %+v", c.name, q)
-		case c.success > 0 && (q == nil || q.Success != c.success || q.Attempts != c.attempts || q.Horizon != requestsHorizon):
+		case c.success > 0 && (q == nil || q.Success != c.success || q.Attempts != c.attempts || q.Horizon != injector.DefaultRequestsHorizon):
 			t.Errorf("%s: %+v (%q), want success %v, %d attempts", c.name, q, note, c.success, c.attempts)
 		case !strings.Contains(note, c.note) || c.note == "" && note != "":
 			t.Errorf("%s: note %q, want %q", c.name, note, c.note)

@@ -238,3 +238,16 @@ func (l *loop) stop() error {
 	}
 	return nil
 }
+
+// AttemptsWithin is how many requests a run makes for a page within d of
+// the first, at most attempts: it asks again retry after a failure, the
+// pause doubling after each (the loop's schedule, see loop.record).
+func AttemptsWithin(d, retry time.Duration, attempts int) int {
+	n, at, pause := 1, time.Duration(0), retry
+	for n < attempts && at+pause <= d {
+		at += pause
+		pause *= 2
+		n++
+	}
+	return n
+}

@@ -49,9 +49,14 @@ func (r *Record) ObserveAudit(rep *status.Report, at time.Time) {
 
 // ObserveRequests adds one run's requests to an archive (req's Archive)
 // for generation id, published at published if the record lacks it.
+// Requests with keys that the archive took clear its refusal of the keys
+// (RefusedKey).
 func (r *Record) ObserveRequests(id string, published time.Time, req Request) {
 	if req.Sent == 0 {
 		return
+	}
+	if req.Keyed && req.Taken > 0 {
+		delete(r.KeyRefused, req.Archive)
 	}
 	e := r.Ensure(id, published)
 	req.First, req.Last = req.First.UTC(), req.Last.UTC()

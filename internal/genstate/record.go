@@ -50,6 +50,9 @@ type Record struct {
 	// KeysRequired records, by archive, when it last refused requests
 	// without keys: they are not tried again for a while.
 	KeysRequired map[string]time.Time `json:"keys_required,omitempty"`
+	// KeyRefused records, by archive, when it last refused the user's
+	// keys, until it takes a request with keys again.
+	KeyRefused map[string]time.Time `json:"key_refused,omitempty"`
 }
 
 // Generation is what became of one generation.
@@ -161,11 +164,12 @@ func Read(dir string) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the archive state: %w", err)
 	}
-	return parse(data, filepath.Join(dir, File))
+	return Parse(data, filepath.Join(dir, File))
 }
 
-// parse reads a record's bytes.
-func parse(data []byte, name string) (*Record, error) {
+// Parse reads a record's bytes, named name in errors (checked, never
+// trusted: a record read from shared storage is another program's).
+func Parse(data []byte, name string) (*Record, error) {
 	if len(data) > maxBytes {
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrDamaged, name, maxBytes)
 	}
@@ -228,12 +232,21 @@ func Update(dir string, change func(*Record) error) error {
 	if err := change(r); err != nil {
 		return err
 	}
-	r.Version = Version
-	data, err := json.MarshalIndent(r, "", "  ")
+	data, err := r.Marshal()
 	if err != nil {
 		return err
 	}
-	return writeFile(dir, append(data, '\n'))
+	return writeFile(dir, data)
+}
+
+// Marshal is the record as the file holds it, at Version.
+func (r *Record) Marshal() ([]byte, error) {
+	r.Version = Version
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
 }
 
 // writeFile replaces the record with data through a synced temporary

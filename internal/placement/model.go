@@ -24,6 +24,20 @@ const (
 	RequestsTarget = 0.99
 )
 
+// The prior of a capture request's success before any is recorded: a
+// coin toss, worth PriorWeight requests once some are (MeasuredSuccess).
+const (
+	PriorSuccess = 0.5
+	PriorWeight  = 10
+)
+
+// MeasuredSuccess is the success of a capture request after sent
+// requests of which taken were taken by the archive: their ratio pulled
+// towards PriorSuccess by PriorWeight requests.
+func MeasuredSuccess(taken, sent int) float64 {
+	return (float64(taken) + PriorSuccess*PriorWeight) / float64(sent+PriorWeight)
+}
+
 // RequestedCapture is the probability that a page asked for up to
 // attempts times, each request taken with probability success
 // independently, is captured: 1 − (1 − success)^attempts.
