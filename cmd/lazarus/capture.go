@@ -325,7 +325,7 @@ func (c *captureCmd) finish(rep *capture.Report, state *genstate.Generation, err
 		return exitError
 	case errors.Is(err, capture.ErrNotLive):
 		errorf(stderr, "%s", printable(err.Error()))
-		hintf(stderr, "run capture once the pages are deployed (the deploy recipes' line after publishing), or give a longer --wait-live (wait_live under [capture] in lazarus.toml); nothing was asked")
+		hintf(stderr, "check that --url (site_url) reaches the live site from here; run capture once the pages are deployed (the deploy recipes' line after publishing), or give a longer --wait-live (wait_live under [capture] in lazarus.toml); nothing was asked")
 		return exitError
 	case errors.Is(err, capture.ErrShort):
 		errorf(stderr, "%s", printable(err.Error()))

@@ -375,7 +375,7 @@ func (o *Options) liveGeneration(ctx context.Context) (*verify.LiveGeneration, t
 			}
 			left := time.Until(deadline)
 			if left <= 0 {
-				serves := "no generation signed by the key"
+				serves := fmt.Sprintf("no generation signed by the key, as far as it could be read (%v)", err)
 				if err == nil {
 					serves = "generation " + g.ID.String()
 				}

@@ -288,3 +288,18 @@ func TestLoopNothingTakenAuditsOnce(t *testing.T) {
 		t.Fatalf("%d audits, %d listings of the archive after a run whose requests were all refused", rep.Audits, listings)
 	}
 }
+
+// TestLoopSaysWhyTheLiveSiteCannotBeRead: a live site that cannot be
+// read at all (here, nothing listens) is waited for WaitLive too, and
+// the error says what reading it failed with, not only that it serves
+// no generation signed by the key.
+func TestLoopSaysWhyTheLiveSiteCannotBeRead(t *testing.T) {
+	w := newCaptureWorld(t, archivetest.SPNConfig{}, nil)
+	o := w.loopOptions(t, false, spn.Limit{N: 100, Per: time.Second}, time.Second)
+	o.Verify.SiteURL = "http://127.0.0.1:1/"
+	o.Expect, o.WaitLive, o.LiveEvery = strings.Repeat("ab", 16), 100*time.Millisecond, 40*time.Millisecond
+	_, err := requestCaptures(t, o)
+	if !errors.Is(err, capture.ErrNotLive) || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("err %v, want ErrNotLive naming the connection refused", err)
+	}
+}
