@@ -70,8 +70,18 @@ func (c *captureConfig) check() error {
 			return fmt.Errorf("capture.%s %q: want a duration such as 10m (more than 0 for wait_every, retry and grace)", d.name, d.v)
 		}
 	}
-	if c.Pending < 0 || c.Max < 0 || c.Attempts < 0 || c.SiteRate < 0 || c.ArchiveRate < 0 || c.Margin != nil && *c.Margin < 0 {
-		return fmt.Errorf("capture: pending, max, attempts, margin, site_rate and archive_rate take 0 or more")
+	margin := 0
+	if c.Margin != nil {
+		margin = *c.Margin
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"pending", float64(c.Pending)}, {"max", float64(c.Max)}, {"attempts", float64(c.Attempts)}, {"margin", float64(margin)},
+		{"site_rate", c.SiteRate}, {"archive_rate", c.ArchiveRate}} {
+		if f.v < 0 {
+			return fmt.Errorf("capture.%s %v: want 0 or more", f.name, f.v)
+		}
 	}
 	return nil
 }

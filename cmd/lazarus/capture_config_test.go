@@ -54,7 +54,8 @@ func TestCaptureConfigBadValues(t *testing.T) {
 		"[capture]\nwait_every = \"0s\"\n":      "capture.wait_every",
 		"[capture]\nretry = \"soon\"\n":         "capture.retry",
 		"[capture]\nrate = \"12/day\"\n":        "capture.rate",
-		"[capture]\nmargin = -1\n":              "margin",
+		"[capture]\nmargin = -1\n":              "capture.margin -1: want 0 or more",
+		"[capture]\nattempts = -2\n":            "capture.attempts -2: want 0 or more",
 		"[capture]\ncolour = \"blue\"\n":        "capture.colour",
 	} {
 		conf := filepath.Join(t.TempDir(), "lazarus.toml")
