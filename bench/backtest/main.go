@@ -74,7 +74,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	return benchcmd.Run(fs, args, stderr, check, func(ctx context.Context) error {
 		start := time.Now()
-		rs, err := backtest(ctx, *worlds, *seed, *workers)
+		rs, err := backtest(ctx, *worlds, *seed, *workers, func(ctx context.Context, k kind, ki, i int, e worldEnv) (result, error) {
+			return runWorld(ctx, k, ki, i, e.seed, e.keys, e.tmp, e.client)
+		})
 		if err != nil {
 			return err
 		}
@@ -88,24 +90,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-// backtest runs n worlds of every kind, workers at once, and returns
-// their results by kind, then world.
-func backtest(ctx context.Context, n int, seed uint64, workers int) ([]result, error) {
+// worldEnv is what every world of a run shares.
+type worldEnv struct {
+	seed   uint64
+	keys   keyPair
+	tmp    string
+	client source.Doer
+}
+
+// backtest runs n worlds of every kind, workers at once, with run, and
+// returns their results by kind, then world.
+func backtest[R any](ctx context.Context, n int, seed uint64, workers int, run func(ctx context.Context, k kind, ki, i int, e worldEnv) (R, error)) ([]R, error) {
 	owner, server, err := keys.Generate(false)
 	if err != nil {
 		return nil, err
 	}
-	kp := keyPair{Owner: owner.Marshal(), Server: server.Marshal()}
-	tmp, err := os.MkdirTemp("", "lazarus-backtest-")
-	if err != nil {
+	e := worldEnv{seed: seed, keys: keyPair{Owner: owner.Marshal(), Server: server.Marshal()}}
+	if e.tmp, err = os.MkdirTemp("", "lazarus-backtest-"); err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer os.RemoveAll(e.tmp)
 	// Loopback archives: no politeness needed, and none waited for.
-	client := source.NewClient(source.ClientOptions{Rate: 600_000})
+	e.client = source.NewClient(source.ClientOptions{Rate: 600_000})
 	type job struct{ k, i int }
 	jobs := make(chan job)
-	out := make([]result, len(kinds)*n)
+	out := make([]R, len(kinds)*n)
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -118,7 +127,7 @@ func backtest(ctx context.Context, n int, seed uint64, workers int) ([]result, e
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				r, err := runWorld(ctx, kinds[j.k], j.k, j.i, seed, kp, tmp, client)
+				r, err := run(ctx, kinds[j.k], j.k, j.i, e)
 				if err != nil {
 					mu.Lock()
 					if first == nil {

@@ -79,27 +79,44 @@ func publish(ctx context.Context, w *worldDir, st *site, ss *serverSide, launch 
 		if err := ss.write(w.src); err != nil {
 			return nil, nil, err
 		}
-		o := injector.DefaultOptions()
-		o.SiteDir, o.StateDir, o.SiteURL, o.ServerKey = w.site, w.state, siteURL, serverKey
-		o.Includes = []injector.Include{{Path: filepath.Join(w.src, "app"), Segment: "app"}}
-		o.Dumps = []injector.Dump{{Name: "db.sql", Command: "cat " + shellQuote(filepath.Join(w.src, "db.sql"))}}
-		o.Now = func() time.Time { return t }
-		injecting.Lock()
-		rep, err := injector.Run(ctx, o)
-		injecting.Unlock()
+		g, _, err := injectAt(ctx, w, st, srv, t, serverKey, nil)
 		if err != nil {
-			return nil, nil, fmt.Errorf("inject at %s: %w", t.Format(time.DateOnly), err)
-		}
-		if err := srv.snapshot(st, w.site, t); err != nil {
 			return nil, nil, err
 		}
-		g := generation{ID: rep.Generation, At: t, Files: ss.files()}
-		if rep.Outlook != nil {
-			g.Outlook = rep.Outlook.Within
-		}
+		g.Files = ss.files()
 		gens = append(gens, g)
 	}
 	return gens, srv, nil
+}
+
+// injectAt runs the real injector at t on the site directory, preserving
+// the server side written in the world's source directory (its app tree
+// and its dump, read by a dump command), with adjust (if not nil) applied
+// to the options, and records in srv what the site serves from t on. The
+// generation it returns has no Files: the caller knows what it wrote.
+func injectAt(ctx context.Context, w *worldDir, st *site, srv served, t time.Time, serverKey []byte, adjust func(*injector.Options)) (generation, *injector.Report, error) {
+	o := injector.DefaultOptions()
+	o.SiteDir, o.StateDir, o.SiteURL, o.ServerKey = w.site, w.state, siteURL, serverKey
+	o.Includes = []injector.Include{{Path: filepath.Join(w.src, "app"), Segment: "app"}}
+	o.Dumps = []injector.Dump{{Name: "db.sql", Command: "cat " + shellQuote(filepath.Join(w.src, "db.sql"))}}
+	o.Now = func() time.Time { return t }
+	if adjust != nil {
+		adjust(&o)
+	}
+	injecting.Lock()
+	rep, err := injector.Run(ctx, o)
+	injecting.Unlock()
+	if err != nil {
+		return generation{}, nil, fmt.Errorf("inject at %s: %w", t.Format(time.DateOnly), err)
+	}
+	if err := srv.snapshot(st, w.site, t); err != nil {
+		return generation{}, nil, err
+	}
+	g := generation{ID: rep.Generation, At: t}
+	if rep.Outlook != nil {
+		g.Outlook = rep.Outlook.Within
+	}
+	return g, rep, nil
 }
 
 // injecting makes the worlds' inject runs one at a time. injector.Run
