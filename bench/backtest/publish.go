@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -148,4 +149,36 @@ func newWorldDir(tmp string) (*worldDir, error) {
 		}
 	}
 	return w, nil
+}
+
+// writeServerSide writes files (slash paths: "app/…" and "db.sql", as
+// serverSide.files returns them) into dir, replacing its app tree.
+func writeServerSide(dir string, files map[string][]byte) error {
+	if err := os.RemoveAll(filepath.Join(dir, "app")); err != nil {
+		return err
+	}
+	for name, b := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameLinks checks that every version of every page links to the pages
+// its first version links to, in the same order: what crawlers walk.
+func (s served) sameLinks() error {
+	for u, vs := range s {
+		first := links(vs[0].Body)
+		for _, v := range vs[1:] {
+			if !slices.Equal(links(v.Body), first) {
+				return fmt.Errorf("page %s served from %s links elsewhere than before", u, v.From.Format(time.DateTime))
+			}
+		}
+	}
+	return nil
 }
