@@ -52,7 +52,14 @@ func (q requestPlan) options() *injector.Requests {
 // requestLog is what the requests for one generation did.
 type requestLog struct {
 	Sent, Taken int
+	Asks        []asked   // every request, in the order sent
 	Captures    []capture // the Wayback captures the taken ones made
+}
+
+// asked is one request: the page and when it was sent.
+type asked struct {
+	URL string
+	At  time.Time
 }
 
 // captures asks for pages in order from start, one request per
@@ -88,6 +95,7 @@ func (q requestPlan) captures(rng *rand.Rand, srv served, pages []string, start 
 		}
 		free = at.Add(requestEvery)
 		log.Sent++
+		log.Asks = append(log.Asks, asked{a.url, at})
 		a.sent++
 		if rng.Float64() < q.Success {
 			log.Taken++
