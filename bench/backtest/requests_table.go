@@ -30,6 +30,10 @@ type requestsTable struct {
 	// publication, with its standard error.
 	WithinDay    float64 `json:"recoverable_within_day"`
 	WithinDayErr float64 `json:"recoverable_within_day_stderr"`
+	// ByGeneration is WithinDay for the first, second and third
+	// generation of the worlds: the first has no earlier one kept beside
+	// it on the pages.
+	ByGeneration []float64 `json:"recoverable_within_day_by_generation"`
 	// Confirmed is the share of generations the nightly audit a day
 	// after found to be the restore point.
 	Confirmed float64 `json:"confirmed_within_day"`
@@ -90,11 +94,14 @@ func tallyRequests(name string, ws []requestsResult) requestsTable {
 	t := requestsTable{Kind: name, Worlds: len(ws)}
 	var hours, own, third, settled, carriers, survives, sent, taken []float64
 	within, confirmed := 0, 0
+	byGen, genN := make([]float64, len(generationDays)), make([]float64, len(generationDays))
 	for _, w := range ws {
 		for gi, g := range w.Generations {
 			t.Generations++
+			genN[gi]++
 			if g.WithinDay {
 				within++
+				byGen[gi]++
 			}
 			if g.Confirmed >= 0 && g.Confirmed <= 24 {
 				confirmed++
@@ -122,6 +129,12 @@ func tallyRequests(name string, ws []requestsResult) requestsTable {
 		t.WithinDay, t.Confirmed = float64(within)/n, float64(confirmed)/n
 		t.WithinDayErr = math.Sqrt(t.WithinDay * (1 - t.WithinDay) / n)
 	}
+	for gi := range byGen {
+		if genN[gi] > 0 {
+			byGen[gi] /= genN[gi]
+		}
+	}
+	t.ByGeneration = byGen
 	slices.Sort(hours)
 	t.MedianHours, t.P95Hours = finite(rank(hours, 0.5)), finite(rank(hours, 0.95))
 	for _, o := range checkOffsets {
@@ -188,8 +201,12 @@ func (r *requestsReport) print(w io.Writer) {
 // print writes one kind's table.
 func (t requestsTable) print(w io.Writer) {
 	fmt.Fprintf(w, "\n%s (%d worlds, %d generations)\n", t.Kind, t.Worlds, t.Generations)
-	fmt.Fprintf(w, "  recoverable within 1 day (the real recover, byte for byte): %.3f ± %.3f; confirmed by the audit a day after: %.3f; not confirmed within 72 h: %d\n",
-		t.WithinDay, t.WithinDayErr, t.Confirmed, t.Unconfirmed)
+	var gens []string
+	for _, p := range t.ByGeneration {
+		gens = append(gens, fmt.Sprintf("%.3f", p))
+	}
+	fmt.Fprintf(w, "  recoverable within 1 day (the real recover, byte for byte): %.3f ± %.3f (by generation %s); confirmed by the audit a day after: %.3f; not confirmed within 72 h: %d\n",
+		t.WithinDay, t.WithinDayErr, strings.Join(gens, ", "), t.Confirmed, t.Unconfirmed)
 	var parts []string
 	for _, o := range t.Within {
 		parts = append(parts, fmt.Sprintf("%s %.3f", hoursText(o.Hours), o.Share))

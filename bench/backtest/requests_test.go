@@ -111,7 +111,7 @@ func TestRequestsModeRecoversEachGenerationWithinADay(t *testing.T) {
 	}
 	rep := requestsReport{Requests: requestPlan{Success: 0.9, Attempts: 3}, Seed: 1, Worlds: []requestsResult{r}}
 	rep.tally()
-	if o := rep.Overall; o.Generations != 3 || o.WithinDay != 1 || o.MedianHours <= 0 || o.P95Hours > 24 || o.Third.N != 1 || o.Within[len(o.Within)-1].Share != 1 {
+	if o := rep.Overall; o.Generations != 3 || o.WithinDay != 1 || !slices.Equal(o.ByGeneration, []float64{1, 1, 1}) || o.MedianHours <= 0 || o.P95Hours > 24 || o.Third.N != 1 || o.Within[len(o.Within)-1].Share != 1 {
 		t.Errorf("overall table %+v: want 3 generations, all recoverable within a day", o)
 	}
 	var out bytes.Buffer
