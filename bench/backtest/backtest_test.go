@@ -92,7 +92,7 @@ func TestBacktestForecastsAndRecovers(t *testing.T) {
 }
 
 func TestBacktestRejectsBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--worlds", "0"}, {"--workers", "0"}, {"extra"}, {"--nope"}} {
+	for _, args := range [][]string{{"--worlds", "0"}, {"--workers", "0"}, {"--requests-success", "1.5"}, {"--request-attempts", "0"}, {"extra"}, {"--nope"}} {
 		var out, errs bytes.Buffer
 		if code := run(args, &out, &errs); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)

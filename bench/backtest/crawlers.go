@@ -26,6 +26,7 @@ type capture struct {
 	Body    []byte    // exactly what the site served then (cut at a truncation limit)
 	Crawl   string    // the Common Crawl collection, for a Common Crawl capture
 	Sweep   int       // the crawl that made it (numbered from 1 per archive), 0 for a one-page capture
+	Limit   int       // the truncation limit Body was cut at, 0 for none
 }
 
 // sweeper is a crawler that sweeps the site now and then: crawls come as
@@ -203,7 +204,7 @@ func (c commonCrawler) crawls(rng *rand.Rand, srv served, end time.Time) []captu
 			if len(body) > limit {
 				body = body[:limit]
 			}
-			out = append(out, capture{URL: u, Time: at, Visible: published, Body: body, Crawl: crawl, Sweep: n})
+			out = append(out, capture{URL: u, Time: at, Visible: published, Body: body, Crawl: crawl, Sweep: n, Limit: limit})
 		}
 	}
 	return out

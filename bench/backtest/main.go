@@ -29,6 +29,19 @@
 // saw against what the archives did.
 //
 //	go run ./bench/backtest [--worlds 10] [--seed 1] [--workers 2] [--json]
+//	go run ./bench/backtest --requests-success 0.5 [--request-attempts 3] [...]
+//
+// With --requests-success the backtest measures capture requests
+// instead (runRequestsWorld): the same worlds, each generation planned
+// by the real injector for the requests lazarus capture makes after it
+// (each taken with that probability, a page asked up to
+// --request-attempts times), the requests replayed into the world's
+// Wayback Machine (requests.go), make-before-break kept as inject keeps
+// it by capture's nightly audits; per kind and over all it prints the
+// share of generations the real recover restores byte for byte from
+// what the archives list a day after their publication, the time until
+// it first does (median, 95th percentile), and the bytes the pages
+// carry over the ciphertext.
 //
 // --worlds is per kind. A bin is flagged when it has 5 worlds or more
 // and predicts more than 0.05 above what came true, and marked
@@ -66,15 +79,38 @@ func run(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
 	workers := fs.Int("workers", min(2, runtime.NumCPU()), "worlds run at once, 1 to 64")
 	asJSON := fs.Bool("json", false, "print JSON (tables and every world) instead of tables")
+	var q requestPlan
+	fs.Float64Var(&q.Success, "requests-success", 0, "the requests mode: each capture request taken with this probability, in (0, 1]; 0: off")
+	fs.IntVar(&q.Attempts, "request-attempts", 3, "the requests mode: a page asked for up to this many times, 1 to 10")
 	check := func() error {
 		if *worlds < 1 || *worlds > 10000 || *workers < 1 || *workers > 64 {
 			return errors.New("--worlds takes 1 to 10000, --workers 1 to 64")
+		}
+		if !(q.Success >= 0 && q.Success <= 1) || q.Attempts < 1 || q.Attempts > 10 {
+			return errors.New("--requests-success takes 0 to 1, --request-attempts 1 to 10")
 		}
 		return nil
 	}
 	return benchcmd.Run(fs, args, stderr, check, func(ctx context.Context) error {
 		start := time.Now()
-		rs, err := backtest(ctx, *worlds, *seed, *workers)
+		if q.Success > 0 {
+			ws, err := backtest(ctx, *worlds, *seed, *workers, func(ctx context.Context, k kind, ki, i int, e worldEnv) (requestsResult, error) {
+				return runRequestsWorld(ctx, k, ki, i, q, e)
+			})
+			if err != nil {
+				return err
+			}
+			rep := requestsReport{Requests: q, Seed: *seed, Worlds: ws, Seconds: time.Since(start).Seconds()}
+			rep.tally()
+			if *asJSON {
+				return benchcmd.WriteJSON(stdout, rep)
+			}
+			rep.print(stdout)
+			return nil
+		}
+		rs, err := backtest(ctx, *worlds, *seed, *workers, func(ctx context.Context, k kind, ki, i int, e worldEnv) (result, error) {
+			return runWorld(ctx, k, ki, i, e.seed, e.keys, e.tmp, e.client)
+		})
 		if err != nil {
 			return err
 		}
@@ -88,24 +124,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 	})
 }
 
-// backtest runs n worlds of every kind, workers at once, and returns
-// their results by kind, then world.
-func backtest(ctx context.Context, n int, seed uint64, workers int) ([]result, error) {
+// worldEnv is what every world of a run shares.
+type worldEnv struct {
+	seed   uint64
+	keys   keyPair
+	tmp    string
+	client source.Doer
+}
+
+// backtest runs n worlds of every kind, workers at once, with run, and
+// returns their results by kind, then world.
+func backtest[R any](ctx context.Context, n int, seed uint64, workers int, run func(ctx context.Context, k kind, ki, i int, e worldEnv) (R, error)) ([]R, error) {
 	owner, server, err := keys.Generate(false)
 	if err != nil {
 		return nil, err
 	}
-	kp := keyPair{Owner: owner.Marshal(), Server: server.Marshal()}
-	tmp, err := os.MkdirTemp("", "lazarus-backtest-")
-	if err != nil {
+	e := worldEnv{seed: seed, keys: keyPair{Owner: owner.Marshal(), Server: server.Marshal()}}
+	if e.tmp, err = os.MkdirTemp("", "lazarus-backtest-"); err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	defer os.RemoveAll(e.tmp)
 	// Loopback archives: no politeness needed, and none waited for.
-	client := source.NewClient(source.ClientOptions{Rate: 600_000})
+	e.client = source.NewClient(source.ClientOptions{Rate: 600_000})
 	type job struct{ k, i int }
 	jobs := make(chan job)
-	out := make([]result, len(kinds)*n)
+	out := make([]R, len(kinds)*n)
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -118,7 +161,7 @@ func backtest(ctx context.Context, n int, seed uint64, workers int) ([]result, e
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				r, err := runWorld(ctx, kinds[j.k], j.k, j.i, seed, kp, tmp, client)
+				r, err := run(ctx, kinds[j.k], j.k, j.i, e)
 				if err != nil {
 					mu.Lock()
 					if first == nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -79,27 +80,44 @@ func publish(ctx context.Context, w *worldDir, st *site, ss *serverSide, launch 
 		if err := ss.write(w.src); err != nil {
 			return nil, nil, err
 		}
-		o := injector.DefaultOptions()
-		o.SiteDir, o.StateDir, o.SiteURL, o.ServerKey = w.site, w.state, siteURL, serverKey
-		o.Includes = []injector.Include{{Path: filepath.Join(w.src, "app"), Segment: "app"}}
-		o.Dumps = []injector.Dump{{Name: "db.sql", Command: "cat " + shellQuote(filepath.Join(w.src, "db.sql"))}}
-		o.Now = func() time.Time { return t }
-		injecting.Lock()
-		rep, err := injector.Run(ctx, o)
-		injecting.Unlock()
+		g, _, err := injectAt(ctx, w, st, srv, t, serverKey, nil)
 		if err != nil {
-			return nil, nil, fmt.Errorf("inject at %s: %w", t.Format(time.DateOnly), err)
-		}
-		if err := srv.snapshot(st, w.site, t); err != nil {
 			return nil, nil, err
 		}
-		g := generation{ID: rep.Generation, At: t, Files: ss.files()}
-		if rep.Outlook != nil {
-			g.Outlook = rep.Outlook.Within
-		}
+		g.Files = ss.files()
 		gens = append(gens, g)
 	}
 	return gens, srv, nil
+}
+
+// injectAt runs the real injector at t on the site directory, preserving
+// the server side written in the world's source directory (its app tree
+// and its dump, read by a dump command), with adjust (if not nil) applied
+// to the options, and records in srv what the site serves from t on. The
+// generation it returns has no Files: the caller knows what it wrote.
+func injectAt(ctx context.Context, w *worldDir, st *site, srv served, t time.Time, serverKey []byte, adjust func(*injector.Options)) (generation, *injector.Report, error) {
+	o := injector.DefaultOptions()
+	o.SiteDir, o.StateDir, o.SiteURL, o.ServerKey = w.site, w.state, siteURL, serverKey
+	o.Includes = []injector.Include{{Path: filepath.Join(w.src, "app"), Segment: "app"}}
+	o.Dumps = []injector.Dump{{Name: "db.sql", Command: "cat " + shellQuote(filepath.Join(w.src, "db.sql"))}}
+	o.Now = func() time.Time { return t }
+	if adjust != nil {
+		adjust(&o)
+	}
+	injecting.Lock()
+	rep, err := injector.Run(ctx, o)
+	injecting.Unlock()
+	if err != nil {
+		return generation{}, nil, fmt.Errorf("inject at %s: %w", t.Format(time.DateOnly), err)
+	}
+	if err := srv.snapshot(st, w.site, t); err != nil {
+		return generation{}, nil, err
+	}
+	g := generation{ID: rep.Generation, At: t}
+	if rep.Outlook != nil {
+		g.Outlook = rep.Outlook.Within
+	}
+	return g, rep, nil
 }
 
 // injecting makes the worlds' inject runs one at a time. injector.Run
@@ -131,4 +149,36 @@ func newWorldDir(tmp string) (*worldDir, error) {
 		}
 	}
 	return w, nil
+}
+
+// writeServerSide writes files (slash paths: "app/…" and "db.sql", as
+// serverSide.files returns them) into dir, replacing its app tree.
+func writeServerSide(dir string, files map[string][]byte) error {
+	if err := os.RemoveAll(filepath.Join(dir, "app")); err != nil {
+		return err
+	}
+	for name, b := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sameLinks checks that every version of every page links to the pages
+// its first version links to, in the same order: what crawlers walk.
+func (s served) sameLinks() error {
+	for u, vs := range s {
+		first := links(vs[0].Body)
+		for _, v := range vs[1:] {
+			if !slices.Equal(links(v.Body), first) {
+				return fmt.Errorf("page %s served from %s links elsewhere than before", u, v.From.Format(time.DateTime))
+			}
+		}
+	}
+	return nil
 }

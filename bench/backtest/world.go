@@ -358,19 +358,14 @@ func probabilitiesAt(ps []status.Probability) (out []float64, missing bool) {
 // restored the newest generation exactly (every file byte for byte) and
 // whether it restored some generation whole.
 func restore(ctx context.Context, srcs []source.Source, owner []byte, out, tmp string, newest generation) (exact, whole bool, err error) {
-	o := lzrecover.DefaultOptions()
-	o.OwnerKey, o.Out, o.TempDir, o.SiteURL, o.Sources = owner, out, tmp, siteURL, srcs
-	rep, err := lzrecover.Run(ctx, o)
 	defer os.RemoveAll(out)
+	got, err := restoreInto(ctx, srcs, owner, out, tmp)
 	switch {
-	case errors.Is(err, lzrecover.ErrNothingFound), errors.Is(err, lzrecover.ErrPartial):
 	case err != nil:
-		return false, false, fmt.Errorf("recover: %w", err)
-	}
-	if rep == nil || rep.Generation == "" {
+		return false, false, err
+	case got == "":
 		return false, false, nil
-	}
-	if rep.Generation != newest.ID {
+	case got != newest.ID:
 		return false, true, nil
 	}
 	for name, want := range newest.Files {
@@ -380,6 +375,23 @@ func restore(ctx context.Context, srcs []source.Source, owner []byte, out, tmp s
 		}
 	}
 	return true, true, nil
+}
+
+// restoreInto runs the real recover into out and returns the generation
+// it restored whole, "" if none.
+func restoreInto(ctx context.Context, srcs []source.Source, owner []byte, out, tmp string) (string, error) {
+	o := lzrecover.DefaultOptions()
+	o.OwnerKey, o.Out, o.TempDir, o.SiteURL, o.Sources = owner, out, tmp, siteURL, srcs
+	rep, err := lzrecover.Run(ctx, o)
+	switch {
+	case errors.Is(err, lzrecover.ErrNothingFound), errors.Is(err, lzrecover.ErrPartial):
+	case err != nil:
+		return "", fmt.Errorf("recover: %w", err)
+	}
+	if rep == nil {
+		return "", nil
+	}
+	return rep.Generation, nil
 }
 
 // serveAll starts a loopback archive per world archive holding the
