@@ -94,6 +94,7 @@ type session struct {
 	listed       map[string]bool      // source + page URL already listed page by page
 	followed     *manifest.Signed     // the manifest whose data segments are extracted early
 	early        []*early             // its data segments' early extractions
+	mpages       manifestPages        // pages besides the root that may carry a newer manifest
 }
 
 // run lists every source (one request per archive for most sites), reads
@@ -125,7 +126,7 @@ func (s *session) run(ctx context.Context) error {
 // recovery settle for an old generation while the archives hold a newer
 // one.
 func (s *session) finished() bool {
-	return s.o.PagesDir == "" && s.done() && !s.rootPending()
+	return s.o.PagesDir == "" && s.done() && !s.manifestPending()
 }
 
 // open lists a source (a Streamer is read through at once), and asks it
@@ -152,7 +153,7 @@ func (s *session) open(ctx context.Context, src source.Source) error {
 	sr.Captures += len(caps)
 	s.rep.Captures += len(caps)
 	for _, c := range caps {
-		s.queue = append(s.queue, queued{c, src})
+		s.enqueue(c, src)
 	}
 	s.listPages(ctx, src, s.wanted)
 	s.sort()
@@ -423,8 +424,12 @@ func (s *session) take(ctx context.Context, c source.Capture, page []byte, sc *c
 			sr.Fetched++
 		}
 	}
+	noted := s.noteManifestPages(c, page, pr)
 	for _, m := range s.rep.credit(pr) {
 		s.addManifest(ctx, m)
+	}
+	if noted && s.carriers != nil {
+		s.sort()
 	}
 	s.follow(ctx)
 	s.savePage(c, page)
