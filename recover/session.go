@@ -25,11 +25,14 @@ import (
 // before it did not complete the recovery: when the live site still gives
 // every block, no archive is asked anything. Within what is listed, the
 // root page's captures come first (where the manifest is), newest first;
-// once a manifest is verified, the carriers its listing names, captured
-// after that generation, come next; then everything else, newest first.
-// Captures with a digest already seen are skipped, and fetching stops as
-// soon as the newest generation found is complete (unless PagesDir wants
-// every page); a Streamer is read to its end, scanning only captures made
+// once a manifest is verified, the root page's captures made after that
+// generation and the newest capture of each page the manifest may also
+// be on (see manifestPages) made after it, then the carriers its listing
+// names, captured after that generation, come next; then everything
+// else, newest first. Captures with a digest already seen are skipped,
+// and fetching stops as soon as the newest generation found is complete
+// and no capture that could reveal a newer one waits (unless PagesDir
+// wants every page); a Streamer is read to its end, scanning only captures made
 // after that generation once it is complete. A source that fails is
 // reported and the others go on. The captures of local sources (WARC
 // files, mirrors) are read and scanned ahead on every core, and the
@@ -120,11 +123,13 @@ func (s *session) run(ctx context.Context) error {
 }
 
 // finished reports whether fetching can stop: the newest generation found
-// is complete, no listed capture of the root page could reveal a newer
-// one (see priority), and no mirror of every page is wanted. So a stale
-// mirror or a squatter replaying old pages on the live site cannot make
-// recovery settle for an old generation while the archives hold a newer
-// one.
+// is complete, no listed capture of the root page or of a page that may
+// carry a manifest could reveal a newer one (see priority), and no mirror
+// of every page is wanted. So neither a stale mirror or a squatter
+// replaying old pages on the live site, nor an archive that captured the
+// root page before a new generation and pages one link away after it,
+// can make recovery settle for an old generation while the archives hold
+// a newer one.
 func (s *session) finished() bool {
 	return s.o.PagesDir == "" && s.done() && !s.manifestPending()
 }
