@@ -82,7 +82,7 @@ func (s *session) listPages(ctx context.Context, src source.Source, urls []strin
 			continue
 		}
 		err := pl.ListPage(ctx, abs, func(c source.Capture) error {
-			s.queue = append(s.queue, queued{c, src})
+			s.enqueue(c, src)
 			s.rep.Captures++
 			sr.Captures++
 			return nil

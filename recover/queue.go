@@ -25,15 +25,33 @@ func local(src source.Source) bool {
 	return ok
 }
 
-// sort orders the queue by priority, newest first within each.
+// sort orders the queue by priority, newest first within each. Each
+// capture's priority is worked out once.
 func (s *session) sort() {
-	sort.SliceStable(s.queue, func(i, j int) bool {
-		pi, pj := s.priority(s.queue[i].c), s.priority(s.queue[j].c)
-		if pi != pj {
-			return pi < pj
+	type ranked struct {
+		q queued
+		p int
+		t time.Time
+	}
+	r := make([]ranked, len(s.queue))
+	for i, q := range s.queue {
+		r[i] = ranked{q, s.priority(q.c), captured(q.c)}
+	}
+	sort.SliceStable(r, func(i, j int) bool {
+		if r[i].p != r[j].p {
+			return r[i].p < r[j].p
 		}
-		return captured(s.queue[i].c).After(captured(s.queue[j].c))
+		return r[i].t.After(r[j].t)
 	})
+	for i := range r {
+		s.queue[i] = r[i].q
+	}
+}
+
+// enqueue adds a listed capture to the queue (unsorted).
+func (s *session) enqueue(c source.Capture, src source.Source) {
+	s.queue = append(s.queue, queued{c, src})
+	s.mpages.listed(c)
 }
 
 // captured is a capture's time; an unknown one (the live site) is now.
@@ -44,15 +62,19 @@ func captured(c source.Capture) time.Time {
 	return c.Time
 }
 
-// priority ranks a capture: 0 for a capture of the root page that could
-// hold a manifest newer than the newest one found (any, before one is
-// found; else one captured after that generation was made), 1 for a
-// carrier of the target generation captured after it was made, 2 for the
-// rest.
+// priority ranks a capture: 0 for one that could hold a manifest newer
+// than the newest one found (a capture of the root page: any, before one
+// is found, else one captured after that generation was made; and the
+// newest capture of each page that may carry a manifest, when it is newer
+// than that generation and than the root captures that showed it: see
+// manifestPages.watched), 1 for a carrier of the target generation
+// captured after it was made, 2 for the rest.
 func (s *session) priority(c source.Capture) int {
 	p := pagePath(c.URL)
 	switch {
 	case isRoot(p, s.site == nil) && (s.carriers == nil || captured(c).After(s.genTime)):
+		return 0
+	case s.carriers != nil && s.mpages.watched(p, c, s.genTime):
 		return 0
 	case s.carriers[p] && !captured(c).Before(s.genTime):
 		return 1
@@ -66,8 +88,9 @@ func isRoot(p string, mirror bool) bool {
 	return p == "/" || p == "/index.html" || p == "/index.htm" || mirror && strings.Count(p, "/") == 2 && strings.HasSuffix(p, "/index.html")
 }
 
-// rootPending reports whether a capture of priority 0 waits in the queue.
-func (s *session) rootPending() bool {
+// manifestPending reports whether a capture of priority 0 waits in the
+// queue: one that could reveal a newer manifest.
+func (s *session) manifestPending() bool {
 	for _, q := range s.queue {
 		if s.priority(q.c) != 0 {
 			return false // the queue is sorted by priority

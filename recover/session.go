@@ -25,11 +25,14 @@ import (
 // before it did not complete the recovery: when the live site still gives
 // every block, no archive is asked anything. Within what is listed, the
 // root page's captures come first (where the manifest is), newest first;
-// once a manifest is verified, the carriers its listing names, captured
-// after that generation, come next; then everything else, newest first.
-// Captures with a digest already seen are skipped, and fetching stops as
-// soon as the newest generation found is complete (unless PagesDir wants
-// every page); a Streamer is read to its end, scanning only captures made
+// once a manifest is verified, the root page's captures made after that
+// generation and the newest capture of each page the manifest may also
+// be on (see manifestPages) made after it, then the carriers its listing
+// names, captured after that generation, come next; then everything
+// else, newest first. Captures with a digest already seen are skipped,
+// and fetching stops as soon as the newest generation found is complete
+// and no capture that could reveal a newer one waits (unless PagesDir
+// wants every page); a Streamer is read to its end, scanning only captures made
 // after that generation once it is complete. A source that fails is
 // reported and the others go on. The captures of local sources (WARC
 // files, mirrors) are read and scanned ahead on every core, and the
@@ -94,6 +97,7 @@ type session struct {
 	listed       map[string]bool      // source + page URL already listed page by page
 	followed     *manifest.Signed     // the manifest whose data segments are extracted early
 	early        []*early             // its data segments' early extractions
+	mpages       manifestPages        // pages besides the root that may carry a newer manifest
 }
 
 // run lists every source (one request per archive for most sites), reads
@@ -119,13 +123,15 @@ func (s *session) run(ctx context.Context) error {
 }
 
 // finished reports whether fetching can stop: the newest generation found
-// is complete, no listed capture of the root page could reveal a newer
-// one (see priority), and no mirror of every page is wanted. So a stale
-// mirror or a squatter replaying old pages on the live site cannot make
-// recovery settle for an old generation while the archives hold a newer
-// one.
+// is complete, no listed capture of the root page or of a page that may
+// carry a manifest could reveal a newer one (see priority), and no mirror
+// of every page is wanted. So neither a stale mirror or a squatter
+// replaying old pages on the live site, nor an archive that captured the
+// root page before a new generation and pages one link away after it,
+// can make recovery settle for an old generation while the archives hold
+// a newer one.
 func (s *session) finished() bool {
-	return s.o.PagesDir == "" && s.done() && !s.rootPending()
+	return s.o.PagesDir == "" && s.done() && !s.manifestPending()
 }
 
 // open lists a source (a Streamer is read through at once), and asks it
@@ -152,7 +158,7 @@ func (s *session) open(ctx context.Context, src source.Source) error {
 	sr.Captures += len(caps)
 	s.rep.Captures += len(caps)
 	for _, c := range caps {
-		s.queue = append(s.queue, queued{c, src})
+		s.enqueue(c, src)
 	}
 	s.listPages(ctx, src, s.wanted)
 	s.sort()
@@ -423,8 +429,12 @@ func (s *session) take(ctx context.Context, c source.Capture, page []byte, sc *c
 			sr.Fetched++
 		}
 	}
+	noted := s.noteManifestPages(c, page, pr)
 	for _, m := range s.rep.credit(pr) {
 		s.addManifest(ctx, m)
+	}
+	if noted && s.carriers != nil {
+		s.sort()
 	}
 	s.follow(ctx)
 	s.savePage(c, page)
