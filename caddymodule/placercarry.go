@@ -13,10 +13,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
-// maxCarryErrors bounds the unreadable parent records a carry-over skips
-// before it gives up: a storage that fails that often is failing.
-const maxCarryErrors = 100
-
 // Stable placement across generations. A generation's placement starts
 // from its parent's (the generation it replaced): every page keeps the
 // blocks it carried at the same positions (segment name, stripe, shard)
@@ -142,9 +138,9 @@ func (p *placer) copyParent(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	slices.Sort(keys)
-	copied, bad := 0, 0
+	copied := 0
 	for {
-		n, done, err := p.copyTurn(ctx, keys, &bad)
+		n, done, err := p.copyTurn(ctx, keys)
 		copied += n
 		if err != nil || done {
 			return copied, err
@@ -168,9 +164,10 @@ func (p *placer) parentState(ctx context.Context) (*placerState, error) {
 
 // copyTurn copies records of keys (the parent's, sorted) past the
 // state's CopiedTo for at most copyChunk, or until a request waits for
-// the placement, and stores the state; done when the copy is over.
-// bad counts the unreadable records skipped.
-func (p *placer) copyTurn(ctx context.Context, keys []string, bad *int) (int, bool, error) {
+// the placement, and stores the state; done when the copy is over. An
+// unreadable record (see unreadable) is skipped: it would fail again on
+// every attempt, and stop the copy short of the state it ends in.
+func (p *placer) copyTurn(ctx context.Context, keys []string) (int, bool, error) {
 	p.writing.lock(false)
 	defer p.writing.unlock()
 	unlock, err := p.lock(ctx)
@@ -192,13 +189,7 @@ func (p *placer) copyTurn(ctx context.Context, keys []string, bad *int) (int, bo
 			break
 		}
 		ok, err := p.copyRecord(ctx, st, keys[i])
-		switch {
-		case err == nil:
-		case unreadable(err):
-			if *bad++; *bad > maxCarryErrors {
-				return 0, false, err
-			}
-		default:
+		if err != nil && !unreadable(err) {
 			return 0, false, err
 		}
 		if ok {

@@ -365,3 +365,38 @@ func TestCarriedPageChangesLastModifiedWhenRidingEnds(t *testing.T) {
 		t.Fatalf("/x changed (riding blocks gone) but its blocks last changed at %v, before a copy fetched at %v", under3.since, fetched)
 	}
 }
+
+// TestCopyFinishesPastDamagedParentRecords: parent records that cannot
+// be read (not JSON, too large, stored under another path's name) are
+// skipped, however many: the copy of the good ones completes and the
+// state stops copying, so it can become full. Before, more than 100 of
+// them failed every attempt at the same place, storing no progress: the
+// state stayed copying (never full, its pending coverage never cleared)
+// and the good records were copied again, uncounted, on every attempt.
+func TestCopyFinishesPastDamagedParentRecords(t *testing.T) {
+	st := newMemStorage()
+	app := segSpec{"app", 1, genID(1), 4, 8, 1000}
+	g1, g2 := segGeneration(genID(1), manifest.ID{}, app), segGeneration(genID(2), genID(1), app)
+	budget := 2 * armoredSize(1000)
+	p1 := childPlacer(st, g1, budget, 3, false, genTime)
+	for i := range 20 {
+		mustAssign(t, p1, fmt.Sprintf("/p%d", i), true)
+	}
+	damage := [][]byte{[]byte("{"), make([]byte, maxRecordBytes+1), []byte(`{"path":"/elsewhere","blocks":[]}`)}
+	for i := range 150 {
+		st.m[p1.prefix+"pages/"+recordHash(fmt.Sprintf("/bad%d", i))] = damage[i%len(damage)]
+	}
+	p2 := childPlacer(st, g2, budget, 3, false, genTime.Add(time.Hour))
+	n, err := p2.carryOver(context.Background(), g1)
+	if err != nil || n != 20 {
+		t.Fatalf("copied %d records, %v; want the 20 readable ones", n, err)
+	}
+	state, err := p2.loadState(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state.Copying || !state.Carried || state.Pending != nil {
+		t.Fatalf("after the copy: copying %v, carried %v, pending %v; want done", state.Copying, state.Carried, state.Pending)
+	}
+	checkCounts(t, p2)
+}
