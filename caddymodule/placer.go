@@ -283,12 +283,24 @@ func (p *placer) create(ctx context.Context, q placeRequest) (*assignment, error
 
 // update counts the unverified record a as verified if q is, and tops
 // it up if it was carried over. A carried record is counted in st only
-// if the copy counted it (placerState.countsCarried).
+// if the copy counted it (placerState.countsCarried); one it did not (a
+// turn of the copy that stored the record but not its progress) is
+// still pending: it leaves Pending as a page carried over when served
+// does (see fromParent).
 func (p *placer) update(ctx context.Context, st *placerState, q placeRequest, a *assignment) (*assignment, error) {
 	v := *a
 	v.blocks = slices.Clone(a.blocks)
-	if !a.carried || st.countsCarried(q.key) {
+	switch {
+	case !a.carried || st.countsCarried(q.key):
 		st.count(a, -1)
+	case st.Pending != nil:
+		rec, err := p.parentRecord(ctx, q.key)
+		if err != nil && !unreadable(err) {
+			return nil, err
+		}
+		if rec != nil {
+			p.unpend(st, rec)
+		}
 	}
 	v.unverified = v.unverified && !q.verified
 	if v.carried {

@@ -252,13 +252,22 @@ func (p *placer) copyRecord(ctx context.Context, st *placerState, key string) (b
 
 // fromParent returns the parent's record of key carried over (see
 // carry), nil if the parent has none; while the parent's records are
-// being copied, the coverage it gave is no longer pending (see uncarry).
+// being copied, the coverage it gave is no longer pending (see unpend).
 func (p *placer) fromParent(ctx context.Context, st *placerState, key string) (*assignment, error) {
+	rec, err := p.parentRecord(ctx, key)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	p.unpend(st, rec)
+	return p.carry(rec), nil
+}
+
+// parentRecord reads the parent's record of key, nil if it has none.
+func (p *placer) parentRecord(ctx context.Context, key string) (*pageRecord, error) {
 	if p.parent == "" {
 		return nil, nil
 	}
-	hash := recordHash(key)
-	rec, err := p.readRecord(ctx, p.parent+"pages/"+hash)
+	rec, err := p.readRecord(ctx, p.parent+"pages/"+recordHash(key))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
@@ -267,10 +276,16 @@ func (p *placer) fromParent(ctx context.Context, st *placerState, key string) (*
 	case rec.Path != key:
 		return nil, nil // a hash prefix collision: not this page's
 	}
-	if !rec.Unverified && hash > st.CopiedTo {
+	return rec, nil
+}
+
+// unpend takes the parent's record rec of a page now counted here off
+// the coverage pending, unless the copy counted it already (see
+// uncarry).
+func (p *placer) unpend(st *placerState, rec *pageRecord) {
+	if !rec.Unverified && recordHash(rec.Path) > st.CopiedTo {
 		p.uncarry(st, rec)
 	}
-	return p.carry(rec), nil
 }
 
 // uncarry takes the parent's record rec, now carried over or left out,

@@ -400,3 +400,93 @@ func TestCopyFinishesPastDamagedParentRecords(t *testing.T) {
 	}
 	checkCounts(t, p2)
 }
+
+// checkCoverage fails unless p's coverage (counts and pending) is what
+// its records and its parent's give while the parent's records are being
+// copied: the blocks of the records counted here, and those of the
+// parent's verified records not counted here yet (no record here, or
+// one carried over but not counted).
+func checkCoverage(t *testing.T, p *placer, what string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := p.loadState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(st.Counts)
+	keys, err := p.st.List(ctx, p.parent+"pages", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		rec, err := p.readRecord(ctx, k)
+		if err != nil || rec.Unverified || p.g.pages[rec.Path] != nil || !st.Copying {
+			continue
+		}
+		if own, err := p.readRecord(ctx, p.recordKey(rec.Path)); err == nil && (!own.Carried || st.countsCarried(rec.Path)) {
+			continue
+		}
+		idx, _ := p.places(rec)
+		for _, i := range idx {
+			want[i]++
+		}
+	}
+	if got := st.coverage(); !slices.Equal(got, want) {
+		t.Fatalf("%s: coverage %v, want %v", what, got, want)
+	}
+}
+
+// cancelStores is storage that cancels a context once n Stores of keys
+// containing part have been made.
+type cancelStores struct {
+	*memStorage
+	part   string
+	n      int
+	cancel context.CancelFunc
+}
+
+func (s *cancelStores) Store(ctx context.Context, key string, v []byte) error {
+	err := s.memStorage.Store(ctx, key, v)
+	if strings.Contains(key, s.part) {
+		if s.n--; s.n == 0 {
+			s.cancel()
+		}
+	}
+	return err
+}
+
+// TestPageServedAfterInterruptedCopyLeavesPending: a copy cancelled in
+// the middle of a turn (Caddy reloading its config) leaves the records
+// it stored in that turn carried but not counted, its progress not
+// stored; a page among them served next is counted once, its parent's
+// record no longer pending. Before, it was counted and still pending:
+// its blocks had one carrier too many until the copy completed.
+func TestPageServedAfterInterruptedCopyLeavesPending(t *testing.T) {
+	mem := newMemStorage()
+	app := segSpec{"app", 1, genID(1), 4, 8, 1000}
+	g1, g2 := segGeneration(genID(1), manifest.ID{}, app), segGeneration(genID(2), genID(1), app)
+	budget := 2 * armoredSize(1000)
+	p1 := childPlacer(mem, g1, budget, 3, false, genTime)
+	for i := range 20 {
+		mustAssign(t, p1, fmt.Sprintf("/p%d", i), true)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st := &cancelStores{memStorage: mem, part: "/placement/" + g2.id + "/pages/", n: 5, cancel: cancel}
+	p2 := childPlacer(st, g2, budget, 3, false, genTime.Add(time.Hour))
+	if err := p2.startCarry(ctx, g1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p2.copyParent(ctx); err == nil {
+		t.Fatal("the copy went on after its context was cancelled")
+	}
+	checkCoverage(t, p2, "after the cancelled copy")
+	for i := range 20 {
+		key := fmt.Sprintf("/p%d", i)
+		mustAssign(t, p2, key, true)
+		checkCoverage(t, p2, "after serving "+key)
+	}
+	if _, err := p2.copyParent(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkCounts(t, p2)
+}
