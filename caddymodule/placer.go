@@ -104,6 +104,7 @@ type placer struct {
 	// below it, and is never held across storage I/O, so pages already
 	// known are answered while a new page's record is being made.
 	writing        *prioLock
+	copier         chan struct{} // held by the copy of the parent's records under way here (see copyParent)
 	mu             sync.RWMutex
 	known          map[string]*assignment
 	missed         map[string]bool // paths without a record, asked with create false
@@ -116,7 +117,7 @@ type placer struct {
 
 func newPlacer(st certmagic.Storage, prefix string, g *generation, budget int64, copies int, light bool, now func() time.Time) *placer {
 	p := &placer{st: st, prefix: prefix, g: g, budget: budget, copies: copies, light: light, now: now,
-		writing: newPrioLock(), known: map[string]*assignment{}, missed: map[string]bool{}, manifest: map[string]bool{}}
+		writing: newPrioLock(), copier: make(chan struct{}, 1), known: map[string]*assignment{}, missed: map[string]bool{}, manifest: map[string]bool{}}
 	p.order = make([]int, len(g.blocks))
 	for i := range p.order {
 		p.order[i] = i

@@ -126,9 +126,18 @@ const copyChunk = time.Second
 // unverified records (a visitor's endless URLs, which cost the switch no
 // writes) are carried over only if served again. When every record is
 // copied, the state is marked Carried. It returns the records it copied.
+// One copy runs here at a time: a turn gives way to requests waiting
+// for the placement, and two copies would give way to each other after
+// every record.
 func (p *placer) copyParent(ctx context.Context) (int, error) {
 	if p.parent == "" {
 		return 0, nil
+	}
+	select {
+	case p.copier <- struct{}{}:
+		defer func() { <-p.copier }()
+	case <-ctx.Done():
+		return 0, ctx.Err()
 	}
 	if st, err := p.peekState(ctx); err != nil || st == nil || !st.Copying {
 		return 0, err

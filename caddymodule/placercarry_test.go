@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -487,6 +488,56 @@ func TestPageServedAfterInterruptedCopyLeavesPending(t *testing.T) {
 	}
 	if _, err := p2.copyParent(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	checkCounts(t, p2)
+}
+
+// stateStores is storage that counts the Stores of placement states.
+type stateStores struct {
+	*memStorage
+	mu sync.Mutex
+	n  int
+}
+
+func (s *stateStores) Store(ctx context.Context, key string, v []byte) error {
+	if strings.HasSuffix(key, "/state") {
+		s.mu.Lock()
+		s.n++
+		s.mu.Unlock()
+	}
+	return s.memStorage.Store(ctx, key, v)
+}
+
+// TestCopiesOfOnePlacementTakeTurnsWhole: two copies of the same
+// placement at once in one instance (a switch to the next generation
+// while the copy for this one runs: the new copy finishes this one's
+// first) copy in whole turns, one after the other. Before, each gave way
+// to the other waiting for the placement after every record, as to a
+// request: a turn, with a state read and write, per record copied.
+func TestCopiesOfOnePlacementTakeTurnsWhole(t *testing.T) {
+	st := &stateStores{memStorage: newMemStorage()}
+	app := segSpec{"app", 1, genID(1), 8, 40, 1000}
+	g1 := parentPlacement(t, st, app, 400)
+	g2 := segGeneration(genID(2), genID(1), app)
+	p2 := childPlacer(st, g2, 2*armoredSize(1000), 3, false, genTime.Add(time.Hour))
+	if err := p2.startCarry(context.Background(), g1); err != nil {
+		t.Fatal(err)
+	}
+	st.n = 0
+	var wg sync.WaitGroup
+	copied := make([]int, 2)
+	for i := range copied {
+		wg.Go(func() {
+			n, err := p2.copyParent(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			copied[i] = n
+		})
+	}
+	wg.Wait()
+	if copied[0]+copied[1] != 400 || st.n > 4 {
+		t.Fatalf("the two copies copied %v records in %d turns; want 400 in a few", copied, st.n)
 	}
 	checkCounts(t, p2)
 }
