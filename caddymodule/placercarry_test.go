@@ -541,3 +541,35 @@ func TestCopiesOfOnePlacementTakeTurnsWhole(t *testing.T) {
 	}
 	checkCounts(t, p2)
 }
+
+// TestSwitchKeepsGrandparentPlacementWhileParentCopyUnfinished: a switch
+// whose copy does not complete (here: the handler's context cancelled,
+// as Caddy does before Cleanup) deletes no placement: the generation
+// before the parent, whose records the parent's unfinished copy still
+// needs, keeps its. Before, the pruning that follows the copy ran
+// anyway and deleted it, and the parent's copy completed without the
+// records not yet copied.
+func TestSwitchKeepsGrandparentPlacementWhileParentCopyUnfinished(t *testing.T) {
+	st := newMemStorage()
+	app := segSpec{"app", 1, genID(1), 4, 8, 1000}
+	budget := 2 * armoredSize(1000)
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &Handler{ctx: ctx, Name: "t", PageBudget: budget, Copies: 3, Fill: true, Overlap: -1, now: func() time.Time { return genTime.Add(time.Hour) }}
+	h.storage, h.logger, h.metrics = st, zap.NewNop(), newMetrics(nil, newCounters())
+	h.src = &bundleStore{st: newMemStorage()} // holds none of them: all may be pruned
+	g1 := segGeneration(genID(1), manifest.ID{}, app)
+	h.attachPlacer(g1)
+	for i := range 10 {
+		mustAssign(t, g1.placer, fmt.Sprintf("/p%d", i), true)
+	}
+	g2 := segGeneration(genID(2), genID(1), app)
+	h.attachPlacer(g2)
+	h.startCarry(g2, g1) // its copy not run yet
+	g3 := segGeneration(genID(3), genID(2), app)
+	cancel()
+	h.use(g3, g2)
+	h.background.Wait()
+	if !st.Exists(context.Background(), g1.placer.prefix+"state") {
+		t.Fatal("the placement the parent's unfinished copy reads from was deleted")
+	}
+}
