@@ -84,7 +84,7 @@ type placeRequest struct {
 type placer struct {
 	st     certmagic.Storage
 	prefix string
-	parent string // the parent generation's placement prefix, "" for none (see carryOver)
+	parent string // the parent generation's placement prefix, "" for none (see startCarry)
 	// parentRode is until when pages served under the parent may have
 	// carried blocks of the generation before it riding along (see
 	// Handler.parentRode): a carried record changes no earlier.

@@ -35,17 +35,6 @@ import (
 // on (Handler.prunePlacement), and a page not served before then would
 // lose its blocks with it.
 
-// carryOver starts the placement state of p.g from its parent's (see
-// startCarry) and copies the parent's records (see copyParent), as a
-// self-building handler's builder does before it publishes p.g. It
-// returns the parent's records copied.
-func (p *placer) carryOver(ctx context.Context, parent *generation) (int, error) {
-	if err := p.startCarry(ctx, parent); err != nil {
-		return 0, err
-	}
-	return p.copyParent(ctx)
-}
-
 // startCarry starts the placement state of p.g from its parent's, under
 // the storage lock, unless it has been started already: the parent's
 // manifest pages, and the coverage its records give, mapped onto p.g's

@@ -59,6 +59,16 @@ func childPlacer(st certmagic.Storage, g *generation, budget int64, copies int, 
 	return p
 }
 
+// carryOver starts the placement state of p.g from its parent's (see
+// startCarry) and copies the parent's records (see copyParent), as a
+// switch does, the copy at once. It returns the parent's records copied.
+func (p *placer) carryOver(ctx context.Context, parent *generation) (int, error) {
+	if err := p.startCarry(ctx, parent); err != nil {
+		return 0, err
+	}
+	return p.copyParent(ctx)
+}
+
 // refsOf returns the block references a page carries, by segment.
 func refsOf(g *generation, a *assignment) map[string][]manifest.BlockRef {
 	out := map[string][]manifest.BlockRef{}
