@@ -84,7 +84,7 @@ type placeRequest struct {
 type placer struct {
 	st     certmagic.Storage
 	prefix string
-	parent string // the parent generation's placement prefix, "" for none (see carryOver)
+	parent string // the parent generation's placement prefix, "" for none (see startCarry)
 	// parentRode is until when pages served under the parent may have
 	// carried blocks of the generation before it riding along (see
 	// Handler.parentRode): a carried record changes no earlier.
@@ -104,6 +104,7 @@ type placer struct {
 	// below it, and is never held across storage I/O, so pages already
 	// known are answered while a new page's record is being made.
 	writing        *prioLock
+	copier         chan struct{} // held by the copy of the parent's records under way here (see copyParent)
 	mu             sync.RWMutex
 	known          map[string]*assignment
 	missed         map[string]bool // paths without a record, asked with create false
@@ -116,7 +117,7 @@ type placer struct {
 
 func newPlacer(st certmagic.Storage, prefix string, g *generation, budget int64, copies int, light bool, now func() time.Time) *placer {
 	p := &placer{st: st, prefix: prefix, g: g, budget: budget, copies: copies, light: light, now: now,
-		writing: newPrioLock(), known: map[string]*assignment{}, missed: map[string]bool{}, manifest: map[string]bool{}}
+		writing: newPrioLock(), copier: make(chan struct{}, 1), known: map[string]*assignment{}, missed: map[string]bool{}, manifest: map[string]bool{}}
 	p.order = make([]int, len(g.blocks))
 	for i := range p.order {
 		p.order[i] = i
@@ -283,12 +284,24 @@ func (p *placer) create(ctx context.Context, q placeRequest) (*assignment, error
 
 // update counts the unverified record a as verified if q is, and tops
 // it up if it was carried over. A carried record is counted in st only
-// if the copy counted it (placerState.countsCarried).
+// if the copy counted it (placerState.countsCarried); one it did not (a
+// turn of the copy that stored the record but not its progress) is
+// still pending: it leaves Pending as a page carried over when served
+// does (see fromParent).
 func (p *placer) update(ctx context.Context, st *placerState, q placeRequest, a *assignment) (*assignment, error) {
 	v := *a
 	v.blocks = slices.Clone(a.blocks)
-	if !a.carried || st.countsCarried(q.key) {
+	switch {
+	case !a.carried || st.countsCarried(q.key):
 		st.count(a, -1)
+	case st.Pending != nil:
+		rec, err := p.parentRecord(ctx, q.key)
+		if err != nil && !unreadable(err) {
+			return nil, err
+		}
+		if rec != nil {
+			p.unpend(st, rec)
+		}
 	}
 	v.unverified = v.unverified && !q.verified
 	if v.carried {

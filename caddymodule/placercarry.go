@@ -13,10 +13,6 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/manifest"
 )
 
-// maxCarryErrors bounds the unreadable parent records a carry-over skips
-// before it gives up: a storage that fails that often is failing.
-const maxCarryErrors = 100
-
 // Stable placement across generations. A generation's placement starts
 // from its parent's (the generation it replaced): every page keeps the
 // blocks it carried at the same positions (segment name, stripe, shard)
@@ -38,17 +34,6 @@ const maxCarryErrors = 100
 // copy is needed because the parent's placement is deleted two switches
 // on (Handler.prunePlacement), and a page not served before then would
 // lose its blocks with it.
-
-// carryOver starts the placement state of p.g from its parent's (see
-// startCarry) and copies the parent's records (see copyParent), as a
-// self-building handler's builder does before it publishes p.g. It
-// returns the parent's records copied.
-func (p *placer) carryOver(ctx context.Context, parent *generation) (int, error) {
-	if err := p.startCarry(ctx, parent); err != nil {
-		return 0, err
-	}
-	return p.copyParent(ctx)
-}
 
 // startCarry starts the placement state of p.g from its parent's, under
 // the storage lock, unless it has been started already: the parent's
@@ -130,9 +115,18 @@ const copyChunk = time.Second
 // unverified records (a visitor's endless URLs, which cost the switch no
 // writes) are carried over only if served again. When every record is
 // copied, the state is marked Carried. It returns the records it copied.
+// One copy runs here at a time: a turn gives way to requests waiting
+// for the placement, and two copies would give way to each other after
+// every record.
 func (p *placer) copyParent(ctx context.Context) (int, error) {
 	if p.parent == "" {
 		return 0, nil
+	}
+	select {
+	case p.copier <- struct{}{}:
+		defer func() { <-p.copier }()
+	case <-ctx.Done():
+		return 0, ctx.Err()
 	}
 	if st, err := p.peekState(ctx); err != nil || st == nil || !st.Copying {
 		return 0, err
@@ -142,9 +136,9 @@ func (p *placer) copyParent(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	slices.Sort(keys)
-	copied, bad := 0, 0
+	copied := 0
 	for {
-		n, done, err := p.copyTurn(ctx, keys, &bad)
+		n, done, err := p.copyTurn(ctx, keys)
 		copied += n
 		if err != nil || done {
 			return copied, err
@@ -168,9 +162,10 @@ func (p *placer) parentState(ctx context.Context) (*placerState, error) {
 
 // copyTurn copies records of keys (the parent's, sorted) past the
 // state's CopiedTo for at most copyChunk, or until a request waits for
-// the placement, and stores the state; done when the copy is over.
-// bad counts the unreadable records skipped.
-func (p *placer) copyTurn(ctx context.Context, keys []string, bad *int) (int, bool, error) {
+// the placement, and stores the state; done when the copy is over. An
+// unreadable record (see unreadable) is skipped: it would fail again on
+// every attempt, and stop the copy short of the state it ends in.
+func (p *placer) copyTurn(ctx context.Context, keys []string) (int, bool, error) {
 	p.writing.lock(false)
 	defer p.writing.unlock()
 	unlock, err := p.lock(ctx)
@@ -192,13 +187,7 @@ func (p *placer) copyTurn(ctx context.Context, keys []string, bad *int) (int, bo
 			break
 		}
 		ok, err := p.copyRecord(ctx, st, keys[i])
-		switch {
-		case err == nil:
-		case unreadable(err):
-			if *bad++; *bad > maxCarryErrors {
-				return 0, false, err
-			}
-		default:
+		if err != nil && !unreadable(err) {
 			return 0, false, err
 		}
 		if ok {
@@ -261,13 +250,22 @@ func (p *placer) copyRecord(ctx context.Context, st *placerState, key string) (b
 
 // fromParent returns the parent's record of key carried over (see
 // carry), nil if the parent has none; while the parent's records are
-// being copied, the coverage it gave is no longer pending (see uncarry).
+// being copied, the coverage it gave is no longer pending (see unpend).
 func (p *placer) fromParent(ctx context.Context, st *placerState, key string) (*assignment, error) {
+	rec, err := p.parentRecord(ctx, key)
+	if rec == nil || err != nil {
+		return nil, err
+	}
+	p.unpend(st, rec)
+	return p.carry(rec), nil
+}
+
+// parentRecord reads the parent's record of key, nil if it has none.
+func (p *placer) parentRecord(ctx context.Context, key string) (*pageRecord, error) {
 	if p.parent == "" {
 		return nil, nil
 	}
-	hash := recordHash(key)
-	rec, err := p.readRecord(ctx, p.parent+"pages/"+hash)
+	rec, err := p.readRecord(ctx, p.parent+"pages/"+recordHash(key))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
@@ -276,10 +274,16 @@ func (p *placer) fromParent(ctx context.Context, st *placerState, key string) (*
 	case rec.Path != key:
 		return nil, nil // a hash prefix collision: not this page's
 	}
-	if !rec.Unverified && hash > st.CopiedTo {
+	return rec, nil
+}
+
+// unpend takes the parent's record rec of a page now counted here off
+// the coverage pending, unless the copy counted it already (see
+// uncarry).
+func (p *placer) unpend(st *placerState, rec *pageRecord) {
+	if !rec.Unverified && recordHash(rec.Path) > st.CopiedTo {
 		p.uncarry(st, rec)
 	}
-	return p.carry(rec), nil
 }
 
 // uncarry takes the parent's record rec, now carried over or left out,

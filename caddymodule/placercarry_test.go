@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,6 +57,16 @@ func childPlacer(st certmagic.Storage, g *generation, budget int64, copies int, 
 		p.parent = "lazarus/t/placement/" + g.previous + "/"
 	}
 	return p
+}
+
+// carryOver starts the placement state of p.g from its parent's (see
+// startCarry) and copies the parent's records (see copyParent), as a
+// switch does, the copy at once. It returns the parent's records copied.
+func (p *placer) carryOver(ctx context.Context, parent *generation) (int, error) {
+	if err := p.startCarry(ctx, parent); err != nil {
+		return 0, err
+	}
+	return p.copyParent(ctx)
 }
 
 // refsOf returns the block references a page carries, by segment.
@@ -363,5 +374,212 @@ func TestCarriedPageChangesLastModifiedWhenRidingEnds(t *testing.T) {
 	}
 	if under3.etag([32]byte{}, "") != under2.etag([32]byte{}, "") && !under3.since.After(fetched) {
 		t.Fatalf("/x changed (riding blocks gone) but its blocks last changed at %v, before a copy fetched at %v", under3.since, fetched)
+	}
+}
+
+// TestCopyFinishesPastDamagedParentRecords: parent records that cannot
+// be read (not JSON, too large, stored under another path's name) are
+// skipped, however many: the copy of the good ones completes and the
+// state stops copying, so it can become full. Before, more than 100 of
+// them failed every attempt at the same place, storing no progress: the
+// state stayed copying (never full, its pending coverage never cleared)
+// and the good records were copied again, uncounted, on every attempt.
+func TestCopyFinishesPastDamagedParentRecords(t *testing.T) {
+	st := newMemStorage()
+	app := segSpec{"app", 1, genID(1), 4, 8, 1000}
+	g1, g2 := segGeneration(genID(1), manifest.ID{}, app), segGeneration(genID(2), genID(1), app)
+	budget := 2 * armoredSize(1000)
+	p1 := childPlacer(st, g1, budget, 3, false, genTime)
+	for i := range 20 {
+		mustAssign(t, p1, fmt.Sprintf("/p%d", i), true)
+	}
+	damage := [][]byte{[]byte("{"), make([]byte, maxRecordBytes+1), []byte(`{"path":"/elsewhere","blocks":[]}`)}
+	for i := range 150 {
+		st.m[p1.prefix+"pages/"+recordHash(fmt.Sprintf("/bad%d", i))] = damage[i%len(damage)]
+	}
+	p2 := childPlacer(st, g2, budget, 3, false, genTime.Add(time.Hour))
+	n, err := p2.carryOver(context.Background(), g1)
+	if err != nil || n != 20 {
+		t.Fatalf("copied %d records, %v; want the 20 readable ones", n, err)
+	}
+	state, err := p2.loadState(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state.Copying || !state.Carried || state.Pending != nil {
+		t.Fatalf("after the copy: copying %v, carried %v, pending %v; want done", state.Copying, state.Carried, state.Pending)
+	}
+	checkCounts(t, p2)
+}
+
+// checkCoverage fails unless p's coverage (counts and pending) is what
+// its records and its parent's give while the parent's records are being
+// copied: the blocks of the records counted here, and those of the
+// parent's verified records not counted here yet (no record here, or
+// one carried over but not counted).
+func checkCoverage(t *testing.T, p *placer, what string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := p.loadState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(st.Counts)
+	keys, err := p.st.List(ctx, p.parent+"pages", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		rec, err := p.readRecord(ctx, k)
+		if err != nil || rec.Unverified || p.g.pages[rec.Path] != nil || !st.Copying {
+			continue
+		}
+		if own, err := p.readRecord(ctx, p.recordKey(rec.Path)); err == nil && (!own.Carried || st.countsCarried(rec.Path)) {
+			continue
+		}
+		idx, _ := p.places(rec)
+		for _, i := range idx {
+			want[i]++
+		}
+	}
+	if got := st.coverage(); !slices.Equal(got, want) {
+		t.Fatalf("%s: coverage %v, want %v", what, got, want)
+	}
+}
+
+// cancelStores is storage that cancels a context once n Stores of keys
+// containing part have been made.
+type cancelStores struct {
+	*memStorage
+	part   string
+	n      int
+	cancel context.CancelFunc
+}
+
+func (s *cancelStores) Store(ctx context.Context, key string, v []byte) error {
+	err := s.memStorage.Store(ctx, key, v)
+	if strings.Contains(key, s.part) {
+		if s.n--; s.n == 0 {
+			s.cancel()
+		}
+	}
+	return err
+}
+
+// TestPageServedAfterInterruptedCopyLeavesPending: a copy cancelled in
+// the middle of a turn (Caddy reloading its config) leaves the records
+// it stored in that turn carried but not counted, its progress not
+// stored; a page among them served next is counted once, its parent's
+// record no longer pending. Before, it was counted and still pending:
+// its blocks had one carrier too many until the copy completed.
+func TestPageServedAfterInterruptedCopyLeavesPending(t *testing.T) {
+	mem := newMemStorage()
+	app := segSpec{"app", 1, genID(1), 4, 8, 1000}
+	g1, g2 := segGeneration(genID(1), manifest.ID{}, app), segGeneration(genID(2), genID(1), app)
+	budget := 2 * armoredSize(1000)
+	p1 := childPlacer(mem, g1, budget, 3, false, genTime)
+	for i := range 20 {
+		mustAssign(t, p1, fmt.Sprintf("/p%d", i), true)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	st := &cancelStores{memStorage: mem, part: "/placement/" + g2.id + "/pages/", n: 5, cancel: cancel}
+	p2 := childPlacer(st, g2, budget, 3, false, genTime.Add(time.Hour))
+	if err := p2.startCarry(ctx, g1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p2.copyParent(ctx); err == nil {
+		t.Fatal("the copy went on after its context was cancelled")
+	}
+	checkCoverage(t, p2, "after the cancelled copy")
+	for i := range 20 {
+		key := fmt.Sprintf("/p%d", i)
+		mustAssign(t, p2, key, true)
+		checkCoverage(t, p2, "after serving "+key)
+	}
+	if _, err := p2.copyParent(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkCounts(t, p2)
+}
+
+// stateStores is storage that counts the Stores of placement states.
+type stateStores struct {
+	*memStorage
+	mu sync.Mutex
+	n  int
+}
+
+func (s *stateStores) Store(ctx context.Context, key string, v []byte) error {
+	if strings.HasSuffix(key, "/state") {
+		s.mu.Lock()
+		s.n++
+		s.mu.Unlock()
+	}
+	return s.memStorage.Store(ctx, key, v)
+}
+
+// TestCopiesOfOnePlacementTakeTurnsWhole: two copies of the same
+// placement at once in one instance (a switch to the next generation
+// while the copy for this one runs: the new copy finishes this one's
+// first) copy in whole turns, one after the other. Before, each gave way
+// to the other waiting for the placement after every record, as to a
+// request: a turn, with a state read and write, per record copied.
+func TestCopiesOfOnePlacementTakeTurnsWhole(t *testing.T) {
+	st := &stateStores{memStorage: newMemStorage()}
+	app := segSpec{"app", 1, genID(1), 8, 40, 1000}
+	g1 := parentPlacement(t, st, app, 400)
+	g2 := segGeneration(genID(2), genID(1), app)
+	p2 := childPlacer(st, g2, 2*armoredSize(1000), 3, false, genTime.Add(time.Hour))
+	if err := p2.startCarry(context.Background(), g1); err != nil {
+		t.Fatal(err)
+	}
+	st.n = 0
+	var wg sync.WaitGroup
+	copied := make([]int, 2)
+	for i := range copied {
+		wg.Go(func() {
+			n, err := p2.copyParent(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			copied[i] = n
+		})
+	}
+	wg.Wait()
+	if copied[0]+copied[1] != 400 || st.n > 4 {
+		t.Fatalf("the two copies copied %v records in %d turns; want 400 in a few", copied, st.n)
+	}
+	checkCounts(t, p2)
+}
+
+// TestSwitchKeepsGrandparentPlacementWhileParentCopyUnfinished: a switch
+// whose copy does not complete (here: the handler's context cancelled,
+// as Caddy does before Cleanup) deletes no placement: the generation
+// before the parent, whose records the parent's unfinished copy still
+// needs, keeps its. Before, the pruning that follows the copy ran
+// anyway and deleted it, and the parent's copy completed without the
+// records not yet copied.
+func TestSwitchKeepsGrandparentPlacementWhileParentCopyUnfinished(t *testing.T) {
+	st := newMemStorage()
+	app := segSpec{"app", 1, genID(1), 4, 8, 1000}
+	budget := 2 * armoredSize(1000)
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &Handler{ctx: ctx, Name: "t", PageBudget: budget, Copies: 3, Fill: true, Overlap: -1, now: func() time.Time { return genTime.Add(time.Hour) }}
+	h.storage, h.logger, h.metrics = st, zap.NewNop(), newMetrics(nil, newCounters())
+	h.src = &bundleStore{st: newMemStorage()} // holds none of them: all may be pruned
+	g1 := segGeneration(genID(1), manifest.ID{}, app)
+	h.attachPlacer(g1)
+	for i := range 10 {
+		mustAssign(t, g1.placer, fmt.Sprintf("/p%d", i), true)
+	}
+	g2 := segGeneration(genID(2), genID(1), app)
+	h.attachPlacer(g2)
+	h.startCarry(g2, g1) // its copy not run yet
+	g3 := segGeneration(genID(3), genID(2), app)
+	cancel()
+	h.use(g3, g2)
+	h.background.Wait()
+	if !st.Exists(context.Background(), g1.placer.prefix+"state") {
+		t.Fatal("the placement the parent's unfinished copy reads from was deleted")
 	}
 }

@@ -117,17 +117,12 @@ type pageRecord struct {
 // loadState reads the shared state, or starts it: counts from the plan.
 // The caller holds p.writing.
 func (p *placer) loadState(ctx context.Context) (*placerState, error) {
-	v, err := loadLimited(ctx, p.st, p.prefix+"state", maxStateBytes)
-	st := &placerState{}
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		st = p.newState()
-	case err != nil:
+	st, err := readState(ctx, p.st, p.prefix)
+	if err != nil {
 		return nil, err
-	default:
-		if err := decodeState(v, st); err != nil {
-			return nil, err
-		}
+	}
+	if st == nil {
+		st = p.newState()
 	}
 	if st.UnverifiedCounts == nil { // none yet, or a state made before they were counted
 		st.UnverifiedCounts = make([]int, len(p.g.blocks))

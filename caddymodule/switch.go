@@ -123,8 +123,9 @@ func (h *Handler) use(g, cur *generation) {
 	h.background.Add(1)
 	go func() {
 		defer h.background.Done()
-		h.copyPlacement(h.ctx, g, parent)
-		h.prunePlacement(g, prev)
+		if h.copyPlacement(h.ctx, g, parent) {
+			h.prunePlacement(g, prev)
+		}
 	}()
 	if h.auditor != nil {
 		h.auditor.loaded() // capture requests for g, if configured
@@ -222,8 +223,10 @@ func (h *Handler) startCarry(g, parent *generation) {
 // copyPlacement copies the parent's page records into g's placement
 // (see placer.copyParent), first finishing the parent's own copy if it
 // is still under way (its records are the ones to copy); should
-// storage fail, it tries again, a few times, while ctx lasts.
-func (h *Handler) copyPlacement(ctx context.Context, g, parent *generation) {
+// storage fail, it tries again, a few times, while ctx lasts. It reports
+// whether both copies completed: until then no placement is pruned,
+// the parent's unfinished copy still reading the one before it.
+func (h *Handler) copyPlacement(ctx context.Context, g, parent *generation) bool {
 	start := time.Now()
 	n, err := 0, error(nil)
 	for try, pause := 0, time.Second; try < copyTries; try, pause = try+1, 4*pause {
@@ -251,6 +254,7 @@ func (h *Handler) copyPlacement(ctx context.Context, g, parent *generation) {
 		h.logger.Info("copied the placement of the previous lazarus generation", zap.String("generation", g.id),
 			zap.String("previous", g.previous), zap.Int("pages", n), zap.Duration("took", time.Since(start)))
 	}
+	return err == nil
 }
 
 // copyTries bounds the attempts of copyPlacement.
