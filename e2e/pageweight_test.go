@@ -334,9 +334,9 @@ func getBody(t *testing.T, url string) string {
 // capture's defaults with wait = "1h"; the target 0.99 within the day,
 // inject's default then), inject's plan on the manual adds
 // at most twice the ciphertext (5.5× without them); the third generation,
-// each one confirmed before the next (make-before-break keeps the
-// confirmed one beside the new), leaves at most 2.5× its own ciphertext
-// on the pages; and the server side rebuilds after as many pages are lost
+// each one confirmed before the next (the confirmed one, held by the
+// archives, leaves the pages), leaves at most 2.5× its own ciphertext on
+// the pages; and the server side rebuilds after as many pages are lost
 // as the plan says it survives, whichever they are.
 func TestPageWeightWithCaptureRequests(t *testing.T) {
 	if e2etest.RaceEnabled {

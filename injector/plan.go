@@ -474,7 +474,12 @@ func (r *run) previousGenerations() []generationInfo {
 // hold enough of, none once that is the current one, all (up to 16)
 // while the archives hold none, so that pages never stop carrying the
 // last generation the archives could restore; without it, KeepPrevious
-// of them. Options.KeepMaxAge drops the older ones in any case.
+// of them. A plan counting on capture requests (Options.Requests) keeps
+// only those newer than that restore point: the archives hold it, and
+// the requests that follow confirm the new one within hours, so its
+// blocks would only double the pages' weight meanwhile (until the next
+// run, which may be a deploy weeks away). Options.KeepMaxAge drops the
+// older ones in any case.
 func (r *run) rotated() []generationInfo {
 	gens := r.st.Generations
 	if len(gens) > 0 && (r.gen.ID == gens[0].ID) {
@@ -489,6 +494,9 @@ func (r *run) rotated() []generationInfo {
 		for i, g := range gens[:n] {
 			if g.ID.String() == a.RestorePoint {
 				n = i + 1
+				if r.o.Requests != nil {
+					n = i
+				}
 				break
 			}
 		}

@@ -164,3 +164,46 @@ func TestRotationRestorePointFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestRotationWithRequestsKeepsOnlyUnconfirmed: a plan counting on
+// capture requests keeps the earlier generations newer than the restore
+// point, not the restore point itself (the archives hold it); the plan
+// for the archives' own crawls keeps it too.
+func TestRotationWithRequestsKeepsOnlyUnconfirmed(t *testing.T) {
+	for _, requests := range []bool{false, true} {
+		f := newFixture(t, 40, 5)
+		day := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+		var gens []string
+		run := func(content string, at time.Time, archived *Archived) *Report {
+			t.Helper()
+			f.write(t, "src/app/version.txt", content)
+			o := f.options()
+			o.Now, o.Archived = func() time.Time { return at }, archived
+			if requests {
+				o.Requests, o.Target = PriorRequests(), DefaultRequestsTarget
+			}
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gens = append(gens, res.Generation)
+			return res
+		}
+		run("v1", day, nil)
+		run("v2", day.Add(24*time.Hour), &Archived{RestorePoint: ""})
+		// Generation 1 confirmed, 2 not yet: 3 keeps 2 (and 1 without requests).
+		res := run("v3", day.Add(48*time.Hour), &Archived{RestorePoint: gens[0]})
+		want := []string{gens[1], gens[0]}
+		if requests {
+			want = want[:1]
+		}
+		if !slices.Equal(keptIDs(res), want) {
+			t.Errorf("requests %v: kept %v, want %v", requests, keptIDs(res), want)
+		}
+		// Generation 3 was confirmed before 4: with requests 4 is alone.
+		res = run("v4", day.Add(72*time.Hour), &Archived{RestorePoint: gens[2]})
+		if n := len(res.Kept); requests && n != 0 || !requests && n != 1 {
+			t.Errorf("requests %v: kept %v after the restore point's successor", requests, keptIDs(res))
+		}
+	}
+}

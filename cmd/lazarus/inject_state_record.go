@@ -85,7 +85,11 @@ func printInjectArchiveState(w io.Writer, res *injector.Report, rec *genstate.Re
 		if rec.RestorePoint != "" {
 			rp = rec.RestorePoint
 		}
-		fmt.Fprintf(w, "  earlier generations stay on the pages until generation %s is confirmed (last audit %s; the archives' newest restore point: %s)\n",
-			res.Generation, stamp(rec.Audited), rp)
+		which := "earlier generations stay"
+		if res.Requests != nil && rec.RestorePoint != "" {
+			which = "earlier generations newer than the restore point stay (the restore point itself, held by the archives, left them)"
+		}
+		fmt.Fprintf(w, "  %s on the pages until generation %s is confirmed (last audit %s; the archives' newest restore point: %s)\n",
+			which, res.Generation, stamp(rec.Audited), rp)
 	}
 }
