@@ -24,7 +24,17 @@
 #      Debian's links to /var/lib/mediawiki (cp -a: modes, times and
 #      owners as recover restored them).
 # Serve DOCROOT at the wiki's old address ($wgServer names it) with PHP,
-# e.g. Caddy's php_fastcgi. Extensions and skins come from $MW_CORE.
+# e.g. Caddy's php_fastcgi. It refuses, before changing anything: a
+# wiki whose $wgDBtype is not mysql (SQLite, PostgreSQL), an empty
+# $wgDBuser, a database on another host, and a DOCROOT that holds a wiki
+# already (give a new directory, not Debian's /var/lib/mediawiki).
+# Not restored: extensions and skins other than Debian's packaged ones
+# (they come from $MW_CORE; install the others before serving), config
+# files beside LocalSettings.php, a logo outside images/, robots.txt.
+# If the new machine's MediaWiki is newer than the lost one's, run
+# `php maintenance/update.php --quick` in DOCROOT as www-data before
+# serving. Without root, or where the old owner names do not exist,
+# give images/ to the web server: chown -R www-data: DOCROOT/images.
 #
 # Environment:
 #   MYSQL    the client command as the database's administrator; default "mariadb"
@@ -69,6 +79,10 @@ for need in "$RESTORED/db" "$RESTORED/images" "$MW_CORE/includes/WebStart.php"; 
 		exit 1
 	fi
 done
+if [ -e "$DOCROOT/LocalSettings.php" ] || [ -e "$DOCROOT/includes" ] || { [ -d "$DOCROOT/images" ] && [ ! -L "$DOCROOT/images" ]; }; then
+	echo "$0: $DOCROOT holds a wiki already (LocalSettings.php, includes/ or images/): give a new directory, such as /srv/wiki (not Debian's /var/lib/mediawiki)" >&2
+	exit 1
+fi
 for tool in php "${MYSQL%% *}"; do
 	if ! command -v "$tool" >/dev/null; then
 		echo "$0: $tool is not installed (Debian: apt-get install php-cli mariadb-client)" >&2
@@ -84,7 +98,7 @@ done
 # host, 'USER'@'%'.
 # shellcheck disable=SC2016 # PHP's variables, not the shell's
 sql=$(php -r '
-$want = ["wgDBname", "wgDBuser", "wgDBpassword", "wgDBserver"];
+$want = ["wgDBtype", "wgDBname", "wgDBuser", "wgDBpassword", "wgDBserver"];
 $v = [];
 $tokens = array_values(array_filter(token_get_all(file_get_contents($argv[1])),
 	fn($t) => !is_array($t) || !in_array($t[0], [T_WHITESPACE, T_COMMENT, T_DOC_COMMENT])));
@@ -101,8 +115,20 @@ foreach ($want as $k) {
 		exit(1);
 	}
 }
+if ($v["wgDBtype"] !== "mysql") {
+	fwrite(STDERR, "\$wgDBtype is \"" . $v["wgDBtype"] . "\" in " . $argv[1] . ": this script brings back MySQL/MariaDB wikis only\n");
+	exit(1);
+}
+if ($v["wgDBuser"] === "" || $v["wgDBname"] === "") {
+	fwrite(STDERR, "\$wgDBuser or \$wgDBname is empty in " . $argv[1] . ": refusing to create an anonymous database user\n");
+	exit(1);
+}
 $host = preg_replace("/:.*/", "", $v["wgDBserver"]);
-$host = in_array($host, ["localhost", "127.0.0.1", "::1", ""]) ? "localhost" : "%";
+if (!in_array($host, ["localhost", "127.0.0.1", "::1", ""])) {
+	fwrite(STDERR, "\$wgDBserver is \"" . $v["wgDBserver"] . "\" in " . $argv[1] . ": the database is on another host; create the database and user there, or set \$wgDBserver = \"localhost\" in the recovered LocalSettings.php\n");
+	exit(1);
+}
+$host = "localhost";
 $q = fn($s) => "\x27" . addslashes($s) . "\x27";
 $db = "`" . str_replace("`", "``", $v["wgDBname"]) . "`";
 echo "CREATE DATABASE IF NOT EXISTS $db;\n";
