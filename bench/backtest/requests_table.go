@@ -77,16 +77,7 @@ var checkOffsets = []time.Duration{time.Hour, 3 * time.Hour, 6 * time.Hour, 12 *
 
 // tally makes the tables.
 func (r *requestsReport) tally() {
-	for _, k := range kinds {
-		var ws []requestsResult
-		for _, w := range r.Worlds {
-			if w.Kind == k.Name {
-				ws = append(ws, w)
-			}
-		}
-		r.Kinds = append(r.Kinds, tallyRequests(k.Name, ws))
-	}
-	r.Overall = tallyRequests("all kinds", r.Worlds)
+	r.Kinds, r.Overall = byKind(r.Worlds, func(w requestsResult) string { return w.Kind }, tallyRequests)
 }
 
 // tallyRequests makes the table of worlds ws.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -78,18 +77,7 @@ func runRequestsWorld(ctx context.Context, k kind, ki, i int, q requestPlan, e w
 	rng := rand.New(rand.NewPCG(e.seed, uint64(ki)<<32|uint64(i)))
 	asks := rand.New(rand.NewPCG(e.seed, 1<<63|uint64(ki)<<32|uint64(i)))
 	res := requestsResult{Kind: k.Name, World: i}
-	st := newSite(rng)
-	ss := newServerSide(rng, st)
-	start := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
-	t0 := start.Add(days(rng.Float64() * 365))
-	launch := t0.Add(-k.Age(rng))
-	var at []time.Time
-	for j, d := range generationDays {
-		if j == len(generationDays)-1 {
-			d += math.Floor(rng.Float64() * lastSpread)
-		}
-		at = append(at, t0.Add(days(d+rng.Float64())))
-	}
+	st, ss, t0, launch, at := drawWorld(rng, k)
 	end := t0.Add(days(nowDay) + horizons[len(horizons)-1] + time.Hour)
 
 	w, err := newWorldDir(e.tmp)

@@ -114,16 +114,22 @@ type archiveView struct {
 
 // tally makes the tables.
 func (r *report) tally() {
+	r.Kinds, r.Overall = byKind(r.Worlds, func(w result) string { return w.Kind }, tallyKind)
+}
+
+// byKind tallies worlds kind by kind, in kinds' order, and all of them
+// together ("all kinds").
+func byKind[W, T any](worlds []W, kindOf func(W) string, tally func(name string, ws []W) T) (perKind []T, overall T) {
 	for _, k := range kinds {
-		var ws []result
-		for _, w := range r.Worlds {
-			if w.Kind == k.Name {
+		var ws []W
+		for _, w := range worlds {
+			if kindOf(w) == k.Name {
 				ws = append(ws, w)
 			}
 		}
-		r.Kinds = append(r.Kinds, tallyKind(k.Name, ws))
+		perKind = append(perKind, tally(k.Name, ws))
 	}
-	r.Overall = tallyKind("all kinds", r.Worlds)
+	return perKind, tally("all kinds", worlds)
 }
 
 // tallyKind makes the table of worlds ws.

@@ -147,22 +147,30 @@ type truth struct {
 	Future   int    `json:"future"`      // captures made after now and listed within the last horizon
 }
 
-// runWorld builds world number i of kind k and backtests status on it.
-func runWorld(ctx context.Context, k kind, ki, i int, seed uint64, keys keyPair, tmp string, client source.Doer) (result, error) {
-	rng := rand.New(rand.NewPCG(seed, uint64(ki)<<32|uint64(i)))
-	res := result{Kind: k.Name, World: i}
-	st := newSite(rng)
-	ss := newServerSide(rng, st)
+// drawWorld draws a world's site, its server side, the day t0 the
+// backtest's clock starts from, the site's launch and its generations'
+// publication times, in that order from rng (every mode of the backtest
+// draws the same worlds from the same seed).
+func drawWorld(rng *rand.Rand, k kind) (st *site, ss *serverSide, t0, launch time.Time, at []time.Time) {
+	st = newSite(rng)
+	ss = newServerSide(rng, st)
 	start := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
-	t0 := start.Add(days(rng.Float64() * 365))
-	launch := t0.Add(-k.Age(rng))
-	var at []time.Time
+	t0 = start.Add(days(rng.Float64() * 365))
+	launch = t0.Add(-k.Age(rng))
 	for j, d := range generationDays {
 		if j == len(generationDays)-1 {
 			d += math.Floor(rng.Float64() * lastSpread)
 		}
 		at = append(at, t0.Add(days(d+rng.Float64())))
 	}
+	return st, ss, t0, launch, at
+}
+
+// runWorld builds world number i of kind k and backtests status on it.
+func runWorld(ctx context.Context, k kind, ki, i int, seed uint64, keys keyPair, tmp string, client source.Doer) (result, error) {
+	rng := rand.New(rand.NewPCG(seed, uint64(ki)<<32|uint64(i)))
+	res := result{Kind: k.Name, World: i}
+	st, ss, t0, launch, at := drawWorld(rng, k)
 	now := t0.Add(days(nowDay))
 	end := now.Add(horizons[len(horizons)-1] + time.Hour)
 
