@@ -47,15 +47,15 @@ func (h *Handler) unmarshalAuditOption(d *caddyfile.Dispenser) error {
 		return oneArg(d, func(v string) error { a.SiteURL = v; return nil })
 	case "audit_contact":
 		return oneArg(d, func(v string) error { a.Contact = v; return nil })
-	case "capture_requests", "capture_spn", "capture_rate", "capture_margin":
+	case "capture_requests", "capture_spn", "capture_rate", "capture_margin", "capture_wait":
 		return unmarshalCaptureOption(d, a)
 	}
 	return d.Errf("unknown lazarus option %q", d.Val())
 }
 
 // unmarshalCaptureOption reads capture_requests <access-key-file>,
-// capture_spn <base>, capture_rate <N/min> and capture_margin <n> (0
-// asks for k blocks per stripe exactly).
+// capture_spn <base>, capture_rate <N/min>, capture_margin <n> (0
+// asks for k blocks per stripe exactly) and capture_wait <duration>.
 func unmarshalCaptureOption(d *caddyfile.Dispenser, a *Audit) error {
 	if a.CaptureRequests == nil {
 		a.CaptureRequests = new(CaptureRequests)
@@ -72,6 +72,15 @@ func unmarshalCaptureOption(d *caddyfile.Dispenser, a *Audit) error {
 				return d.Errf("bad capture_rate %q: want a rate such as 12/min, 1/s or 100/h", v)
 			}
 			c.Rate = v
+			return nil
+		})
+	case "capture_wait":
+		return oneArg(d, func(v string) error {
+			w, err := caddy.ParseDuration(v)
+			if err != nil || w < 0 || w > maxCaptureWait {
+				return d.Errf("bad capture_wait %q: want a duration from 0 to 24h, such as 1h", v)
+			}
+			c.Wait = caddy.Duration(w)
 			return nil
 		})
 	}

@@ -11,15 +11,15 @@ import (
 	"github.com/lazarus-preserve/lazarus/internal/genstate"
 )
 
-// captureWait is how long the module's capture run for a generation keeps
-// auditing and asking again for what is short (capture.Options.Wait): not
-// at all, so it asks each page once.
-const captureWait = 0
+// maxCaptureWait bounds CaptureRequests.Wait: the requests' horizon.
+const maxCaptureWait = injector.DefaultRequestsHorizon
 
 // captureAttempts is how often the module's capture requests ask for one
 // page within the requests' horizon, by capture's schedule within
-// captureWait.
-var captureAttempts = capture.AttemptsWithin(min(captureWait, injector.DefaultRequestsHorizon), capture.DefaultRetry, capture.DefaultAttempts)
+// CaptureRequests.Wait.
+func captureAttempts(c *CaptureRequests) int {
+	return capture.AttemptsWithin(min(time.Duration(c.Wait), injector.DefaultRequestsHorizon), capture.DefaultRetry, capture.DefaultAttempts)
+}
 
 // planRequests makes a build with capture requests configured plan, as
 // `lazarus inject` does for `lazarus capture`, for the requests the
@@ -51,7 +51,7 @@ func (b *builder) planRequests(ctx context.Context, o *injector.Options) string 
 	if err != nil {
 		return fmt.Sprintf("%v: %s", err, own)
 	}
-	o.Requests = &injector.Requests{Success: success, Sent: e.Sent, Attempts: captureAttempts, Horizon: injector.DefaultRequestsHorizon}
+	o.Requests = &injector.Requests{Success: success, Sent: e.Sent, Attempts: captureAttempts(h.Audit.CaptureRequests), Horizon: injector.DefaultRequestsHorizon}
 	if h.Build.Target == 0 {
 		o.Target = injector.DefaultRequestsTarget
 	}

@@ -80,6 +80,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    capture_spn <url>           # Save Page Now's base URL; default https://web.archive.org
 //	    capture_rate <n>/min        # most submissions; default 12/min
 //	    capture_margin <n>          # blocks wanted beyond k per stripe; default 2
+//	    capture_wait <duration>     # keep asking again for what fails, up to 24h; default 0 (once)
 //	}
 //
 // A dump's command is run with sh -c. Given as one argument, that argument
@@ -161,7 +162,7 @@ func (h *Handler) unmarshalOption(d *caddyfile.Dispenser) error {
 	case "max_overlap":
 		return durationArg(d, &h.MaxOverlap)
 	case "audit", "audit_source", "audit_key", "audit_passphrase_file", "audit_site_url", "audit_contact",
-		"capture_requests", "capture_spn", "capture_rate", "capture_margin":
+		"capture_requests", "capture_spn", "capture_rate", "capture_margin", "capture_wait":
 		return h.unmarshalAuditOption(d)
 	default:
 		return h.unmarshalBuildOption(d)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/caddyserver/caddy/v2"
 	"github.com/lazarus-preserve/lazarus/internal/capture"
 
 	"github.com/lazarus-preserve/lazarus/internal/verify"
@@ -50,6 +51,12 @@ type CaptureRequests struct {
 	// Margin is the blocks wanted beyond k in every stripe. Defaults to
 	// 2; -1 asks for k exactly (in a Caddyfile: capture_margin 0).
 	Margin int `json:"margin,omitempty"`
+	// Wait is how long a run keeps auditing and asking again for what
+	// fails (after 10 minutes, the pause doubling), at most a day; the
+	// run holds the audit's lock meanwhile. Builds plan for the requests
+	// that fit in it (three with 1h: lighter pages). Defaults to 0: each
+	// page is asked for once per generation.
+	Wait caddy.Duration `json:"wait,omitempty"`
 }
 
 // validate checks the options (pure: the key file is read at each run).
@@ -65,6 +72,9 @@ func (c *CaptureRequests) validate() error {
 		if _, err := spn.ParseLimit(c.Rate); err != nil {
 			errs = append(errs, fmt.Errorf("lazarus: capture_%w", err))
 		}
+	}
+	if c.Wait < 0 || time.Duration(c.Wait) > maxCaptureWait {
+		errs = append(errs, fmt.Errorf("lazarus: capture_wait %v: want 0 to %v", time.Duration(c.Wait), maxCaptureWait))
 	}
 	if c.Margin < capture.NoMargin {
 		errs = append(errs, fmt.Errorf("lazarus: capture_margin %d: want 0 or more", c.Margin))
@@ -309,7 +319,7 @@ func (c *capturer) options(ctx context.Context) (capture.Options, error) {
 	if err := c.a.current(ctx); err != nil {
 		return o, err
 	}
-	o.Status, o.Margin, o.Wait = st, c.cfg.Margin, captureWait
+	o.Status, o.Margin, o.Wait = st, c.cfg.Margin, time.Duration(c.cfg.Wait)
 	o.Verify = verify.Options{SiteURL: st.SiteURL, ServerKey: st.ServerKey, Passphrase: st.Passphrase,
 		Rate: c.siteRate, Contact: c.a.cfg.Contact, HygienePages: -1}
 	o.SPN, err = c.client()

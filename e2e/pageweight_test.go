@@ -250,6 +250,46 @@ func TestPageWeightModule(t *testing.T) {
 	c.checkAfterLosing(t, mirror, 41, fourTenths)
 }
 
+// TestPageWeightModuleWithCaptureRequests: the Caddy module building
+// generations itself with capture_requests configured plans for the
+// module's own requests (a prior of one in two, target 0.99 within a
+// day) and adds fewer bytes over a crawl than without them
+// (TestPageWeightModule's configuration); fewer still with capture_wait
+// 1h (each page asked up to three times), about twice the ciphertext.
+func TestPageWeightModuleWithCaptureRequests(t *testing.T) {
+	if e2etest.RaceEnabled {
+		t.Skip("megabytes of real material are too slow under the race detector")
+	}
+	c := newWeightCase(t)
+	keys := filepath.Join(t.TempDir(), "ia.keys")
+	if err := os.WriteFile(keys, []byte("AKEY:SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing listens at these addresses: the audit and the requests,
+	// which come a minute after the start, fail; the build plans first.
+	dead := "http://127.0.0.1:9"
+	crawl := func(audit ...map[string]any) (int64, int64) {
+		base := startBuildingCaddy(t, c, len(c.before), audit...)
+		work := t.TempDir()
+		wgetMirror(t, base, work)
+		mirror := filepath.Join(work, "mirror")
+		needPages(t, mirror, len(c.before))
+		return c.added(t, mirror)
+	}
+	own, _ := crawl()
+	requests := map[string]any{"access_key_file": keys, "spn": dead}
+	once, _ := crawl(map[string]any{"sources": []any{"cdx=" + dead}, "capture_requests": requests})
+	requests["wait"] = "1h"
+	thrice, most := crawl(map[string]any{"sources": []any{"cdx=" + dead}, "capture_requests": requests})
+	ct := ciphertext(c.dryRun(t))
+	x := func(n int64) float64 { return float64(n) / float64(ct) }
+	t.Logf("module over a crawl, of the %d-byte ciphertext: %.2f× with capture_requests, %.2f× with capture_wait 1h too (at most %d on a page), %.2f× without",
+		ct, x(once), x(thrice), most, x(own))
+	if !(thrice < once && once < own) || x(thrice) > 2.1 {
+		t.Errorf("bytes added: %d with capture_wait 1h, %d with capture_requests alone, %d without; want each fewer, the first at most 2.1× the ciphertext", thrice, once, own)
+	}
+}
+
 // dryRun is inject's plan for the same sources on the manual's pages
 // (same compression, encryption and placement as the module's builds).
 func (c *weightCase) dryRun(t *testing.T) *injector.Report {
@@ -293,14 +333,18 @@ func (c *weightCase) maxStripeBlocks(t *testing.T, dir string) map[string]int {
 // startBuildingCaddy starts an in-process Caddy whose Lazarus module
 // builds generations of c's sources for carriers pages and serves the
 // site with file_server, and waits for the first generation.
-func startBuildingCaddy(t *testing.T, c *weightCase, carriers int) string {
+func startBuildingCaddy(t *testing.T, c *weightCase, carriers int, audit ...map[string]any) string {
 	t.Helper()
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	base := runCaddy(t, func(base string) []any {
+		h := map[string]any{"handler": "lazarus", "name": "weight", "reload_interval": "100ms", "build": map[string]any{
+			"sources": []any{map[string]any{"path": c.src}}, "dumps": []any{map[string]any{"name": "db", "command": "cat '" + c.dumpFile + "'"}},
+			"key": c.keyFile, "site_url": base, "carriers": carriers}}
+		if len(audit) > 0 {
+			h["audit"] = audit[0]
+		}
 		return []any{
-			map[string]any{"handler": "lazarus", "name": "weight", "reload_interval": "100ms", "build": map[string]any{
-				"sources": []any{map[string]any{"path": c.src}}, "dumps": []any{map[string]any{"name": "db", "command": "cat '" + c.dumpFile + "'"}},
-				"key": c.keyFile, "site_url": base, "carriers": carriers}},
+			h,
 			map[string]any{"handler": "file_server", "root": c.site},
 		}
 	})
