@@ -33,7 +33,7 @@ func (c *statusCmd) archiveState(historyDirs []string) *genstate.Record {
 		}
 		rec, err := genstate.Read(state)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "lazarus: warning: %v\n", err)
+			fmt.Fprintf(c.stderr, "lazarus: warning: %s\n", printable(err.Error()))
 			archiveStateHint(c.stderr, err)
 			return nil
 		}
