@@ -11,7 +11,7 @@ import (
 
 // maxManifestPages bounds the pages besides the root that recovery
 // watches for a newer manifest (see manifestPages), and so the captures
-// that doing so costs: at most one per page.
+// that doing so costs: at most one per page and source.
 const maxManifestPages = 256
 
 // manifestPages are the pages besides the root that may carry a newer
@@ -25,9 +25,11 @@ const maxManifestPages = 256
 // maxManifestPages of each.
 type manifestPages struct {
 	found, linked map[string]bool
-	// newest is each listed page's newest capture time (zero: the live
-	// site's, newer than any).
-	newest map[string]time.Time
+	// newest is each source's newest listed capture of each page (by
+	// newestKey): one a page and source, however many captures a listing
+	// gives the same time, and one source's listing (a capture dated in
+	// the future) never hides another's newest.
+	newest map[string]source.Capture
 	// rootShown is, by generation time (UnixNano), the newest dated
 	// capture of the root page that carried that generation's manifest.
 	rootShown map[int64]time.Time
@@ -36,26 +38,31 @@ type manifestPages struct {
 // has reports whether a page may carry a manifest.
 func (m *manifestPages) has(p string) bool { return m.found[p] || m.linked[p] }
 
-// listed notes a listed capture's time.
+// newestKey is the key of a page's newest capture in a source.
+func newestKey(src, p string) string { return src + "\x00" + p }
+
+// listed notes a listed capture: the first listed of a source's newest
+// captures of its page (a zero time, the live site's, is newer than any).
 func (m *manifestPages) listed(c source.Capture) {
 	if m.newest == nil {
-		m.newest = map[string]time.Time{}
+		m.newest = map[string]source.Capture{}
 	}
-	p := pagePath(c.URL)
-	if t, ok := m.newest[p]; !ok || !t.IsZero() && (c.Time.IsZero() || c.Time.After(t)) {
-		m.newest[p] = c.Time
+	k := newestKey(c.Source, pagePath(c.URL))
+	if n, ok := m.newest[k]; !ok || !n.Time.IsZero() && (c.Time.IsZero() || c.Time.After(n.Time)) {
+		m.newest[k] = c
 	}
 }
 
-// isNewest reports whether c is its page's newest listed capture.
+// isNewest reports whether c is its source's newest listed capture of
+// page p.
 func (m *manifestPages) isNewest(p string, c source.Capture) bool {
-	t, ok := m.newest[p]
-	return ok && t.Equal(c.Time)
+	n, ok := m.newest[newestKey(c.Source, p)]
+	return ok && n.Locator == c.Locator && n.URL == c.URL && n.Time.Equal(c.Time) && n.Digest == c.Digest
 }
 
 // watched reports whether a capture could reveal a manifest newer than
 // the target generation made at gen, that reading the root page did not:
-// it is the newest listed capture of a manifest page, made after that
+// it is its source's newest listed capture of a manifest page, made after that
 // generation and after the newest dated root capture that carried its
 // manifest. A root page captured later than a one-hop page shows the
 // generation current then, so only newer captures of one-hop pages are
