@@ -10,8 +10,9 @@ import (
 )
 
 // maxManifestPages bounds the pages besides the root that recovery
-// watches for a newer manifest (see manifestPages), and so the captures
-// that doing so costs: at most one per page and source.
+// watches for a newer manifest that each source adds (see manifestPages),
+// and so the captures that doing so costs: at most one per page and
+// source.
 const maxManifestPages = 256
 
 // manifestPages are the pages besides the root that may carry a newer
@@ -22,9 +23,13 @@ const maxManifestPages = 256
 // keeps on the pages). They are the pages a verified manifest was found
 // on and the pages a root capture carrying a verified manifest links to
 // (a squatter's own page, without one, adds nothing), at most
-// maxManifestPages of each.
+// maxManifestPages of each from each source: an archive serving a
+// replayed manifest beside forged links, or on made-up pages, uses up
+// its own share, not the others'.
 type manifestPages struct {
 	found, linked map[string]bool
+	// shares counts, by set and source, the pages each source added.
+	shares map[string]int
 	// newest is each source's newest listed capture of each page (by
 	// newestKey): one a page and source, however many captures a listing
 	// gives the same time, and one source's listing (a capture dated in
@@ -89,13 +94,13 @@ func (s *session) noteManifestPages(c source.Capture, page []byte, pr codec.Page
 			changed = m.shown(r) || changed
 			continue
 		}
-		changed = add(&m.found, p) || changed
+		changed = m.add(&m.found, "found", r.From.Source, p) || changed
 	}
 	if len(pr.Manifests) == 0 || !isRoot(pagePath(c.URL), s.site == nil) {
 		return changed
 	}
 	for _, l := range site.Inspect(page, pageURL(c.URL)).Links {
-		changed = add(&m.linked, pagePath(l)) || changed
+		changed = m.add(&m.linked, "linked", c.Source, pagePath(l)) || changed
 	}
 	return changed
 }
@@ -119,16 +124,22 @@ func (m *manifestPages) shown(r codec.PageReport) bool {
 	return changed
 }
 
-// add adds p to a set of at most maxManifestPages pages, and reports
-// whether it was added.
-func add(set *map[string]bool, p string) bool {
+// add adds p, found by source src, to a set (named name) of pages, at
+// most maxManifestPages of them from each source, and reports whether it
+// was added.
+func (m *manifestPages) add(set *map[string]bool, name, src, p string) bool {
 	if *set == nil {
 		*set = map[string]bool{}
 	}
-	if (*set)[p] || len(*set) >= maxManifestPages {
+	if m.shares == nil {
+		m.shares = map[string]int{}
+	}
+	share := name + "\x00" + src
+	if (*set)[p] || m.shares[share] >= maxManifestPages {
 		return false
 	}
 	(*set)[p] = true
+	m.shares[share]++
 	return true
 }
 

@@ -2,9 +2,12 @@ package recover
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/lazarus-preserve/lazarus/internal/codec"
+	"github.com/lazarus-preserve/lazarus/internal/manifest"
 	"github.com/lazarus-preserve/lazarus/internal/source"
 )
 
@@ -58,5 +61,39 @@ func TestWatchedPageNewestIsEachSources(t *testing.T) {
 	s.sort()
 	if s.priority(honest) != 0 {
 		t.Errorf("the honest archive's newest capture of the watched page has priority %d, want 0", s.priority(honest))
+	}
+}
+
+// TestManifestPagesEachSourcesShare: an archive serving a root page that
+// carries a genuine manifest (replayed: manifests are public) beside
+// thousands of forged links, and the same manifest on hundreds of
+// made-up pages, does not use up the pages recovery watches: another
+// archive's root capture still adds the pages it links to, and its pages
+// carrying a manifest count.
+func TestManifestPagesEachSourcesShare(t *testing.T) {
+	gen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := watchedSession(gen)
+	s.mpages.linked = nil
+	m := &manifest.Signed{Manifest: manifest.Manifest{Time: gen}}
+	var links strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&links, "<a href=\"/forged%d.html\">x</a>\n", i)
+	}
+	liar := source.Capture{Source: "liar", URL: "https://example.org/", Time: gen.Add(time.Hour)}
+	s.noteManifestPages(liar, []byte("<html><body>"+links.String()+"</body></html>"), codec.PageReport{From: origin(liar), Manifests: []*manifest.Signed{m}})
+	for i := range 1000 {
+		c := source.Capture{Source: "liar", URL: fmt.Sprintf("https://example.org/made-up%d.html", i), Time: gen.Add(time.Hour)}
+		s.noteManifestPages(c, nil, codec.PageReport{From: origin(c), Manifests: []*manifest.Signed{m}})
+	}
+	root := source.Capture{Source: "wayback", URL: "https://example.org/", Time: gen.Add(-time.Hour)}
+	s.noteManifestPages(root, []byte(`<html><body><a href="/p1.html">p1</a></body></html>`), codec.PageReport{From: origin(root), Manifests: []*manifest.Signed{m}})
+	p9 := source.Capture{Source: "wayback", URL: "https://example.org/p9.html", Time: gen.Add(time.Hour)}
+	s.noteManifestPages(p9, nil, codec.PageReport{From: origin(p9), Manifests: []*manifest.Signed{m}})
+	if !s.mpages.has("/p1.html") || !s.mpages.has("/p9.html") {
+		t.Errorf("after the liar's pages, the honest root's link /p1.html watched %v, the honest manifest page /p9.html %v; want both",
+			s.mpages.has("/p1.html"), s.mpages.has("/p9.html"))
+	}
+	if n := len(s.mpages.linked) + len(s.mpages.found); n > 2*maxManifestPages+2 {
+		t.Errorf("%d pages watched, want at most %d", n, 2*maxManifestPages+2)
 	}
 }
