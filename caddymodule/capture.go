@@ -272,8 +272,8 @@ func (c *capturer) request(ctx context.Context, g *generation, last bool) (*capt
 	if serr := h.storage.Store(ctx, c.recordKey(g.id), v); serr != nil {
 		h.logger.Warn("storing the capture requests' outcome", zap.Error(serr))
 	}
+	c.log(r) // before the count: whoever sees the count finds the log line
 	h.metrics.captures.WithLabelValues(h.Name, r.Result).Inc()
-	c.log(r)
 	return r, err
 }
 
